@@ -1,0 +1,102 @@
+@_exported import NorthwindStore
+import Foundation
+import GRDB
+
+/// The domain layer: every operation the shop floor, the web app, reports and sync perform on a store.
+///
+/// Each public write is validated and runs in exactly one transaction, so a failure leaves the store as it was.
+///
+///     let backoffice = try Backoffice.open(StoreConfiguration(path: "northwind.sqlite"))
+///     let order = try await backoffice.executeOrder(number: "10248")
+public struct Backoffice: Sendable {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    /// Opens the store at `configuration.path`; a store created by this call is seeded with demo data unless
+    /// `seedIfCreated` is false.
+    public static func open(_ configuration: StoreConfiguration, seedIfCreated: Bool = true) throws(NorthwindError) -> Backoffice {
+        let isNew = !FileManager.default.fileExists(atPath: configuration.path)
+        let backoffice = Backoffice(store: try Store(configuration))
+        if isNew && seedIfCreated {
+            _ = try DemoData.seed(into: backoffice.store, options: .init())
+        }
+        return backoffice
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one write transaction and translates database errors into `NorthwindError`.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
+        do {
+            return try await store.pool.write(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
+        do {
+            return try await store.pool.read(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    static func translate(_ error: any Error) -> NorthwindError {
+        if let error = error as? NorthwindError { return error }
+        if let error = error as? DatabaseError {
+            switch error.extendedResultCode {
+            case .SQLITE_CONSTRAINT_FOREIGNKEY:
+                return .inUse("The change refers to a record that does not exist, or removes one that others still refer to.")
+            case .SQLITE_CONSTRAINT_CHECK:
+                return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
+            case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+                return .invalid([.init("record", "Another record already uses that value (\(error.message ?? "unique")).")])
+            case .SQLITE_CONSTRAINT_NOTNULL:
+                return .invalid([.init("record", "A required value is missing (\(error.message ?? "not null")).")])
+            default:
+                if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                    return .storeUnavailable("The store is busy with another writer; try again in a moment.")
+                }
+                return .storeUnavailable("The store failed: \(error.message ?? "\(error)").")
+            }
+        }
+        return .storeUnavailable("The store failed: \(error).")
+    }
+}
+
+/// One page of a list, with the total number of matching rows so a UI can show pages.
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+    public init(items: [Item], total: Int, offset: Int, limit: Int) {
+        self.items = items
+        self.total = total
+        self.offset = offset
+        self.limit = limit
+    }
+}
+extension Page: Encodable where Item: Encodable {}
+
+extension Array where Element == NorthwindError.FieldError {
+    /// Throws when any field failed, so validation reads as a list of checks.
+    func throwIfAny() throws(NorthwindError) {
+        if !isEmpty { throw .invalid(self) }
+    }
+}
+
+func checkPaging(limit: Int, offset: Int) throws(NorthwindError) {
+    var errors: [NorthwindError.FieldError] = []
+    if !(1...1000).contains(limit) { errors.append(.init("limit", "must be between 1 and 1000")) }
+    if offset < 0 { errors.append(.init("offset", "must not be negative")) }
+    try errors.throwIfAny()
+}
+
+/// Trims text fields and turns blank optional ones into nil, so "  " never reaches the store.
+func clean(_ text: String?) -> String? {
+    guard let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+    return trimmed
+}

@@ -1,0 +1,354 @@
+import Foundation
+import GRDB
+
+/// Generates Northwind-shaped demo data, deterministically: the same options give the same rows.
+///
+/// Scale 1 has the classic shape (8 categories, 77 products, 29 suppliers, 91 customers, 9 employees, 3 shippers,
+/// about 830 orders with 2,155 lines over three years); scale N has N times the rows. It includes unshipped orders,
+/// lines that stock cannot cover, products at or below their reorder level, and discontinued products.
+/// Shipped history predates the audit trail, so only opening balances are recorded as stock movements.
+public enum DemoData {
+    public struct Options: Sendable {
+        public var scale: Int
+        public var seed: UInt64
+        /// The last day of the three years of orders; orders from its last few weeks are still new.
+        public var endDate: LocalDate
+        /// Clear an existing store first instead of refusing.
+        public var replace: Bool
+        public init(scale: Int = 1, seed: UInt64 = 1, endDate: LocalDate = .today, replace: Bool = false) {
+            self.scale = scale
+            self.seed = seed
+            self.endDate = endDate
+            self.replace = replace
+        }
+    }
+
+    /// Row counts per table, in the order they were written.
+    public struct Summary: Sendable, Codable {
+        public var counts: [TableCount]
+        public var seconds: Double
+    }
+    public struct TableCount: Sendable, Codable {
+        public var table: String
+        public var rows: Int
+    }
+
+    @discardableResult
+    public static func seed(into store: Store, options: Options) throws(NorthwindError) -> Summary {
+        guard (1...10_000).contains(options.scale) else { throw .invalid("scale", "must be between 1 and 10000") }
+        let start = Date()
+        do {
+            var counts: [TableCount] = []
+            try store.pool.write { db in
+                if !options.replace, try !isEmpty(db) {
+                    throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store.")
+                }
+                try clearAll(db, binaries: store.binaries)
+                // Keep the whole seed's pages in memory until commit.
+                try db.execute(sql: "PRAGMA cache_size = -400000")
+                defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
+                var generator = Generator(db: db, options: options)
+                counts = try generator.run()
+            }
+            return Summary(counts: counts, seconds: Date().timeIntervalSince(start))
+        } catch {
+            throw Backoffice.translate(error)
+        }
+    }
+
+    static func isEmpty(_ db: Database) throws -> Bool {
+        for table in Store.syncedTables where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == true {
+            return false
+        }
+        return true
+    }
+
+    /// Removes every business row (and external files after commit), children first.
+    static func clearAll(_ db: Database, binaries: ExternalStorage) throws {
+        try binaries.prepareDeleteAll(db, table: "categories", attribute: "picture")
+        try binaries.prepareDeleteAll(db, table: "employees", attribute: "photo")
+        for table in Store.syncedTables.reversed() {
+            try db.execute(sql: "DELETE FROM \(table)")
+        }
+    }
+}
+
+/// SplitMix64: small, fast and the same on every platform, unlike the system generator.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
+}
+
+private struct Generator {
+    let db: Database
+    let options: Options
+    var random: SeededRandom
+    typealias Options = DemoData.Options
+
+    init(db: Database, options: Options) {
+        self.db = db
+        self.options = options
+        random = SeededRandom(seed: options.seed)
+    }
+
+    var scale: Int { options.scale }
+
+    mutating func run() throws -> [DemoData.TableCount] {
+        let categories = try categories()
+        let suppliers = try suppliers()
+        let products = try products(categoryCount: categories, supplierCount: suppliers)
+        let customers = try customers()
+        let employees = try employees()
+        let shippers = try shippers()
+        try regionsAndTerritories(employeeCount: employees)
+        let (orders, lines) = try orders(products: products, customerCount: customers, employeeCount: employees, shipperCount: shippers)
+        return [
+            .init(table: "categories", rows: categories), .init(table: "suppliers", rows: suppliers),
+            .init(table: "products", rows: products.count), .init(table: "customers", rows: customers),
+            .init(table: "employees", rows: employees), .init(table: "shippers", rows: shippers),
+            .init(table: "orders", rows: orders), .init(table: "order_lines", rows: lines),
+        ]
+    }
+
+    /// Adds " (set k)" to names of the k-th copy, so names stay unique at any scale.
+    func copyName(_ base: String, _ copy: Int) -> String { copy == 0 ? base : "\(base) (set \(copy + 1))" }
+
+    mutating func categories() throws -> Int {
+        let statement = try db.makeStatement(sql: "INSERT INTO categories (id, name, description) VALUES (?, ?, ?)")
+        var id = 0
+        for copy in 0..<scale {
+            for (name, description) in Vocabulary.categories {
+                id += 1
+                try statement.execute(arguments: [id, copyName(name, copy), description])
+            }
+        }
+        return id
+    }
+
+    mutating func suppliers() throws -> Int {
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO suppliers (id, companyName, contactName, contactTitle, address, city, postalCode, country, phone)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let count = 29 * scale
+        for id in 1...count {
+            let place = random.pick(Vocabulary.places)
+            let name = "\(random.pick(Vocabulary.surnames)) \(random.pick(Vocabulary.supplierKinds))"
+            try statement.execute(arguments: [
+                id, copyName(name, (id - 1) / 29), contact(), random.pick(Vocabulary.contactTitles),
+                address(), place.city, postalCode(), place.country, phone(),
+            ])
+        }
+        return count
+    }
+
+    struct ProductFacts {
+        var price: Int
+        var stock: Int
+        var discontinued: Bool
+    }
+
+    mutating func products(categoryCount: Int, supplierCount: Int) throws -> [ProductFacts] {
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO products (id, name, supplierID, categoryID, quantityPerUnit, unitPriceCents, unitsInStock,
+              unitsOnOrder, reorderLevel, discontinued) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+            """)
+        let movement = try db.makeStatement(sql: "INSERT INTO stock_movements (productID, delta, reason, createdAt) VALUES (?, ?, 'initial', ?)")
+        let openedAt = options.endDate.description + "T08:00:00.000Z"
+        var facts: [ProductFacts] = []
+        facts.reserveCapacity(77 * scale)
+        for index in 0..<(77 * scale) {
+            let copy = index / 77
+            let categoryIndex = index % Vocabulary.categories.count
+            let names = Vocabulary.productNames[categoryIndex]
+            let name = copyName(names[(index / Vocabulary.categories.count) % names.count], copy)
+            let price = priceCents()
+            let reorder = random.pick([0, 0, 5, 10, 15, 20, 25, 30])
+            // About one product in eight sits at or below its reorder level.
+            let low = reorder > 0 && random.chance(0.35)
+            let stock = low ? random.int(0...reorder) : random.int(reorder + 1...reorder + 125)
+            let onOrder = low && random.chance(0.5) ? 0 : (random.chance(0.15) ? random.pick([10, 20, 30, 40, 50, 60, 70, 80, 100]) : 0)
+            let discontinued = random.chance(0.1)
+            let id = index + 1
+            try statement.execute(arguments: [
+                id, name, random.int(1...supplierCount), copy * Vocabulary.categories.count + categoryIndex + 1,
+                random.pick(Vocabulary.packagings), price, low ? 0 : onOrder, reorder, discontinued,
+            ])
+            if stock > 0 { try movement.execute(arguments: [id, stock, openedAt]) }
+            facts.append(ProductFacts(price: price, stock: stock, discontinued: discontinued))
+        }
+        return facts
+    }
+
+    var usedCodes = Set<String>()
+
+    mutating func customers() throws -> Int {
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO customers (id, code, companyName, contactName, contactTitle, address, city, postalCode, country,
+              phone, fax) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let count = 91 * scale
+        for id in 1...count {
+            let place = random.pick(Vocabulary.places)
+            let surname = random.pick(Vocabulary.surnames)
+            let name = "\(surname) \(random.pick(Vocabulary.shopKinds))"
+            try statement.execute(arguments: [
+                id, customerCode(from: name), name, contact(), random.pick(Vocabulary.contactTitles), address(),
+                place.city, postalCode(), place.country, phone(), random.chance(0.4) ? phone() : nil,
+            ])
+        }
+        return count
+    }
+
+    /// Five letters from the name, as the classic codes are (VINET); a counter replaces the tail on collision.
+    mutating func customerCode(from name: String) -> String {
+        let letters = name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+            .uppercased().filter { $0.isASCII && $0.isLetter }
+        let base = String(letters.prefix(5)).padding(toLength: 5, withPad: "X", startingAt: 0)
+        var code = base
+        var counter = 1
+        while !usedCodes.insert(code).inserted {
+            let suffix = String(counter, radix: 36).uppercased()
+            code = String(base.prefix(max(1, 5 - suffix.count))) + suffix
+            counter += 1
+        }
+        return code
+    }
+
+    mutating func employees() throws -> Int {
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO employees (id, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city,
+              postalCode, country, homePhone, extension, notes, reportsTo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let count = 9 * scale
+        for id in 1...count {
+            // Each team of nine: a vice president, a sales manager and seven representatives.
+            let position = (id - 1) % 9
+            let teamLead = id - position
+            let title = position == 0 ? "Vice President, Sales" : position == 4 ? "Sales Manager" : (position == 7 ? "Inside Sales Coordinator" : "Sales Representative")
+            let reportsTo: Int? = position == 0 ? nil : (position > 4 ? teamLead + 4 : teamLead)
+            let place = random.pick(Vocabulary.places)
+            let first = random.pick(Vocabulary.firstNames)
+            let birth = LocalDate(year: random.int(1950...1995), month: random.int(1...12), day: random.int(1...28))
+            let hire = options.endDate.adding(days: -random.int(400...6000))
+            try statement.execute(arguments: [
+                id, random.pick(Vocabulary.surnames), first.name, title, first.courtesy, birth, hire, address(),
+                place.city, postalCode(), place.country, phone(), String(random.int(100...9999)),
+                "Joined the \(place.city) office.", reportsTo,
+            ])
+        }
+        return count
+    }
+
+    mutating func shippers() throws -> Int {
+        let statement = try db.makeStatement(sql: "INSERT INTO shippers (id, companyName, phone) VALUES (?, ?, ?)")
+        var id = 0
+        for copy in 0..<scale {
+            for name in Vocabulary.shippers {
+                id += 1
+                try statement.execute(arguments: [id, copyName(name, copy), phone()])
+            }
+        }
+        return id
+    }
+
+    mutating func regionsAndTerritories(employeeCount: Int) throws {
+        for (index, region) in Vocabulary.regions.enumerated() {
+            try db.execute(sql: "INSERT INTO regions (id, description) VALUES (?, ?)", arguments: [index + 1, region])
+        }
+        let territory = try db.makeStatement(sql: "INSERT INTO territories (id, code, description, regionID) VALUES (?, ?, ?, ?)")
+        let assignment = try db.makeStatement(sql: "INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)")
+        let count = 53 * scale
+        for id in 1...count {
+            let place = random.pick(Vocabulary.places)
+            try territory.execute(arguments: [id, String(format: "T%05d", id), copyName(place.city, (id - 1) / 53), random.int(1...Vocabulary.regions.count)])
+            try assignment.execute(arguments: [random.int(1...employeeCount), id])
+        }
+    }
+
+    mutating func orders(products: [ProductFacts], customerCount: Int, employeeCount: Int, shipperCount: Int) throws -> (Int, Int) {
+        let orderCount = 830 * scale
+        let days = 365 * 3
+        let newOrderDays = 25
+        let numbers = try StoreMetadata.nextOrderNumbers(db, count: orderCount)
+        let insertOrder = try db.makeStatement(sql: """
+            INSERT INTO orders (id, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status, shipVia,
+              freightCents, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
+            SELECT ?, ?, id, ?, ?, ?, ?, ?, ?, ?, companyName, address, city, postalCode, country FROM customers WHERE id = ?
+            """)
+        let insertLine = try db.makeStatement(sql: """
+            INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?)
+            """)
+        let firstDay = options.endDate.adding(days: -(days - 1))
+        var dates: [LocalDate] = []
+        dates.reserveCapacity(days)
+        for offset in 0..<days { dates.append(firstDay.adding(days: offset)) }
+        let orderable = products.indices.filter { !products[$0].discontinued }
+        var lineCount = 0
+        var chosen: [Int] = []
+        for index in 0..<orderCount {
+            let id = index + 1
+            // Orders grow over the three years, as the classic data does.
+            let position = Double(index) / Double(orderCount)
+            let dayIndex = min(days - 1, Int((position.squareRoot() * 0.5 + position * 0.5) * Double(days)))
+            let orderDate = dates[dayIndex]
+            let isNew = dayIndex >= days - newOrderDays
+            let cancelled = !isNew && random.chance(0.01)
+            let status = isNew ? "new" : (cancelled ? "cancelled" : "shipped")
+            let shipped: LocalDate? = status == "shipped" ? dates[min(days - newOrderDays, dayIndex + random.int(1...14))] : nil
+            let freight = random.chance(0.7) ? random.int(2...9_000) : random.int(9_000...100_000)
+            try insertOrder.execute(arguments: [
+                id, numbers[index], random.int(1...employeeCount), orderDate, orderDate.adding(days: random.pick([14, 28, 28, 28, 42])),
+                shipped, status, random.int(1...shipperCount), freight, random.int(1...customerCount),
+            ])
+            let lines = lineCountForOrder()
+            chosen.removeAll(keepingCapacity: true)
+            while chosen.count < lines {
+                let product = orderable[random.int(0...orderable.count - 1)]
+                if !chosen.contains(product) { chosen.append(product) }
+            }
+            for product in chosen {
+                var quantity = random.chance(0.8) ? random.int(1...30) : random.int(31...120)
+                // Some open orders ask for more than the shelf holds, so staff meet shortages.
+                if isNew && random.chance(0.15) { quantity = products[product].stock + random.int(5...25) }
+                let discount = random.chance(0.65) ? 0 : random.pick([0.05, 0.1, 0.15, 0.2, 0.25])
+                try insertLine.execute(arguments: [id, product + 1, products[product].price, quantity, discount])
+            }
+            lineCount += lines
+        }
+        return (orderCount, lineCount)
+    }
+
+    /// 1 to 5 lines, averaging about 2.6 as the classic data does.
+    mutating func lineCountForOrder() -> Int {
+        let roll = random.int(1...100)
+        switch roll {
+        case ...22: return 1
+        case ...52: return 2
+        case ...77: return 3
+        case ...91: return 4
+        default: return 5
+        }
+    }
+
+    mutating func priceCents() -> Int {
+        let roll = random.int(1...100)
+        let base = roll <= 60 ? random.int(2...25) : (roll <= 92 ? random.int(25...60) : random.int(60...280))
+        return base * 100 + random.pick([0, 0, 25, 50, 75, 95])
+    }
+
+    mutating func contact() -> String { "\(random.pick(Vocabulary.firstNames).name) \(random.pick(Vocabulary.surnames))" }
+    mutating func address() -> String { "\(random.int(1...250)) \(random.pick(Vocabulary.streets))" }
+    mutating func postalCode() -> String { String(random.int(10_000...99_999)) }
+    mutating func phone() -> String { "(\(random.int(100...999))) \(random.int(100...999))-\(random.int(1000...9999))" }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import GRDB
+
+/// A record that people list, show, create, update and delete through the generic operations below:
+/// categories, suppliers, customers, employees and shippers.
+public protocol ManagedRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable
+where ID == Int64? {
+    /// How people call one of these, e.g. "category".
+    static var entityName: String { get }
+    var id: Int64? { get set }
+    /// The list's order.
+    static var defaultOrdering: [any SQLOrderingTerm] { get }
+    /// What identifies this record to a person, e.g. "Beverages".
+    var displayName: String { get }
+    var version: Int { get set }
+    /// Field problems, named by the field's coding key. Empty when valid.
+    mutating func normalizeAndValidate() -> [NorthwindError.FieldError]
+    /// What still refers to the record, in words ("12 products"); deletion is refused while any remain.
+    static func dependents(_ db: Database, id: Int64) throws -> [String]
+}
+
+extension ManagedRecord {
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] { [] }
+
+    static func count(_ db: Database, _ noun: String, sql: String, id: Int64) throws -> [String] {
+        let n = try Int.fetchOne(db, sql: sql, arguments: [id]) ?? 0
+        return n == 0 ? [] : ["\(n) \(noun)\(n == 1 ? "" : "s")"]
+    }
+}
+
+extension Backoffice {
+    /// Lists records of one kind, in their natural order.
+    public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) async throws(NorthwindError) -> Page<R> {
+        try checkPaging(limit: limit, offset: offset)
+        return try await read { db in
+            let items = try R.all().order(R.defaultOrdering).limit(limit, offset: offset).fetchAll(db)
+            return Page(items: items, total: try R.fetchCount(db), offset: offset, limit: limit)
+        }
+    }
+
+    public func find<R: ManagedRecord>(_ type: R.Type, id: Int64) async throws(NorthwindError) -> R {
+        try await read { db in try Self.fetch(R.self, id: id, db) }
+    }
+
+    /// Inserts a new record and returns it with its id.
+    public func create<R: ManagedRecord>(_ record: R) async throws(NorthwindError) -> R {
+        var record = record
+        record.id = nil
+        record.version = 1
+        try record.normalizeAndValidate().throwIfAny()
+        let valid = record
+        return try await write { db in
+            var inserted = valid
+            try inserted.insert(db)
+            return inserted
+        }
+    }
+
+    /// Saves an edited record. `record.version` must be the version that was read: when someone else saved in
+    /// between, the save is refused with a conflict that says what they changed.
+    public func update<R: ManagedRecord>(_ record: R) async throws(NorthwindError) -> R {
+        guard let id = record.id ?? nil else { throw .invalid("id", "is required to update a \(R.entityName)") }
+        var record = record
+        try record.normalizeAndValidate().throwIfAny()
+        let edited = record
+        return try await write { db in
+            let current = try Self.fetch(R.self, id: id, db)
+            guard current.version == edited.version else {
+                throw NorthwindError.conflict(Self.conflictMessage(R.entityName, current.displayName, theirs: current, mine: edited))
+            }
+            var saved = edited
+            saved.version = current.version + 1
+            try saved.update(db)
+            return saved
+        }
+    }
+
+    /// Deletes a record nothing refers to any more.
+    public func delete<R: ManagedRecord>(_ type: R.Type, id: Int64) async throws(NorthwindError) {
+        let binaries = store.binaries
+        try await write { db in
+            let current = try Self.fetch(R.self, id: id, db)
+            let dependents = try R.dependents(db, id: id)
+            guard dependents.isEmpty else {
+                throw NorthwindError.inUse("\(R.entityName.capitalized) '\(current.displayName)' is still used by \(dependents.joined(separator: " and ")); reassign or delete those first.")
+            }
+            for (table, attribute) in [("categories", "picture"), ("employees", "photo")] where table == R.databaseTableName {
+                try binaries.prepareDelete(db, table: table, attribute: attribute, id: id)
+            }
+            _ = try R.deleteOne(db, id: id)
+        }
+    }
+
+    static func fetch<R: ManagedRecord>(_ type: R.Type, id: Int64, _ db: Database) throws -> R {
+        guard let record = try R.fetchOne(db, key: id) else { throw NorthwindError.notFound(entity: R.entityName, key: "#\(id)") }
+        return record
+    }
+
+    /// "Someone else saved … since you opened it: unitPrice 18.00 → 19.00." Lists the fields where their saved
+    /// values differ from what this caller tried to save.
+    static func conflictMessage<R: Encodable>(_ entity: String, _ name: String, theirs: R, mine: R) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let theirFields = (try? JSONSerialization.jsonObject(with: encoder.encode(theirs))) as? [String: Any] ?? [:]
+        let myFields = (try? JSONSerialization.jsonObject(with: encoder.encode(mine))) as? [String: Any] ?? [:]
+        let changes = theirFields.keys.sorted().filter { $0 != "version" }.compactMap { key -> String? in
+            let theirs = theirFields[key].map { "\($0)" } ?? "—"
+            let mine = myFields[key].map { "\($0)" } ?? "—"
+            return theirs == mine ? nil : "\(key) is now \(theirs)"
+        }
+        let detail = changes.isEmpty ? "" : ": \(changes.joined(separator: ", "))"
+        return "Someone else saved \(entity) '\(name)' after you opened it\(detail). Reload it, reapply your change and save again."
+    }
+}
+
+// MARK: - The managed kinds
+
+func required(_ value: inout String, _ field: String, _ errors: inout [NorthwindError.FieldError], max: Int = 100) {
+    value = value.trimmingCharacters(in: .whitespacesAndNewlines)
+    if value.isEmpty { errors.append(.init(field, "is required")) }
+    if value.count > max { errors.append(.init(field, "must be at most \(max) characters")) }
+}
+
+extension Category: ManagedRecord {
+    public static let entityName = "category"
+    public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.name] }
+    public var displayName: String { name }
+    public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
+        var errors: [NorthwindError.FieldError] = []
+        required(&name, "name", &errors, max: 40)
+        description = clean(description)
+        return errors
+    }
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] {
+        try count(db, "product", sql: "SELECT count(*) FROM products WHERE categoryID = ?", id: id)
+    }
+}
+
+extension Supplier: ManagedRecord {
+    public static let entityName = "supplier"
+    public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
+    public var displayName: String { companyName }
+    public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
+        var errors: [NorthwindError.FieldError] = []
+        required(&companyName, "companyName", &errors)
+        (contactName, contactTitle, address, city) = (clean(contactName), clean(contactTitle), clean(address), clean(city))
+        (region, postalCode, country, phone, fax, homePage) = (clean(region), clean(postalCode), clean(country), clean(phone), clean(fax), clean(homePage))
+        return errors
+    }
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] {
+        try count(db, "product", sql: "SELECT count(*) FROM products WHERE supplierID = ?", id: id)
+    }
+}
+
+extension Customer: ManagedRecord {
+    public static let entityName = "customer"
+    public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
+    public var displayName: String { companyName }
+    public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
+        var errors: [NorthwindError.FieldError] = []
+        code = code.trimmingCharacters(in: .whitespaces).uppercased()
+        if code.isEmpty || code.count > 10 || !code.allSatisfy({ $0.isLetter || $0.isNumber }) {
+            errors.append(.init("code", "must be 1 to 10 letters or digits, e.g. VINET"))
+        }
+        required(&companyName, "companyName", &errors)
+        (contactName, contactTitle, address, city) = (clean(contactName), clean(contactTitle), clean(address), clean(city))
+        (region, postalCode, country, phone, fax) = (clean(region), clean(postalCode), clean(country), clean(phone), clean(fax))
+        return errors
+    }
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] {
+        try count(db, "order", sql: "SELECT count(*) FROM orders WHERE customerID = ?", id: id)
+    }
+}
+
+extension Employee: ManagedRecord {
+    public static let entityName = "employee"
+    public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.lastName, Columns.firstName] }
+    public var displayName: String { fullName }
+    public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
+        var errors: [NorthwindError.FieldError] = []
+        required(&firstName, "firstName", &errors, max: 40)
+        required(&lastName, "lastName", &errors, max: 40)
+        (title, titleOfCourtesy, address, city, region) = (clean(title), clean(titleOfCourtesy), clean(address), clean(city), clean(region))
+        (postalCode, country, homePhone, `extension`, notes, photoPath) = (clean(postalCode), clean(country), clean(homePhone), clean(`extension`), clean(notes), clean(photoPath))
+        if let birthDate, let hireDate, hireDate < birthDate { errors.append(.init("hireDate", "must be after the birth date")) }
+        if let reportsTo, reportsTo == id { errors.append(.init("reportsTo", "an employee cannot report to themselves")) }
+        return errors
+    }
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] {
+        try count(db, "order", sql: "SELECT count(*) FROM orders WHERE employeeID = ?", id: id)
+            + count(db, "direct report", sql: "SELECT count(*) FROM employees WHERE reportsTo = ?", id: id)
+    }
+}
+
+extension Shipper: ManagedRecord {
+    public static let entityName = "shipper"
+    public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
+    public var displayName: String { companyName }
+    public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
+        var errors: [NorthwindError.FieldError] = []
+        required(&companyName, "companyName", &errors)
+        phone = clean(phone)
+        return errors
+    }
+    public static func dependents(_ db: Database, id: Int64) throws -> [String] {
+        try count(db, "order", sql: "SELECT count(*) FROM orders WHERE shipVia = ?", id: id)
+    }
+}
+
+// MARK: - Binary attributes and lookups
+
+extension Backoffice {
+    public func categoryPicture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
+        try await binary(Category.self, attribute: "picture", id: categoryID)
+    }
+    public func setCategoryPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+        try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
+    }
+    public func employeePhoto(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
+        try await binary(Employee.self, attribute: "photo", id: employeeID)
+    }
+    public func setEmployeePhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+        try await setBinary(Employee.self, attribute: "photo", id: employeeID, content)
+    }
+
+    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
+        let binaries = store.binaries
+        return try await read { db in
+            _ = try Self.fetch(R.self, id: id, db)
+            return try binaries.load(db, table: R.databaseTableName, attribute: attribute, id: id)
+        }
+    }
+
+    private func setBinary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+        if let content, !content.contentType.contains("/") {
+            throw .invalid(attribute, "needs a MIME type such as image/jpeg, not '\(content.contentType)'")
+        }
+        let binaries = store.binaries
+        try await write { db in
+            _ = try Self.fetch(R.self, id: id, db)
+            try binaries.save(db, content, table: R.databaseTableName, attribute: attribute, id: id)
+        }
+    }
+
+    /// Finds a customer by the code staff use on the phone ("VINET"), case-insensitively.
+    public func customer(code: String) async throws(NorthwindError) -> Customer {
+        try await read { db in try Self.customer(code: code, db) }
+    }
+
+    static func customer(code: String, _ db: Database) throws -> Customer {
+        let trimmed = code.trimmingCharacters(in: .whitespaces)
+        guard let customer = try Customer.filter(Customer.Columns.code == trimmed.uppercased()).fetchOne(db) else {
+            throw NorthwindError.notFound(entity: "customer", key: "'\(trimmed)'")
+        }
+        return customer
+    }
+}

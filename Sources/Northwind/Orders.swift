@@ -1,0 +1,305 @@
+import Foundation
+import GRDB
+
+/// A line as the person taking the order enters it. The unit price defaults to the product's current price.
+public struct OrderLineDraft: Sendable, Codable, Equatable {
+    public var productID: Int64
+    public var quantity: Int
+    public var discount: Double
+    public var unitPrice: Money?
+    public init(productID: Int64, quantity: Int, discount: Double = 0, unitPrice: Money? = nil) {
+        self.productID = productID
+        self.quantity = quantity
+        self.discount = discount
+        self.unitPrice = unitPrice
+    }
+}
+
+/// A new order: who ordered, who took it, when it is needed, how it ships, and what is in it.
+/// Shipping address fields default to the customer's address.
+public struct OrderDraft: Sendable, Codable {
+    public var customerCode: String
+    public var employeeID: Int64?
+    public var orderDate: LocalDate?
+    public var requiredDate: LocalDate?
+    public var shipVia: Int64?
+    public var freight: Money
+    public var lines: [OrderLineDraft]
+    public init(customerCode: String, employeeID: Int64?, orderDate: LocalDate? = nil, requiredDate: LocalDate? = nil,
+                shipVia: Int64? = nil, freight: Money = .zero, lines: [OrderLineDraft]) {
+        self.customerCode = customerCode
+        self.employeeID = employeeID
+        self.orderDate = orderDate
+        self.requiredDate = requiredDate
+        self.shipVia = shipVia
+        self.freight = freight
+        self.lines = lines
+    }
+}
+
+/// One line of an order with its product's name, exact total and current availability.
+public struct OrderLineDetail: Sendable, Codable {
+    public var line: OrderLine
+    public var productName: String
+    public var total: Money
+    public var inStock: Int
+    /// How many units stock cannot cover now; 0 when it can.
+    public var short: Int { max(0, line.quantity - inStock) }
+}
+
+public struct OrderDetail: Sendable, Codable {
+    public var order: Order
+    public var customer: Customer
+    public var employee: Employee?
+    public var shipper: Shipper?
+    public var lines: [OrderLineDetail]
+    public var subtotal: Money
+    public var total: Money { subtotal + order.freight }
+    /// Whether every line can be supplied from stock now.
+    public var isSupplyable: Bool { lines.allSatisfy { $0.short == 0 } }
+}
+
+/// An order as lists show it.
+public struct OrderSummary: Sendable, Codable {
+    public var order: Order
+    public var customerCode: String
+    public var customerName: String
+    public var employeeName: String?
+    public var total: Money
+    public var isSupplyable: Bool
+}
+
+public struct OrderQuery: Sendable {
+    public var status: OrderStatus?
+    public var customerCode: String?
+    public var employeeID: Int64?
+    /// Inclusive range of order dates.
+    public var from: LocalDate?
+    public var to: LocalDate?
+    public var limit = 50
+    public var offset = 0
+    public init(status: OrderStatus? = nil) { self.status = status }
+}
+
+/// Availability of one line: ordered, in stock, short by N.
+public struct LineAvailability: Sendable, Codable, Equatable {
+    public var productID: Int64
+    public var productName: String
+    public var ordered: Int
+    public var inStock: Int
+    public var short: Int { max(0, ordered - inStock) }
+}
+
+extension Backoffice {
+    /// Takes a new, unshipped order; it gets the next order number of this installation.
+    public func createOrder(_ draft: OrderDraft) async throws(NorthwindError) -> OrderDetail {
+        try Self.validate(lines: draft.lines)
+        let orderDate = draft.orderDate ?? .today
+        if let required = draft.requiredDate, required < orderDate {
+            throw .invalid("requiredDate", "must not be before the order date \(orderDate)")
+        }
+        if draft.freight.cents < 0 { throw .invalid("freight", "must not be negative") }
+        return try await write { db in
+            let customer = try Self.customer(code: draft.customerCode, db)
+            try Self.checkEmployee(draft.employeeID, db)
+            if let shipVia = draft.shipVia, try Shipper.fetchOne(db, key: shipVia) == nil {
+                throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
+            }
+            var order = Order(
+                number: try StoreMetadata.nextOrderNumber(db), customerID: customer.id ?? 0, employeeID: draft.employeeID,
+                orderDate: orderDate, requiredDate: draft.requiredDate, shipVia: draft.shipVia, freight: draft.freight)
+            order.shipName = customer.companyName
+            (order.shipAddress, order.shipCity, order.shipRegion) = (customer.address, customer.city, customer.region)
+            (order.shipPostalCode, order.shipCountry) = (customer.postalCode, customer.country)
+            try order.insert(db)
+            try Self.insertLines(draft.lines, orderID: order.id ?? 0, db)
+            return try Self.orderDetail(number: order.number, db)
+        }
+    }
+
+    public func listOrders(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {
+        try checkPaging(limit: query.limit, offset: query.offset)
+        if let from = query.from, let to = query.to, from > to {
+            throw .invalid("from", "the range starts (\(from)) after it ends (\(to))")
+        }
+        return try await read { db in
+            var request = Order.all()
+            if let status = query.status { request = request.filter(Order.Columns.status == status) }
+            if let code = query.customerCode {
+                request = request.filter(Order.Columns.customerID == (try Self.customer(code: code, db).id ?? 0))
+            }
+            if let employeeID = query.employeeID { request = request.filter(Order.Columns.employeeID == employeeID) }
+            if let from = query.from { request = request.filter(Order.Columns.orderDate >= from) }
+            if let to = query.to { request = request.filter(Order.Columns.orderDate <= to) }
+            let total = try request.fetchCount(db)
+            let ordering: [any SQLOrderingTerm] = query.status == .new
+                ? [Order.Columns.requiredDate.ascNullsLast, Order.Columns.id]
+                : [Order.Columns.orderDate.desc, Order.Columns.id.desc]
+            let orders = try request.order(ordering).limit(query.limit, offset: query.offset).fetchAll(db)
+            let items = try orders.map { order in try Self.summary(order, db) }
+            return Page(items: items, total: total, offset: query.offset, limit: query.limit)
+        }
+    }
+
+    /// The order with its lines, line totals, subtotal, freight and total.
+    public func order(number: String) async throws(NorthwindError) -> OrderDetail {
+        try await read { db in try Self.orderDetail(number: number, db) }
+    }
+
+    /// Replaces the lines of an unshipped order. `expectedVersion`, when given, refuses the edit if someone else
+    /// changed the order since it was read.
+    public func updateOrderLines(number: String, lines: [OrderLineDraft], expectedVersion: Int? = nil) async throws(NorthwindError) -> OrderDetail {
+        try Self.validate(lines: lines)
+        return try await write { db in
+            let order = try Self.fetchOrder(number: number, db)
+            guard order.status == .new else {
+                throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be edited.")
+            }
+            if let expectedVersion, expectedVersion != order.version {
+                throw NorthwindError.conflict("Someone else changed order \(number) after you opened it. Reload it and edit again.")
+            }
+            try OrderLine.filter(OrderLine.Columns.orderID == order.id).deleteAll(db)
+            try Self.insertLines(lines, orderID: order.id ?? 0, db)
+            try db.execute(sql: "UPDATE orders SET version = version + 1 WHERE id = ?", arguments: [order.id])
+            return try Self.orderDetail(number: number, db)
+        }
+    }
+
+    /// Per line: ordered, in stock, short by N.
+    public func checkAvailability(number: String) async throws(NorthwindError) -> [LineAvailability] {
+        try await read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
+    }
+
+    /// Ships the order: in one transaction, verifies every line is available, takes the stock (recording a movement
+    /// per line) and sets the shipped date. When any line is short, it changes nothing and throws the short lines.
+    ///
+    /// Concurrent executions are safe: SQLite serializes writers, the check and the decrement share a transaction,
+    /// and the `unitsInStock >= 0` constraint backs them up.
+    public func executeOrder(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
+        try await write { db in
+            let order = try Self.fetchOrder(number: number, db)
+            guard order.status == .new else {
+                throw NorthwindError.invalidState("Order \(number) is already \(order.status.rawValue); only new orders can be executed.")
+            }
+            try Self.checkEmployee(employeeID, db)
+            let availability = try Self.availability(order, db)
+            guard !availability.isEmpty else {
+                throw NorthwindError.invalidState("Order \(number) has no lines; add at least one before executing it.")
+            }
+            let shortages = availability.filter { $0.short > 0 }.map {
+                NorthwindError.Shortage(productID: $0.productID, productName: $0.productName, ordered: $0.ordered, inStock: $0.inStock)
+            }
+            guard shortages.isEmpty else { throw NorthwindError.insufficientStock(orderNumber: number, shortages) }
+            let shipped = shippedDate ?? .today
+            if shipped < order.orderDate {
+                throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
+            }
+            for line in availability {
+                var movement = StockMovement(productID: line.productID, delta: -line.ordered, reason: .shipped,
+                                             orderID: order.id, employeeID: employeeID ?? order.employeeID)
+                try movement.insert(db)
+            }
+            try db.execute(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?",
+                           arguments: [shipped, order.id])
+            return try Self.orderDetail(number: number, db)
+        }
+    }
+
+    /// Cancels an order that has not shipped. Its lines stay, for the record.
+    public func cancelOrder(number: String) async throws(NorthwindError) -> OrderDetail {
+        try await write { db in
+            let order = try Self.fetchOrder(number: number, db)
+            guard order.status == .new else {
+                throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be cancelled.")
+            }
+            try db.execute(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?", arguments: [order.id])
+            return try Self.orderDetail(number: number, db)
+        }
+    }
+
+    // MARK: Helpers
+
+    static func validate(lines: [OrderLineDraft]) throws(NorthwindError) {
+        var errors: [NorthwindError.FieldError] = []
+        if lines.isEmpty { errors.append(.init("lines", "an order needs at least one line")) }
+        var seen = Set<Int64>()
+        for (index, line) in lines.enumerated() {
+            let field = "lines[\(index)]"
+            if line.quantity <= 0 { errors.append(.init("\(field).quantity", "must be at least 1")) }
+            if line.quantity > 1_000_000 { errors.append(.init("\(field).quantity", "must be at most 1,000,000")) }
+            if !(0...1).contains(line.discount) || line.discount.isNaN {
+                errors.append(.init("\(field).discount", "must be a fraction between 0 and 1, e.g. 0.15 for 15%"))
+            }
+            if let price = line.unitPrice, price.cents < 0 { errors.append(.init("\(field).unitPrice", "must not be negative")) }
+            if !seen.insert(line.productID).inserted {
+                errors.append(.init("\(field).productID", "product #\(line.productID) is already on another line; change that line's quantity instead"))
+            }
+        }
+        try errors.throwIfAny()
+    }
+
+    static func insertLines(_ lines: [OrderLineDraft], orderID: Int64, _ db: Database) throws {
+        for (index, draft) in lines.enumerated() {
+            guard let product = try Product.fetchOne(db, key: draft.productID) else {
+                throw NorthwindError.invalid("lines[\(index)].productID", "no product #\(draft.productID) exists")
+            }
+            if product.discontinued {
+                throw NorthwindError.invalid("lines[\(index)].productID", "'\(product.name)' is discontinued and can no longer be ordered")
+            }
+            var line = OrderLine(orderID: orderID, productID: draft.productID, unitPrice: draft.unitPrice ?? product.unitPrice,
+                                 quantity: draft.quantity, discount: draft.discount)
+            try line.insert(db)
+        }
+    }
+
+    static func fetchOrder(number: String, _ db: Database) throws -> Order {
+        let trimmed = number.trimmingCharacters(in: .whitespaces)
+        guard let order = try Order.filter(Order.Columns.number == trimmed.uppercased()).fetchOne(db) else {
+            throw NorthwindError.notFound(entity: "order", key: trimmed)
+        }
+        return order
+    }
+
+    static func lineDetails(orderID: Int64?, _ db: Database) throws -> [OrderLineDetail] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
+            FROM order_lines JOIN products ON products.id = order_lines.productID
+            WHERE order_lines.orderID = ? ORDER BY order_lines.id
+            """, arguments: [orderID])
+        return try rows.map { row in
+            let line = try OrderLine(row: row)
+            return OrderLineDetail(line: line, productName: row["productName"], total: line.total, inStock: row["inStock"])
+        }
+    }
+
+    static func orderDetail(number: String, _ db: Database) throws -> OrderDetail {
+        let order = try fetchOrder(number: number, db)
+        guard let customer = try Customer.fetchOne(db, key: order.customerID) else {
+            throw NorthwindError.notFound(entity: "customer", key: "#\(order.customerID)")
+        }
+        let lines = try lineDetails(orderID: order.id, db)
+        return OrderDetail(
+            order: order, customer: customer,
+            employee: try order.employeeID.flatMap { try Employee.fetchOne(db, key: $0) },
+            shipper: try order.shipVia.flatMap { try Shipper.fetchOne(db, key: $0) },
+            lines: lines, subtotal: lines.reduce(.zero) { $0 + $1.total })
+    }
+
+    static func summary(_ order: Order, _ db: Database) throws -> OrderSummary {
+        let lines = try lineDetails(orderID: order.id, db)
+        let customer = try Row.fetchOne(db, sql: "SELECT code, companyName FROM customers WHERE id = ?", arguments: [order.customerID])
+        let employeeName = try order.employeeID.flatMap {
+            try String.fetchOne(db, sql: "SELECT firstName || ' ' || lastName FROM employees WHERE id = ?", arguments: [$0])
+        }
+        return OrderSummary(
+            order: order, customerCode: customer?["code"] ?? "", customerName: customer?["companyName"] ?? "",
+            employeeName: employeeName, total: lines.reduce(.zero) { $0 + $1.total } + order.freight,
+            isSupplyable: lines.allSatisfy { $0.short == 0 })
+    }
+
+    static func availability(_ order: Order, _ db: Database) throws -> [LineAvailability] {
+        try lineDetails(orderID: order.id, db).map {
+            LineAvailability(productID: $0.line.productID, productName: $0.productName, ordered: $0.line.quantity, inStock: $0.inStock)
+        }
+    }
+}

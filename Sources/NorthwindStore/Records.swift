@@ -1,0 +1,347 @@
+import Foundation
+import GRDB
+
+// One Codable struct per table. Integer ids are local keys; `recordID` is the stable id that sync uses.
+// `version` counts user edits, for optimistic concurrency (stock changes do not bump it).
+
+public struct Category: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "categories"
+    public var id: Int64?
+    public var recordID: String
+    public var name: String
+    public var description: String?
+    public var version: Int
+
+    public init(id: Int64? = nil, recordID: String = newRecordID(), name: String, description: String? = nil,
+                version: Int = 1) {
+        (self.id, self.recordID, self.name, self.description, self.version) = (id, recordID, name, description, version)
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, name, description, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+public struct Supplier: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "suppliers"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var companyName: String
+    public var contactName: String?
+    public var contactTitle: String?
+    public var address: String?
+    public var city: String?
+    public var region: String?
+    public var postalCode: String?
+    public var country: String?
+    public var phone: String?
+    public var fax: String?
+    public var homePage: String?
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, companyName: String) {
+        self.id = id
+        self.companyName = companyName
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, companyName, contactName, contactTitle, address, city, region, postalCode, country, phone,
+            fax, homePage, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "products"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var name: String
+    public var supplierID: Int64?
+    public var categoryID: Int64?
+    public var quantityPerUnit: String?
+    public var unitPrice: Money
+    /// Changed only through stock movements, never by editing the product.
+    public var unitsInStock: Int
+    public var unitsOnOrder: Int
+    public var reorderLevel: Int
+    public var discontinued: Bool
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, name: String, supplierID: Int64? = nil, categoryID: Int64? = nil,
+                quantityPerUnit: String? = nil, unitPrice: Money = .zero, unitsInStock: Int = 0, unitsOnOrder: Int = 0,
+                reorderLevel: Int = 0, discontinued: Bool = false) {
+        self.id = id
+        self.name = name
+        self.supplierID = supplierID
+        self.categoryID = categoryID
+        self.quantityPerUnit = quantityPerUnit
+        self.unitPrice = unitPrice
+        self.unitsInStock = unitsInStock
+        self.unitsOnOrder = unitsOnOrder
+        self.reorderLevel = reorderLevel
+        self.discontinued = discontinued
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, name, supplierID, categoryID, quantityPerUnit
+        case unitPrice = "unitPriceCents"
+        case unitsInStock, unitsOnOrder, reorderLevel, discontinued, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Low stock as Northwind defines it: what is here and on its way no longer covers the reorder level.
+    public var isLowStock: Bool { unitsInStock + unitsOnOrder <= reorderLevel }
+
+    public static let category = belongsTo(Category.self)
+    public static let supplier = belongsTo(Supplier.self)
+}
+
+public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "customers"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    /// The short code staff use on the phone, e.g. "VINET".
+    public var code: String
+    public var companyName: String
+    public var contactName: String?
+    public var contactTitle: String?
+    public var address: String?
+    public var city: String?
+    public var region: String?
+    public var postalCode: String?
+    public var country: String?
+    public var phone: String?
+    public var fax: String?
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, code: String, companyName: String) {
+        self.id = id
+        self.code = code
+        self.companyName = companyName
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, code, companyName, contactName, contactTitle, address, city, region, postalCode, country,
+            phone, fax, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "employees"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var lastName: String
+    public var firstName: String
+    public var title: String?
+    public var titleOfCourtesy: String?
+    public var birthDate: LocalDate?
+    public var hireDate: LocalDate?
+    public var address: String?
+    public var city: String?
+    public var region: String?
+    public var postalCode: String?
+    public var country: String?
+    public var homePhone: String?
+    public var `extension`: String?
+    public var notes: String?
+    public var reportsTo: Int64?
+    public var photoPath: String?
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, firstName: String, lastName: String, title: String? = nil) {
+        self.id = id
+        self.firstName = firstName
+        self.lastName = lastName
+        self.title = title
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city, region,
+            postalCode, country, homePhone, `extension`, notes, reportsTo, photoPath, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public var fullName: String { "\(firstName) \(lastName)" }
+}
+
+public struct Shipper: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "shippers"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var companyName: String
+    public var phone: String?
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, companyName: String, phone: String? = nil) {
+        self.id = id
+        self.companyName = companyName
+        self.phone = phone
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, companyName, phone, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+public enum OrderStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// Taken but not shipped yet.
+    case new
+    case shipped
+    case cancelled
+}
+
+public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "orders"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    /// The order number shown to people; unique across every installation (see `Store.nextOrderNumber`).
+    public var number: String
+    public var customerID: Int64
+    public var employeeID: Int64?
+    public var orderDate: LocalDate
+    public var requiredDate: LocalDate?
+    public var shippedDate: LocalDate?
+    public var status: OrderStatus
+    public var shipVia: Int64?
+    public var freight: Money
+    public var shipName: String?
+    public var shipAddress: String?
+    public var shipCity: String?
+    public var shipRegion: String?
+    public var shipPostalCode: String?
+    public var shipCountry: String?
+    public var version: Int = 1
+
+    public init(id: Int64? = nil, number: String, customerID: Int64, employeeID: Int64?, orderDate: LocalDate,
+                requiredDate: LocalDate? = nil, shippedDate: LocalDate? = nil, status: OrderStatus = .new,
+                shipVia: Int64? = nil, freight: Money = .zero) {
+        self.id = id
+        self.number = number
+        self.customerID = customerID
+        self.employeeID = employeeID
+        self.orderDate = orderDate
+        self.requiredDate = requiredDate
+        self.shippedDate = shippedDate
+        self.status = status
+        self.shipVia = shipVia
+        self.freight = freight
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status, shipVia
+        case freight = "freightCents"
+        case shipName, shipAddress, shipCity, shipRegion, shipPostalCode, shipCountry, version
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public static let lines = hasMany(OrderLine.self)
+    public static let customer = belongsTo(Customer.self)
+    public static let employee = belongsTo(Employee.self)
+}
+
+public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "order_lines"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var orderID: Int64
+    public var productID: Int64
+    public var unitPrice: Money
+    public var quantity: Int
+    /// A fraction in 0...1, as the classic schema has it.
+    public var discount: Double
+
+    public init(id: Int64? = nil, orderID: Int64, productID: Int64, unitPrice: Money, quantity: Int,
+                discount: Double = 0) {
+        self.id = id
+        self.orderID = orderID
+        self.productID = productID
+        self.unitPrice = unitPrice
+        self.quantity = quantity
+        self.discount = discount
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, orderID, productID
+        case unitPrice = "unitPriceCents"
+        case quantity, discount
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    public static let product = belongsTo(Product.self)
+
+    /// unitPrice × quantity × (1 − discount), rounded to the cent.
+    public var total: Money {
+        let discountDecimal = Decimal(string: String(discount)) ?? 0
+        return Money(unitPrice.decimal * Decimal(quantity) * (1 - discountDecimal))
+    }
+}
+
+public enum StockMovementReason: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// The opening balance of a new or imported product.
+    case initial
+    case received
+    case stockTake
+    case shipped
+}
+
+public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "stock_movements"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var productID: Int64
+    public var delta: Int
+    public var reason: StockMovementReason
+    public var orderID: Int64?
+    public var employeeID: Int64?
+    public var note: String?
+    /// ISO 8601 UTC timestamp.
+    public var createdAt: String
+
+    public init(productID: Int64, delta: Int, reason: StockMovementReason, orderID: Int64? = nil,
+                employeeID: Int64? = nil, note: String? = nil, createdAt: Date = Date()) {
+        self.productID = productID
+        self.delta = delta
+        self.reason = reason
+        self.orderID = orderID
+        self.employeeID = employeeID
+        self.note = note
+        self.createdAt = Self.timestamp(createdAt)
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}
+
+public struct Region: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "regions"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var description: String
+    public init(id: Int64? = nil, description: String) {
+        self.id = id
+        self.description = description
+    }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+public struct Territory: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "territories"
+    public var id: Int64?
+    public var recordID: String = newRecordID()
+    public var code: String
+    public var description: String
+    public var regionID: Int64
+    public init(id: Int64? = nil, code: String, description: String, regionID: Int64) {
+        self.id = id
+        self.code = code
+        self.description = description
+        self.regionID = regionID
+    }
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

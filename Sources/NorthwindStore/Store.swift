@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import Logging
+
+/// Where a store lives and how it behaves.
+public struct StoreConfiguration: Sendable {
+    /// The SQLite file.
+    public var path: String
+    /// Log every SQL statement and its duration to stderr (the counterpart of Core Data's SQLDebug).
+    public var sqlDebug: Bool
+    /// Binary values larger than this many bytes go to a file beside the database.
+    public var externalStorageThreshold: Int
+    /// Unreferenced external files younger than this survive the sweep at open: another process may be about to
+    /// commit the row that names them.
+    public var orphanGracePeriod: TimeInterval
+
+    public init(path: String, sqlDebug: Bool = false, externalStorageThreshold: Int = 100 * 1024,
+                orphanGracePeriod: TimeInterval = 300) {
+        self.path = path
+        self.sqlDebug = sqlDebug
+        self.externalStorageThreshold = externalStorageThreshold
+        self.orphanGracePeriod = orphanGracePeriod
+    }
+
+    /// `--store`, else `NORTHWIND_STORE`, else `$XDG_DATA_HOME/northwind/northwind.sqlite`
+    /// (`~/.local/share/northwind/northwind.sqlite` when XDG_DATA_HOME is unset).
+    public static func resolvePath(explicit: String?, environment: [String: String]) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let path = environment["NORTHWIND_STORE"], !path.isEmpty { return path }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return dataHome + "/northwind/northwind.sqlite"
+    }
+
+    /// Whether `NORTHWIND_SQL_DEBUG` asks for the SQL log.
+    public static func sqlDebugRequested(environment: [String: String]) -> Bool {
+        ["1", "true", "yes"].contains(environment["NORTHWIND_SQL_DEBUG"]?.lowercased() ?? "")
+    }
+}
+
+/// The one owner of a store file: its connection pool, migrations and external binary files.
+public final class Store: Sendable {
+    public let configuration: StoreConfiguration
+    /// The pool, in WAL mode. Every public write of the domain layer is one `write` transaction.
+    public let pool: DatabasePool
+    public let binaries: ExternalStorage
+
+    /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
+    public init(_ configuration: StoreConfiguration) throws(NorthwindError) {
+        self.configuration = configuration
+        let url = URL(fileURLWithPath: configuration.path)
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .storeUnavailable("Cannot create the store's folder \(directory.path): \(error.localizedDescription)")
+        }
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        // Another process (the CLI beside the server) may hold the write lock for a moment.
+        config.busyMode = .timeout(10)
+        config.label = "northwind"
+        if configuration.sqlDebug {
+            let logger = Logger(label: "northwind.sql") { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .debug
+                return handler
+            }
+            config.prepareDatabase { db in
+                db.trace(options: .profile) { event in
+                    if case let .profile(statement, duration) = event {
+                        logger.debug("\(String(format: "%.3f", duration * 1000)) ms  \(statement.sql)")
+                    }
+                }
+            }
+        }
+        do {
+            pool = try DatabasePool(path: configuration.path, configuration: config)
+            try Schema.migrator.migrate(pool)
+            try pool.write { db in try StoreMetadata.prepare(db) }
+        } catch {
+            throw .storeUnavailable("Cannot open the store at \(configuration.path): \(error)")
+        }
+        binaries = ExternalStorage(
+            directory: URL(fileURLWithPath: configuration.path + "_external", isDirectory: true),
+            threshold: configuration.externalStorageThreshold)
+        binaries.sweepOrphans(in: pool, olderThan: configuration.orphanGracePeriod)
+    }
+
+    /// Whether the store holds no business data yet (metadata aside).
+    public func isEmpty() throws -> Bool {
+        try pool.read { db in
+            for table in Schema.syncedTables where try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 1 {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The names of synced tables, in an order that respects foreign keys.
+    public static var syncedTables: [String] { Schema.syncedTables }
+}

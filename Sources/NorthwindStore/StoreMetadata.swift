@@ -1,0 +1,36 @@
+import GRDB
+
+/// Per-installation facts kept in `store_metadata`.
+public enum StoreMetadata {
+    /// Crockford's base-32 alphabet: no I, L, O or U, so a code read over the phone is unambiguous.
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    static func prepare(_ db: Database) throws {
+        let code = String((0..<6).map { _ in alphabet.randomElement() ?? "0" })
+        try db.execute(sql: "INSERT OR IGNORE INTO store_metadata (key, value) VALUES ('siteCode', ?)", arguments: [code])
+        try db.execute(sql: "INSERT OR IGNORE INTO store_metadata (key, value) VALUES ('orderSequence', '0')")
+    }
+
+    /// This installation's code: six random base-32 characters (about a billion possibilities), made when the store
+    /// is created. It prefixes every order number made here.
+    public static func siteCode(_ db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = 'siteCode'") ?? "000000"
+    }
+
+    /// The next order number, e.g. "7KQ2XM-1042".
+    ///
+    /// Two installations that take orders offline never produce the same number, because each number carries the
+    /// installation's site code; the sequence after it is local. Call inside the write transaction that inserts
+    /// the order, so that a rollback gives the number back.
+    public static func nextOrderNumber(_ db: Database) throws -> String {
+        try nextOrderNumbers(db, count: 1)[0]
+    }
+
+    /// Reserves `count` consecutive order numbers at once (used by seeding).
+    public static func nextOrderNumbers(_ db: Database, count: Int) throws -> [String] {
+        let site = try siteCode(db)
+        let last = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'orderSequence'") ?? 0
+        try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'orderSequence'", arguments: [String(last + count)])
+        return (1...max(count, 1)).prefix(count).map { "\(site)-\(last + $0)" }
+    }
+}

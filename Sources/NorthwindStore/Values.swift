@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+
+/// An exact amount of money in cents.
+///
+/// Prices are stored as integer cents so that sums never pick up binary floating-point error.
+///     Money(cents: 1850).description // "18.50"
+public struct Money: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var cents: Int
+
+    public init(cents: Int) { self.cents = cents }
+
+    /// Rounds a decimal amount to the nearest cent, halves away from zero (as SQL Server's money conversion does).
+    public init(_ amount: Decimal) {
+        var value = amount * 100
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        self.cents = NSDecimalNumber(decimal: rounded).intValue
+    }
+
+    /// Parses "18", "18.5" or "18.50"; nil for anything else, including more than two decimals that aren't zero.
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, let amount = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")),
+            trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" })
+        else { return nil }
+        let money = Money(amount)
+        guard money.decimal == amount else { return nil }
+        self = money
+    }
+
+    public static let zero = Money(cents: 0)
+    public var decimal: Decimal { Decimal(cents) / 100 }
+    public var description: String {
+        let sign = cents < 0 ? "-" : ""
+        let magnitude = cents.magnitude
+        let fraction = magnitude % 100
+        return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+    public static func < (lhs: Money, rhs: Money) -> Bool { lhs.cents < rhs.cents }
+    public static func + (lhs: Money, rhs: Money) -> Money { Money(cents: lhs.cents + rhs.cents) }
+
+    public init(from decoder: any Decoder) throws {
+        cents = try decoder.singleValueContainer().decode(Int.self)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(cents)
+    }
+}
+
+extension Money: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { cents.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Money? {
+        Int.fromDatabaseValue(dbValue).map(Money.init(cents:))
+    }
+}
+
+/// A calendar day without time zone, stored as "yyyy-MM-dd" so that SQL can compare and group it as text.
+public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init?(year: Int, month: Int, day: Int) {
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+            Self.calendar.date(from: components).map({ Self.calendar.component(.day, from: $0) == day }) == true
+        else { return nil }
+        (self.year, self.month, self.day) = (year, month, day)
+    }
+
+    /// Parses "1996-07-04"; a time part after the date ("1996-07-04 00:00:00") is ignored.
+    public init?(_ text: String) {
+        let datePart = text.prefix(10).split(separator: "-", omittingEmptySubsequences: false)
+        guard datePart.count == 3, datePart[0].count == 4, datePart[1].count == 2, datePart[2].count == 2,
+            let y = Int(datePart[0]), let m = Int(datePart[1]), let d = Int(datePart[2])
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public init(_ date: Date) {
+        let c = Self.calendar.dateComponents([.year, .month, .day], from: date)
+        (year, month, day) = (c.year ?? 1970, c.month ?? 1, c.day ?? 1)
+    }
+
+    public static var today: LocalDate { LocalDate(Date()) }
+
+    public func adding(days: Int) -> LocalDate {
+        LocalDate(Self.calendar.date(byAdding: .day, value: days, to: date) ?? date)
+    }
+
+    /// Midnight UTC of this day.
+    public var date: Date {
+        Self.calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? Date(timeIntervalSince1970: 0)
+    }
+
+    public var description: String {
+        func pad(_ n: Int, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    private static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return calendar
+    }()
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = LocalDate(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a yyyy-MM-dd date")
+        }
+        self = value
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension LocalDate: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { description.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> LocalDate? {
+        String.fromDatabaseValue(dbValue).flatMap(LocalDate.init)
+    }
+}
+
+/// Binary content with its MIME type, e.g. a category picture.
+public struct BinaryContent: Hashable, Sendable {
+    public var bytes: Data
+    public var contentType: String
+    public init(bytes: Data, contentType: String) {
+        self.bytes = bytes
+        self.contentType = contentType
+    }
+}
+
+/// A globally unique id for a synced row: a lowercase UUID string.
+public func newRecordID() -> String { UUID().uuidString.lowercased() }
