@@ -34,13 +34,15 @@ let package = Package(
             dependencies: ["NorthwindStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        // The `northwind` command-line tool, including `bench`.
+        // The `northwind` command-line tool, including `bench`, which compares the domain layer with bare SQLite.
         .executableTarget(
             name: "northwind",
             dependencies: [
                 "Northwind",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The bare C API, for the benchmark's baseline.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,88 @@
+import Foundation
+import GRDBSQLite
+
+/// A bare SQLite C API connection: the benchmark's baseline, with no GRDB, no records and no async hops.
+final class BareSQLite {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            throw BenchError("cannot open \(path)")
+        }
+        sqlite3_busy_timeout(handle, 10_000)
+        try exec("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    func exec(_ sql: String) throws {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(handle))) }
+    }
+
+    /// A cached prepared statement, reset and with its bindings cleared.
+    func statement(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            return statement
+        }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw BenchError(String(cString: sqlite3_errmsg(handle)))
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    func bind(_ statement: OpaquePointer, _ values: [Any?]) {
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case let value as Int: sqlite3_bind_int64(statement, position, Int64(value))
+            case let value as Int64: sqlite3_bind_int64(statement, position, value)
+            case let value as Double: sqlite3_bind_double(statement, position, value)
+            case let value as String: sqlite3_bind_text(statement, position, value, -1, Self.transient)
+            default: sqlite3_bind_null(statement, position)
+            }
+        }
+    }
+
+    /// Runs a statement and reads every column of every row, as a caller that uses the results would.
+    @discardableResult
+    func run(_ sql: String, _ values: Any?...) throws -> [[Any?]] {
+        let statement = try statement(sql)
+        bind(statement, values)
+        var rows: [[Any?]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw BenchError(String(cString: sqlite3_errmsg(handle))) }
+            let count = sqlite3_column_count(statement)
+            var row: [Any?] = []
+            row.reserveCapacity(Int(count))
+            for column in 0..<count {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: row.append(sqlite3_column_int64(statement, column))
+                case SQLITE_FLOAT: row.append(sqlite3_column_double(statement, column))
+                case SQLITE_TEXT: row.append(String(cString: sqlite3_column_text(statement, column)))
+                case SQLITE_BLOB: row.append(sqlite3_column_bytes(statement, column))
+                default: row.append(nil)
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Northwind
+
+/// The same reads and writes the domain layer performs for an order, through the bare C API.
+enum BareOrders {
+    static let linesSQL = """
+        SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
+        FROM order_lines JOIN products ON products.id = order_lines.productID
+        WHERE order_lines.orderID = ? ORDER BY order_lines.id
+        """
+
+    static func create(_ db: BareSQLite, customerCode: String, products: [Int64]) throws -> String {
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            guard let customer = try db.run("SELECT * FROM customers WHERE code = ?", customerCode).first, let customerID = customer[0] as? Int64 else {
+                throw BenchError("no customer")
+            }
+            _ = try db.run("SELECT * FROM employees WHERE id = ?", 1)
+            _ = try db.run("SELECT * FROM shippers WHERE id = ?", 1)
+            let site = try db.run("SELECT value FROM store_metadata WHERE key = 'siteCode'")[0][0] as? String ?? ""
+            let last = try db.run("SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'orderSequence'")[0][0] as? Int64 ?? 0
+            try db.run("UPDATE store_metadata SET value = ? WHERE key = 'orderSequence'", String(last + 1))
+            let number = "\(site)-\(last + 1)"
+            try db.run("""
+                INSERT INTO orders (recordID, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status,
+                  shipVia, freightCents, shipName, shipAddress, shipCity, shipRegion, shipPostalCode, shipCountry, version)
+                VALUES (?, ?, ?, ?, ?, NULL, NULL, 'new', ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                """, newRecordID(), number, customerID, 1, LocalDate.today.description, 1, 1234,
+                customer[3], customer[6], customer[7], customer[8], customer[9], customer[10])
+            let orderID = db.lastInsertedRowID
+            for product in products {
+                guard let row = try db.run("SELECT * FROM products WHERE id = ?", product).first else { throw BenchError("no product") }
+                try db.run("INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?, ?)",
+                           newRecordID(), orderID, product, row[7], 2, 0.05)
+            }
+            try readBack(db, number: number)
+            try db.exec("COMMIT")
+            return number
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    static func execute(_ db: BareSQLite, number: String) throws {
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            guard let order = try db.run("SELECT * FROM orders WHERE number = ?", number).first, let orderID = order[0] as? Int64 else {
+                throw BenchError("no order")
+            }
+            let lines = try db.run(linesSQL, orderID)
+            for line in lines where (line[5] as? Int64 ?? 0) > (line[8] as? Int64 ?? 0) { throw BenchError("short") }
+            let now = Date().formatted(.iso8601)
+            for line in lines {
+                try db.run("INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt) VALUES (?, ?, ?, 'shipped', ?, ?, NULL, ?)",
+                           newRecordID(), line[3], -(line[5] as? Int64 ?? 0), orderID, order[4], now)
+            }
+            try db.run("UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?", LocalDate.today.description, orderID)
+            try readBack(db, number: number)
+            try db.exec("COMMIT")
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// What `OrderDetail` reads: the order, its customer, employee, shipper and lines.
+    static func readBack(_ db: BareSQLite, number: String) throws {
+        guard let order = try db.run("SELECT * FROM orders WHERE number = ?", number).first else { throw BenchError("no order") }
+        try db.run("SELECT * FROM customers WHERE id = ?", order[3])
+        try db.run(linesSQL, order[0])
+        try db.run("SELECT * FROM employees WHERE id = ?", order[4])
+        try db.run("SELECT * FROM shippers WHERE id = ?", order[9])
+    }
+}
+
+/// Inserts rows of the demo data's shapes and counts through the C API, as the baseline for the seeding rate.
+enum BareSeeder {
+    /// Returns the seconds taken and the rows inserted.
+    static func seed(path: String, scale: Int) throws -> (seconds: Double, rows: Int) {
+        let db = try BareSQLite(path: path)
+        let start = DispatchTime.now().uptimeNanoseconds
+        try db.exec("PRAGMA cache_size = -400000")
+        try db.exec("BEGIN IMMEDIATE")
+        var random = SplitMix(state: 42)
+        var lines = 0
+        for id in 1...(8 * scale) { try db.run("INSERT INTO categories (id, name, description) VALUES (?, ?, ?)", id, "Category \(id)", "Things") }
+        for id in 1...(29 * scale) {
+            try db.run("INSERT INTO suppliers (id, companyName, contactName, contactTitle, address, city, postalCode, country, phone) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       id, "Supplier \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555")
+        }
+        for id in 1...(77 * scale) {
+            try db.run("INSERT INTO products (id, name, supplierID, categoryID, quantityPerUnit, unitPriceCents, unitsInStock, unitsOnOrder, reorderLevel, discontinued) VALUES (?, ?, ?, ?, ?, ?, 0, 0, 10, 0)",
+                       id, "Product \(id)", 1 + id % (29 * scale), 1 + id % (8 * scale), "12 jars", 1850)
+            try db.run("INSERT INTO stock_movements (productID, delta, reason, createdAt) VALUES (?, ?, 'initial', ?)", id, 50, "2026-06-30T08:00:00.000Z")
+        }
+        for id in 1...(91 * scale) {
+            try db.run("INSERT INTO customers (id, code, companyName, contactName, contactTitle, address, city, postalCode, country, phone, fax) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       id, "C\(id)", "Customer \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555", nil)
+        }
+        for id in 1...(9 * scale) {
+            try db.run("INSERT INTO employees (id, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city, postalCode, country, homePhone, extension, notes, reportsTo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       id, "Smith", "Ann", "Sales Representative", "Ms.", "1980-01-01", "2020-01-01", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555", "123", "Notes", nil)
+        }
+        for id in 1...(3 * scale) { try db.run("INSERT INTO shippers (id, companyName, phone) VALUES (?, ?, ?)", id, "Shipper \(id)", "(555) 555-5555") }
+        for id in 1...4 { try db.run("INSERT INTO regions (id, description) VALUES (?, ?)", id, "Region \(id)") }
+        for id in 1...(53 * scale) {
+            try db.run("INSERT INTO territories (id, code, description, regionID) VALUES (?, ?, ?, ?)", id, "T\(id)", "Territory", 1 + id % 4)
+            try db.run("INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)", 1 + id % (9 * scale), id)
+        }
+        for id in 1...(830 * scale) {
+            try db.run("""
+                INSERT INTO orders (id, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status, shipVia,
+                  freightCents, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
+                SELECT ?, ?, id, ?, ?, ?, ?, ?, ?, ?, companyName, address, city, postalCode, country FROM customers WHERE id = ?
+                """, id, "BARE-\(id)", 1 + id % (9 * scale), "2025-01-01", "2025-01-29", "2025-01-05", "shipped", 1 + id % (3 * scale), 3238, 1 + id % (91 * scale))
+            var used: [Int] = []
+            let lineCount = 1 + Int(random.next() % 4) + (random.next() % 5 == 0 ? 1 : 0)
+            lines += lineCount
+            while used.count < lineCount {
+                let product = 1 + Int(random.next() % UInt64(77 * scale))
+                if !used.contains(product) { used.append(product) }
+            }
+            for product in used {
+                try db.run("INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?)", id, product, 1850, 12, 0.05)
+            }
+        }
+        try db.exec("COMMIT")
+        let rows = scale * (8 + 29 + 77 + 77 + 91 + 9 + 3 + 53 + 53 + 830) + 4 + lines
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, rows)
+    }
+}
+
+/// The same generator the demo data uses, so the baseline draws as many random numbers.
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import Northwind
+
+/// Measures the domain layer against the bare SQLite C API doing the same work on the same file, in the same run.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure search, lookup, list, order creation and execution, and seeding, against bare SQLite.",
+        discussion: "Each scale is seeded into a temporary store that is removed afterwards. Figures: operations per second, p50 and p99 latency, and our rate as a share of bare SQLite's.")
+
+    @Option(name: .customLong("scale"), help: "A scale to measure at (repeatable; default 1 and 1000).")
+    var scales: [Int] = []
+    @Option(help: "Repetitions of each read operation.") var reads = 2000
+    @Option(help: "Repetitions of each write operation.") var writes = 300
+    @Option(help: "Keep the bench stores in this folder instead of a temporary one.") var directory: String?
+
+    func validate() throws {
+        if scales.contains(where: { !(1...10_000).contains($0) }) { throw ValidationError("--scale must be between 1 and 10000.") }
+        if reads < 10 || writes < 10 { throw ValidationError("--reads and --writes must be at least 10.") }
+    }
+
+    func run() async throws {
+        let folder = directory.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("northwind-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { if directory == nil { try? FileManager.default.removeItem(at: folder) } }
+        print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        for scale in scales.isEmpty ? [1, 1000] : scales {
+            var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes)
+            try await bench.run()
+        }
+    }
+}
+
+/// Latencies of one operation, in nanoseconds.
+struct Sample {
+    var nanos: [UInt64] = []
+    var total: UInt64 = 0
+
+    mutating func time<T>(_ body: () async throws -> T) async rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try await body()
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        nanos.append(elapsed)
+        total += elapsed
+        return result
+    }
+
+    var opsPerSecond: Double { Double(nanos.count) / (Double(total) / 1e9) }
+    func percentile(_ p: Double) -> Double {
+        let sorted = nanos.sorted()
+        return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e6
+    }
+}
+
+struct Bench {
+    let scale: Int
+    let folder: URL
+    let reads: Int
+    let writes: Int
+    var table = TextTable("Operation", "Ours ops/s", "p50 ms", "p99 ms", "Bare ops/s", "p50 ms", "p99 ms", "Ours/bare")
+
+    init(scale: Int, folder: URL, reads: Int, writes: Int) {
+        (self.scale, self.folder, self.reads, self.writes) = (scale, folder, reads, writes)
+    }
+
+    mutating func report(_ name: String, _ ours: Sample, _ bare: Sample) {
+        func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
+        table.add(name, f(ours.opsPerSecond, 0), f(ours.percentile(0.5)), f(ours.percentile(0.99)),
+                  f(bare.opsPerSecond, 0), f(bare.percentile(0.5)), f(bare.percentile(0.99)),
+                  "\(f(100 * ours.opsPerSecond / bare.opsPerSecond, 0))%")
+    }
+
+    mutating func run() async throws {
+        print("\n== Scale \(scale) ==")
+        let path = folder.appendingPathComponent("bench-\(scale).sqlite").path
+        let barePath = folder.appendingPathComponent("bench-\(scale)-bare.sqlite").path
+        for file in [path, barePath] {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        }
+
+        // Seeding: our generator through GRDB against the same row shapes through the C API.
+        let backoffice = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
+        let summary = try DemoData.seed(into: backoffice.store, options: .init(scale: scale, seed: 42, endDate: LocalDate(year: 2026, month: 6, day: 30) ?? .today))
+        let seededRows = summary.counts.reduce(0) { $0 + $1.rows }
+        _ = try Backoffice.open(StoreConfiguration(path: barePath), seedIfCreated: false)
+        let (bareSeconds, bareRows) = try BareSeeder.seed(path: barePath, scale: scale)
+        let bareRate = Double(bareRows) / bareSeconds
+        let ourRate = Double(seededRows) / summary.seconds
+        print(String(format: "Seeding: ours %d rows in %.1f s (%.0f rows/s), bare %d rows in %.1f s (%.0f rows/s), ours/bare %.0f%%",
+                     seededRows, summary.seconds, ourRate, bareRows, bareSeconds, bareRate, 100 * ourRate / bareRate))
+
+        let bare = try BareSQLite(path: path)
+        let productCount = Int(try bare.run("SELECT count(*) FROM products")[0][0] as? Int64 ?? 1)
+        let terms = ["cote", "pât", "saumon fu", "chocolat", "crème", "jam", "earl grey", "moutarde", "kr", "tomates sé"]
+        let searchSQL = """
+            SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+            FROM products_fts JOIN products ON products.id = products_fts.rowid
+            LEFT JOIN categories ON categories.id = products.categoryID
+            LEFT JOIN suppliers ON suppliers.id = products.supplierID
+            WHERE products_fts MATCH ? ORDER BY products_fts.rank, products.name LIMIT 20
+            """
+        var ours = Sample(), raw = Sample()
+        for i in 0..<reads {
+            _ = try await ours.time { try await backoffice.searchProducts(terms[i % terms.count]) }
+        }
+        for i in 0..<reads {
+            let pattern = terms[i % terms.count].split(separator: " ").map { "\"\($0)\"*" }.joined(separator: " ")
+            _ = try await raw.time { try bare.run(searchSQL, pattern) }
+        }
+        report("product search", ours, raw)
+
+        let lookupSQL = """
+            SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+            FROM products LEFT JOIN categories ON categories.id = products.categoryID
+            LEFT JOIN suppliers ON suppliers.id = products.supplierID WHERE products.id = ?
+            """
+        (ours, raw) = (Sample(), Sample())
+        for i in 0..<reads { _ = try await ours.time { try await backoffice.product(id: Int64(1 + (i * 7919) % productCount)) } }
+        for i in 0..<reads { _ = try await raw.time { try bare.run(lookupSQL, 1 + (i * 7919) % productCount) } }
+        report("product lookup", ours, raw)
+
+        let pageSQL = """
+            SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+            FROM products LEFT JOIN categories ON categories.id = products.categoryID
+            LEFT JOIN suppliers ON suppliers.id = products.supplierID ORDER BY products.name, products.id LIMIT 50 OFFSET ?
+            """
+        (ours, raw) = (Sample(), Sample())
+        let pages = max(1, productCount / 50)
+        for i in 0..<reads {
+            var query = ProductQuery()
+            query.offset = (i % pages) * 50
+            _ = try await ours.time { try await backoffice.listProducts(query) }
+        }
+        for i in 0..<reads {
+            _ = try await raw.time {
+                _ = try bare.run("SELECT count(*) FROM products")
+                return try bare.run(pageSQL, (i % pages) * 50)
+            }
+        }
+        report("product list page (50, with category)", ours, raw)
+
+        // Writes: a three-line order for a customer, then its execution, on products stocked up for the purpose.
+        let stocked = try bare.run("SELECT id FROM products WHERE discontinued = 0 ORDER BY id LIMIT 30").compactMap { $0[0] as? Int64 }
+        for id in stocked { _ = try await backoffice.receiveStock(productID: id, quantity: 10_000_000) }
+        let customerCode = try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? ""
+        func lines(_ i: Int) -> [Int64] { (0..<3).map { stocked[(i * 3 + $0) % stocked.count] } }
+
+        (ours, raw) = (Sample(), Sample())
+        var ourNumbers: [String] = []
+        for i in 0..<writes {
+            let draft = OrderDraft(customerCode: customerCode, employeeID: 1, requiredDate: nil, shipVia: 1,
+                                   freight: Money(cents: 1234), lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) })
+            ourNumbers.append(try await ours.time { try await backoffice.createOrder(draft) }.order.number)
+        }
+        var bareNumbers: [String] = []
+        for i in 0..<writes {
+            bareNumbers.append(try await raw.time { try BareOrders.create(bare, customerCode: customerCode, products: lines(i)) })
+        }
+        report("order creation (3 lines)", ours, raw)
+
+        (ours, raw) = (Sample(), Sample())
+        for number in ourNumbers { _ = try await ours.time { try await backoffice.executeOrder(number: number) } }
+        for number in bareNumbers { try await raw.time { try BareOrders.execute(bare, number: number) } }
+        report("order execution", ours, raw)
+        print(table.render())
+    }
+}

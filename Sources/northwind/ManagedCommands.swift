@@ -1,0 +1,305 @@
+import ArgumentParser
+import Foundation
+import Northwind
+
+/// What the generic list/show/add/edit/delete commands need to know about one kind of record.
+protocol ManagedKind {
+    associatedtype Record: ManagedRecord
+    static var plural: String { get }
+    /// A record with required fields empty, as the start of `add`.
+    static func blank() -> Record
+    static func tableHeaders() -> [String]
+    static func tableRow(_ record: Record) -> [String]
+    /// Turns what a person typed ("7", or a customer code) into an id.
+    static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64
+}
+
+extension ManagedKind {
+    static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64 {
+        guard let id = Int64(key) else { throw ValidationError("'\(key)' is not a \(Record.entityName) id.") }
+        return id
+    }
+
+    /// The fields people may set, in declaration order, with whether each holds a number.
+    static var editableFields: [(name: String, numeric: Bool)] {
+        Mirror(reflecting: blank()).children.compactMap { child in
+            guard let label = child.label, !["id", "recordID", "version"].contains(label) else { return nil }
+            let type = "\(Swift.type(of: child.value))"
+            return (label, type.contains("Int") || type.contains("Double"))
+        }
+    }
+
+    static var fieldHelp: String {
+        "Set a field, as NAME=VALUE (repeatable; an empty VALUE clears it). Fields: "
+            + editableFields.map(\.name).joined(separator: ", ") + "."
+    }
+
+    /// Applies NAME=VALUE pairs through the record's Codable form, so every field is settable without a flag per field.
+    static func apply(_ assignments: [String], to record: Record) throws -> Record {
+        let fields = Dictionary(uniqueKeysWithValues: editableFields.map { ($0.name, $0.numeric) })
+        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any] ?? [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "=") else {
+                throw ValidationError("'\(assignment)' is not NAME=VALUE.")
+            }
+            let name = String(assignment[..<equals])
+            let value = String(assignment[assignment.index(after: equals)...])
+            guard let numeric = fields[name] else {
+                throw ValidationError("\(Record.entityName.capitalized)s have no field '\(name)'. Fields: \(editableFields.map(\.name).joined(separator: ", ")).")
+            }
+            if value.isEmpty {
+                object[name] = NSNull()
+            } else if numeric {
+                guard let number = Int64(value) else { throw ValidationError("\(name) must be a whole number, not '\(value)'.") }
+                object[name] = number
+            } else {
+                object[name] = value
+            }
+        }
+        do {
+            return try JSONDecoder().decode(Record.self, from: JSONSerialization.data(withJSONObject: object))
+        } catch {
+            throw ValidationError("The values do not fit a \(Record.entityName) (dates are YYYY-MM-DD; required fields cannot be cleared).")
+        }
+    }
+}
+
+struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "list", abstract: "List \(Kind.plural).") }
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "Rows per page (1–1000).") var limit = 100
+    @Option(help: "Rows to skip.") var offset = 0
+
+    func run() async throws {
+        let page = try await storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
+        if output.json { return try printJSON(page) }
+        var table = TextTable(headers: Kind.tableHeaders())
+        for record in page.items { table.rows.append(Kind.tableRow(record)) }
+        print(table.render())
+        print(pageFooter(page))
+    }
+}
+
+struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(commandName: "show", abstract: "Show one \(Kind.Record.entityName).") }
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "Its id.") var id: String
+
+    func run() async throws {
+        let backoffice = try storeOptions.open()
+        let record = try await backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        if output.json { return try printJSON(record) }
+        print(describe(record))
+    }
+}
+
+/// "name: value" lines in declaration order.
+func describe(_ record: some Any) -> String {
+    let children = Mirror(reflecting: record).children.compactMap { child -> (String, String)? in
+        guard let label = child.label else { return nil }
+        let value: String
+        if case Optional<Any>.none = child.value as Any? { value = "" } else {
+            let described = "\(child.value)"
+            value = described.hasPrefix("Optional(") ? String(described.dropFirst(9).dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : described
+        }
+        return (label, value == "nil" ? "" : value)
+    }
+    let width = children.map(\.0.count).max() ?? 0
+    return children.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+}
+
+struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "add", abstract: "Add a \(Kind.Record.entityName).", discussion: Kind.fieldHelp)
+    }
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+    @Option(name: .customLong("set"), help: "NAME=VALUE; see the fields below.") var assignments: [String] = []
+
+    func run() async throws {
+        let record = try Kind.apply(assignments, to: Kind.blank())
+        let created = try await storeOptions.open().create(record)
+        if output.json { return try printJSON(created) }
+        print("Added \(Kind.Record.entityName) #\(created.id.map { String($0) } ?? ""): \(created.displayName).")
+    }
+}
+
+struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "edit", abstract: "Change a \(Kind.Record.entityName)'s details.", discussion: Kind.fieldHelp)
+    }
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "Its id.") var id: String
+    @Option(name: .customLong("set"), help: "NAME=VALUE; see the fields below.") var assignments: [String] = []
+
+    func validate() throws {
+        if assignments.isEmpty { throw ValidationError("Nothing to change: give at least one --set NAME=VALUE.") }
+    }
+
+    func run() async throws {
+        let backoffice = try storeOptions.open()
+        let current = try await backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
+        if output.json { return try printJSON(saved) }
+        print("Saved \(Kind.Record.entityName) \(id): \(saved.displayName).")
+    }
+}
+
+struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "delete", abstract: "Delete a \(Kind.Record.entityName) that nothing refers to.")
+    }
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "Its id.") var id: String
+
+    func run() async throws {
+        let backoffice = try storeOptions.open()
+        try await backoffice.delete(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        print("Deleted \(Kind.Record.entityName) \(id).")
+    }
+}
+
+extension TextTable {
+    init(headers: [String]) {
+        self.init()
+        self.headers = headers
+    }
+    private init() { headers = [] }
+}
+
+// MARK: - The five kinds
+
+enum CategoryKind: ManagedKind {
+    static let plural = "categories"
+    static func blank() -> Category { Category(name: "") }
+    static func tableHeaders() -> [String] { ["ID", "Name", "Description"] }
+    static func tableRow(_ r: Category) -> [String] { [String(r.id ?? 0), r.name, text(r.description)] }
+}
+
+enum SupplierKind: ManagedKind {
+    static let plural = "suppliers"
+    static func blank() -> Supplier { Supplier(companyName: "") }
+    static func tableHeaders() -> [String] { ["ID", "Company", "Contact", "City", "Country", "Phone"] }
+    static func tableRow(_ r: Supplier) -> [String] {
+        [String(r.id ?? 0), r.companyName, text(r.contactName), text(r.city), text(r.country), text(r.phone)]
+    }
+}
+
+enum CustomerKind: ManagedKind {
+    static let plural = "customers"
+    static func blank() -> Customer { Customer(code: "", companyName: "") }
+    static func tableHeaders() -> [String] { ["ID", "Code", "Company", "Contact", "City", "Country", "Phone"] }
+    static func tableRow(_ r: Customer) -> [String] {
+        [String(r.id ?? 0), r.code, r.companyName, text(r.contactName), text(r.city), text(r.country), text(r.phone)]
+    }
+    /// Customers are known by their code on the phone; an id works too.
+    static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64 {
+        if let id = Int64(key) { return id }
+        return try await backoffice.customer(code: key).id ?? 0
+    }
+}
+
+enum EmployeeKind: ManagedKind {
+    static let plural = "employees"
+    static func blank() -> Employee { Employee(firstName: "", lastName: "") }
+    static func tableHeaders() -> [String] { ["ID", "Name", "Title", "City", "Reports to"] }
+    static func tableRow(_ r: Employee) -> [String] {
+        [String(r.id ?? 0), r.fullName, text(r.title), text(r.city), r.reportsTo.map { String($0) } ?? ""]
+    }
+}
+
+enum ShipperKind: ManagedKind {
+    static let plural = "shippers"
+    static func blank() -> Shipper { Shipper(companyName: "") }
+    static func tableHeaders() -> [String] { ["ID", "Company", "Phone"] }
+    static func tableRow(_ r: Shipper) -> [String] { [String(r.id ?? 0), r.companyName, text(r.phone)] }
+}
+
+private func managedSubcommands<Kind: ManagedKind>(_ kind: Kind.Type) -> [any ParsableCommand.Type] {
+    [ManagedList<Kind>.self, ManagedShow<Kind>.self, ManagedAdd<Kind>.self, ManagedEdit<Kind>.self, ManagedDelete<Kind>.self]
+}
+
+struct CategoriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "categories", abstract: "List, show, add, edit and delete categories.",
+        subcommands: managedSubcommands(CategoryKind.self) + [BinaryCommand<CategoryPicture>.self])
+}
+struct SuppliersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suppliers", abstract: "List, show, add, edit and delete suppliers.",
+        subcommands: managedSubcommands(SupplierKind.self))
+}
+struct CustomersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "customers", abstract: "List, show, add, edit and delete customers (by id or code).",
+        subcommands: managedSubcommands(CustomerKind.self))
+}
+struct EmployeesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "employees", abstract: "List, show, add, edit and delete employees.",
+        subcommands: managedSubcommands(EmployeeKind.self) + [BinaryCommand<EmployeePhoto>.self])
+}
+struct ShippersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shippers", abstract: "List, show, add, edit and delete shippers.",
+        subcommands: managedSubcommands(ShipperKind.self))
+}
+
+// MARK: - Pictures and photos
+
+protocol BinaryAttributeKind {
+    static var name: String { get }
+    static var owner: String { get }
+    static func load(_ backoffice: Backoffice, id: Int64) async throws -> BinaryContent?
+    static func save(_ backoffice: Backoffice, id: Int64, _ content: BinaryContent?) async throws
+}
+enum CategoryPicture: BinaryAttributeKind {
+    static let name = "picture"
+    static let owner = "category"
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.categoryPicture(categoryID: id) }
+    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setCategoryPicture(categoryID: id, c) }
+}
+enum EmployeePhoto: BinaryAttributeKind {
+    static let name = "photo"
+    static let owner = "employee"
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.employeePhoto(employeeID: id) }
+    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setEmployeePhoto(employeeID: id, c) }
+}
+
+struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Kind.name, abstract: "Save, replace or remove a \(Kind.owner)'s \(Kind.name).")
+    }
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The \(Kind.owner) id.") var id: Int64
+    @Option(help: "Store this image file.") var set: String?
+    @Option(help: "Write the stored image to this file.") var output: String?
+    @Flag(help: "Remove the stored image.") var remove = false
+
+    func validate() throws {
+        if [set != nil, output != nil, remove].filter({ $0 }).count != 1 {
+            throw ValidationError("Give exactly one of --set FILE, --output FILE or --remove.")
+        }
+    }
+
+    func run() async throws {
+        let backoffice = try storeOptions.open()
+        if let set {
+            guard let bytes = FileManager.default.contents(atPath: set) else { throw ValidationError("Cannot read \(set).") }
+            try await Kind.save(backoffice, id: id, BinaryContent(bytes: bytes, contentType: ClassicScript.unwrapImage(Array(bytes))?.contentType ?? "application/octet-stream"))
+            print("Stored \(bytes.count) bytes as the \(Kind.name) of \(Kind.owner) #\(id).")
+        } else if let output {
+            guard let content = try await Kind.load(backoffice, id: id) else {
+                throw ValidationError("\(Kind.owner.capitalized) #\(id) has no \(Kind.name).")
+            }
+            try content.bytes.write(to: URL(fileURLWithPath: output))
+            print("Wrote \(content.bytes.count) bytes (\(content.contentType)) to \(output).")
+        } else {
+            try await Kind.save(backoffice, id: id, nil)
+            print("Removed the \(Kind.name) of \(Kind.owner) #\(id).")
+        }
+    }
+}
