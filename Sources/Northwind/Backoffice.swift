@@ -8,6 +8,8 @@ import GRDB
 ///
 ///     let backoffice = try Backoffice.open(StoreConfiguration(path: "northwind.sqlite"))
 ///     let order = try await backoffice.executeOrder(number: "10248")
+///
+/// Reads are synchronous: they take microseconds. Writes are `async`: they may wait for the write lock and the disk.
 public struct Backoffice: Sendable {
     public let store: Store
 
@@ -35,9 +37,19 @@ public struct Backoffice: Sendable {
         }
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
+    /// Reads synchronously in one isolated transaction. Reads take microseconds, so they don't hop threads.
+    func read<T>(_ body: (Database) throws -> T) throws(NorthwindError) -> T {
         do {
-            return try await store.pool.read(body)
+            return try store.pool.read(body)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// A read of exactly one SQL statement, on the hot-path connections (see `QuickReaders`).
+    func quickRead<T>(_ body: (Database) throws -> T) throws(NorthwindError) -> T {
+        do {
+            return try store.quick.read(body)
         } catch {
             throw Self.translate(error)
         }
@@ -64,6 +76,15 @@ public struct Backoffice: Sendable {
         }
         return .storeUnavailable("The store failed: \(error).")
     }
+}
+
+/// Fetches one record with a prepared statement kept for reuse: hot paths avoid recompiling SQL.
+func fetchOne<R: FetchableRecord>(_ type: R.Type, _ db: Database, sql: String, _ arguments: StatementArguments) throws -> R? {
+    try R.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+}
+
+func fetchAll<R: FetchableRecord>(_ type: R.Type, _ db: Database, sql: String, _ arguments: StatementArguments) throws -> [R] {
+    try R.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
 }
 
 /// One page of a list, with the total number of matching rows so a UI can show pages.

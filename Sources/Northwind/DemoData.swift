@@ -44,11 +44,14 @@ public enum DemoData {
                     throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store.")
                 }
                 try clearAll(db, binaries: store.binaries)
-                // Keep the whole seed's pages in memory until commit.
-                try db.execute(sql: "PRAGMA cache_size = -400000")
+                // Keep the whole seed's pages in memory until commit, and check references once, at commit,
+                // since rows go in by batches.
+                // About 1.2 MB of pages per unit of scale; negative cache sizes are in KiB.
+                try db.execute(sql: "PRAGMA cache_size = -\(64_000 + options.scale * 1_500)")
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
-                var generator = Generator(db: db, options: options)
-                counts = try generator.run()
+                var generator = try Generator(db: db, options: options)
+                counts = try Schema.withBulkChangeLog(db) { try generator.run() }
             }
             return Summary(counts: counts, seconds: Date().timeIntervalSince(start))
         } catch {
@@ -67,9 +70,82 @@ public enum DemoData {
     static func clearAll(_ db: Database, binaries: ExternalStorage) throws {
         try binaries.prepareDeleteAll(db, table: "categories", attribute: "picture")
         try binaries.prepareDeleteAll(db, table: "employees", attribute: "photo")
+        // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
+        try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
         for table in Store.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }
+    }
+}
+
+/// Record ids for seeded rows: UUID-shaped, a per-installation prefix followed by a counter.
+///
+/// The prefix comes from the site code and the seed, so the same options give the same ids on one installation while
+/// two installations never share one. Ascending ids also keep the unique index cheap to fill.
+struct SeededRecordIDs {
+    private let prefix: [UInt8]
+    private var counter: UInt64 = 0
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    init(siteCode: String, seed: UInt64) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in siteCode.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var random = SeededRandom(seed: hash ^ seed)
+        let bits = random.next()
+        // xxxxxxxx-xxxx-8xxx-9xxx-counter: version 8 (custom), RFC 4122 variant.
+        var text = Array("00000000-0000-8000-9000-".utf8)
+        let nibbles = (0..<16).map { Self.hex[Int((bits >> (60 - 4 * UInt64($0))) & 0xF)] }
+        let slots = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 15, 16, 17, 20]
+        for (slot, nibble) in zip(slots, nibbles) { text[slot] = nibble }
+        prefix = text
+    }
+
+    mutating func next() -> String {
+        counter += 1
+        var bytes = prefix
+        for shift in stride(from: 44, through: 0, by: -4) {
+            bytes.append(Self.hex[Int((counter >> UInt64(shift)) & 0xF)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Inserts rows many at a time with one multi-row INSERT.
+///
+/// SQLite sets up trigger programs (the change log) once per statement execution; one row per statement made that
+/// setup cost more than the row itself.
+struct BulkInsert {
+    let db: Database
+    let prefix: String
+    let columns: Int
+    let batch: Int
+    private var buffer: [DatabaseValue] = []
+    private(set) var count = 0
+
+    init(_ db: Database, _ prefix: String, columns: Int, batch: Int = 256) {
+        self.db = db
+        self.prefix = prefix
+        self.columns = columns
+        self.batch = batch
+        buffer.reserveCapacity(columns * batch)
+    }
+
+    mutating func append(_ values: [(any DatabaseValueConvertible)?]) throws {
+        for value in values { buffer.append(value?.databaseValue ?? .null) }
+        count += 1
+        if buffer.count == columns * batch { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        let rows = buffer.count / columns
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+        // OR FAIL: a constraint error still fails the whole seed, but SQLite then needs no statement journal,
+        // which would copy every page the batch touches.
+        let sql = prefix.replacingOccurrences(of: "INSERT INTO", with: "INSERT OR FAIL INTO") + " VALUES "
+            + Array(repeating: tuple, count: rows).joined(separator: ",")
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(buffer))
+        buffer.removeAll(keepingCapacity: true)
     }
 }
 
@@ -93,12 +169,14 @@ private struct Generator {
     let db: Database
     let options: Options
     var random: SeededRandom
+    var ids: SeededRecordIDs
     typealias Options = DemoData.Options
 
-    init(db: Database, options: Options) {
+    init(db: Database, options: Options) throws {
         self.db = db
         self.options = options
         random = SeededRandom(seed: options.seed)
+        ids = SeededRecordIDs(siteCode: try StoreMetadata.siteCode(db), seed: options.seed)
     }
 
     var scale: Int { options.scale }
@@ -111,10 +189,10 @@ private struct Generator {
         let employees = try employees()
         let shippers = try shippers()
         let territories = try regionsAndTerritories(employeeCount: employees)
-        let (orders, lines) = try orders(products: products, customerCount: customers, employeeCount: employees, shipperCount: shippers)
+        let (orders, lines) = try orders(products: products, customers: customers, employeeCount: employees, shipperCount: shippers)
         return [
             .init(table: "categories", rows: categories), .init(table: "suppliers", rows: suppliers),
-            .init(table: "products", rows: products.count), .init(table: "customers", rows: customers),
+            .init(table: "products", rows: products.count), .init(table: "customers", rows: customers.count),
             .init(table: "employees", rows: employees), .init(table: "shippers", rows: shippers),
             .init(table: "regions", rows: Vocabulary.regions.count), .init(table: "territories", rows: territories),
             .init(table: "employee_territories", rows: territories),
@@ -127,31 +205,32 @@ private struct Generator {
     func copyName(_ base: String, _ copy: Int) -> String { copy == 0 ? base : "\(base) (set \(copy + 1))" }
 
     mutating func categories() throws -> Int {
-        let statement = try db.makeStatement(sql: "INSERT INTO categories (id, name, description) VALUES (?, ?, ?)")
+        var statement = BulkInsert(db, "INSERT INTO categories (id, recordID, name, description)", columns: 4)
         var id = 0
         for copy in 0..<scale {
             for (name, description) in Vocabulary.categories {
                 id += 1
-                try statement.execute(arguments: [id, copyName(name, copy), description])
+                try statement.append([id, ids.next(), copyName(name, copy), description])
             }
         }
+        try statement.flush()
         return id
     }
 
     mutating func suppliers() throws -> Int {
-        let statement = try db.makeStatement(sql: """
-            INSERT INTO suppliers (id, companyName, contactName, contactTitle, address, city, postalCode, country, phone)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        var statement = BulkInsert(db, """
+            INSERT INTO suppliers (id, recordID, companyName, contactName, contactTitle, address, city, postalCode, country, phone)
+            """, columns: 10)
         let count = 29 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
             let name = "\(random.pick(Vocabulary.surnames)) \(random.pick(Vocabulary.supplierKinds))"
-            try statement.execute(arguments: [
-                id, copyName(name, (id - 1) / 29), contact(), random.pick(Vocabulary.contactTitles),
+            try statement.append([
+                id, ids.next(), copyName(name, (id - 1) / 29), contact(), random.pick(Vocabulary.contactTitles),
                 address(), place.city, postalCode(), place.country, phone(),
             ])
         }
+        try statement.flush()
         return count
     }
 
@@ -162,11 +241,11 @@ private struct Generator {
     }
 
     mutating func products(categoryCount: Int, supplierCount: Int) throws -> [ProductFacts] {
-        let statement = try db.makeStatement(sql: """
-            INSERT INTO products (id, name, supplierID, categoryID, quantityPerUnit, unitPriceCents, unitsInStock,
-              unitsOnOrder, reorderLevel, discontinued) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-            """)
-        let movement = try db.makeStatement(sql: "INSERT INTO stock_movements (productID, delta, reason, createdAt) VALUES (?, ?, 'initial', ?)")
+        var statement = BulkInsert(db, """
+            INSERT INTO products (id, recordID, name, supplierID, categoryID, quantityPerUnit, unitPriceCents,
+              unitsOnOrder, reorderLevel, discontinued)
+            """, columns: 10)
+        var movement = BulkInsert(db, "INSERT INTO stock_movements (recordID, productID, delta, reason, createdAt)", columns: 5)
         let openedAt = options.endDate.description + "T08:00:00.000Z"
         var facts: [ProductFacts] = []
         facts.reserveCapacity(77 * scale)
@@ -183,34 +262,46 @@ private struct Generator {
             let onOrder = low && random.chance(0.5) ? 0 : (random.chance(0.15) ? random.pick([10, 20, 30, 40, 50, 60, 70, 80, 100]) : 0)
             let discontinued = random.chance(0.1)
             let id = index + 1
-            try statement.execute(arguments: [
-                id, name, random.int(1...supplierCount), copy * Vocabulary.categories.count + categoryIndex + 1,
+            try statement.append([
+                id, ids.next(), name, random.int(1...supplierCount), copy * Vocabulary.categories.count + categoryIndex + 1,
                 random.pick(Vocabulary.packagings), price, low ? 0 : onOrder, reorder, discontinued,
             ])
-            if stock > 0 { try movement.execute(arguments: [id, stock, openedAt]) }
+            if stock > 0 { try movement.append([ids.next(), id, stock, "initial", openedAt]) }
             facts.append(ProductFacts(price: price, stock: stock, discontinued: discontinued))
         }
+        try statement.flush()
+        try movement.flush()
         return facts
     }
 
     var usedCodes = Set<String>()
 
-    mutating func customers() throws -> Int {
-        let statement = try db.makeStatement(sql: """
-            INSERT INTO customers (id, code, companyName, contactName, contactTitle, address, city, postalCode, country,
-              phone, fax) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+    /// What an order copies from its customer: id and shipping address.
+    struct CustomerFacts {
+        var shipping: [(any DatabaseValueConvertible)?]
+    }
+
+    mutating func customers() throws -> [CustomerFacts] {
+        var facts: [CustomerFacts] = []
+        var statement = BulkInsert(db, """
+            INSERT INTO customers (id, recordID, code, companyName, contactName, contactTitle, address, city, postalCode,
+              country, phone, fax)
+            """, columns: 12)
         let count = 91 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
             let surname = random.pick(Vocabulary.surnames)
             let name = "\(surname) \(random.pick(Vocabulary.shopKinds))"
-            try statement.execute(arguments: [
-                id, customerCode(from: name), name, contact(), random.pick(Vocabulary.contactTitles), address(),
-                place.city, postalCode(), place.country, phone(), random.chance(0.4) ? phone() : nil,
+            let street = address()
+            let postal = postalCode()
+            try statement.append([
+                id, ids.next(), customerCode(from: name), name, contact(), random.pick(Vocabulary.contactTitles), street,
+                place.city, postal, place.country, phone(), random.chance(0.4) ? phone() : nil,
             ])
+            facts.append(CustomerFacts(shipping: [id, name, street, place.city, postal, place.country]))
         }
-        return count
+        try statement.flush()
+        return facts
     }
 
     /// Five letters from the name, as the classic codes are (VINET); a counter replaces the tail on collision.
@@ -229,10 +320,10 @@ private struct Generator {
     }
 
     mutating func employees() throws -> Int {
-        let statement = try db.makeStatement(sql: """
-            INSERT INTO employees (id, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city,
-              postalCode, country, homePhone, extension, notes, reportsTo) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        var statement = BulkInsert(db, """
+            INSERT INTO employees (id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address,
+              city, postalCode, country, homePhone, extension, notes, reportsTo)
+            """, columns: 16)
         let count = 9 * scale
         for id in 1...count {
             // Each team of nine: a vice president, a sales manager and seven representatives.
@@ -244,59 +335,61 @@ private struct Generator {
             let first = random.pick(Vocabulary.firstNames)
             let birth = LocalDate(year: random.int(1950...1995), month: random.int(1...12), day: random.int(1...28))
             let hire = options.endDate.adding(days: -random.int(400...6000))
-            try statement.execute(arguments: [
-                id, random.pick(Vocabulary.surnames), first.name, title, first.courtesy, birth, hire, address(),
+            try statement.append([
+                id, ids.next(), random.pick(Vocabulary.surnames), first.name, title, first.courtesy, birth, hire, address(),
                 place.city, postalCode(), place.country, phone(), String(random.int(100...9999)),
                 "Joined the \(place.city) office.", reportsTo,
             ])
         }
+        try statement.flush()
         return count
     }
 
     mutating func shippers() throws -> Int {
-        let statement = try db.makeStatement(sql: "INSERT INTO shippers (id, companyName, phone) VALUES (?, ?, ?)")
+        var statement = BulkInsert(db, "INSERT INTO shippers (id, recordID, companyName, phone)", columns: 4)
         var id = 0
         for copy in 0..<scale {
             for name in Vocabulary.shippers {
                 id += 1
-                try statement.execute(arguments: [id, copyName(name, copy), phone()])
+                try statement.append([id, ids.next(), copyName(name, copy), phone()])
             }
         }
+        try statement.flush()
         return id
     }
 
     mutating func regionsAndTerritories(employeeCount: Int) throws -> Int {
         for (index, region) in Vocabulary.regions.enumerated() {
-            try db.execute(sql: "INSERT INTO regions (id, description) VALUES (?, ?)", arguments: [index + 1, region])
+            try db.execute(sql: "INSERT INTO regions (id, recordID, description) VALUES (?, ?, ?)", arguments: [index + 1, ids.next(), region])
         }
-        let territory = try db.makeStatement(sql: "INSERT INTO territories (id, code, description, regionID) VALUES (?, ?, ?, ?)")
-        let assignment = try db.makeStatement(sql: "INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)")
+        var territory = BulkInsert(db, "INSERT INTO territories (id, recordID, code, description, regionID)", columns: 5)
+        var assignment = BulkInsert(db, "INSERT INTO employee_territories (recordID, employeeID, territoryID)", columns: 3)
         let count = 53 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
-            try territory.execute(arguments: [id, String(format: "T%05d", id), copyName(place.city, (id - 1) / 53), random.int(1...Vocabulary.regions.count)])
-            try assignment.execute(arguments: [random.int(1...employeeCount), id])
+            try territory.append([id, ids.next(), String(format: "T%05d", id), copyName(place.city, (id - 1) / 53), random.int(1...Vocabulary.regions.count)])
+            try assignment.append([ids.next(), random.int(1...employeeCount), id])
         }
+        try territory.flush()
+        try assignment.flush()
         return count
     }
 
-    mutating func orders(products: [ProductFacts], customerCount: Int, employeeCount: Int, shipperCount: Int) throws -> (Int, Int) {
+    mutating func orders(products: [ProductFacts], customers: [CustomerFacts], employeeCount: Int, shipperCount: Int) throws -> (Int, Int) {
         let orderCount = 830 * scale
         let days = 365 * 3
         let newOrderDays = 25
         let numbers = try StoreMetadata.nextOrderNumbers(db, count: orderCount)
-        let insertOrder = try db.makeStatement(sql: """
-            INSERT INTO orders (id, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status, shipVia,
-              freightCents, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
-            SELECT ?, ?, id, ?, ?, ?, ?, ?, ?, ?, companyName, address, city, postalCode, country FROM customers WHERE id = ?
-            """)
-        let insertLine = try db.makeStatement(sql: """
-            INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?)
-            """)
+        var insertOrder = BulkInsert(db, """
+            INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status,
+              shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
+            """, columns: 16)
+        var insertLine = BulkInsert(db, """
+            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount)
+            """, columns: 6)
         let firstDay = options.endDate.adding(days: -(days - 1))
-        var dates: [LocalDate] = []
-        dates.reserveCapacity(days)
-        for offset in 0..<days { dates.append(firstDay.adding(days: offset)) }
+        // Day strings computed once: calendar arithmetic per order would dominate the seeding time.
+        let dates = (0..<(days + 60)).map { firstDay.adding(days: $0).description }
         let orderable = products.indices.filter { !products[$0].discontinued }
         var lineCount = 0
         var chosen: [Int] = []
@@ -309,12 +402,12 @@ private struct Generator {
             let isNew = dayIndex >= days - newOrderDays
             let cancelled = !isNew && random.chance(0.01)
             let status = isNew ? "new" : (cancelled ? "cancelled" : "shipped")
-            let shipped: LocalDate? = status == "shipped" ? dates[min(days - newOrderDays, dayIndex + random.int(1...14))] : nil
+            let shipped: String? = status == "shipped" ? dates[min(days - newOrderDays, dayIndex + random.int(1...14))] : nil
             let freight = random.chance(0.7) ? random.int(2...9_000) : random.int(9_000...100_000)
-            try insertOrder.execute(arguments: [
-                id, numbers[index], random.int(1...employeeCount), orderDate, orderDate.adding(days: random.pick([14, 28, 28, 28, 42])),
-                shipped, status, random.int(1...shipperCount), freight, random.int(1...customerCount),
-            ])
+            try insertOrder.append([
+                id, ids.next(), numbers[index], random.int(1...employeeCount), orderDate, dates[dayIndex + random.pick([14, 28, 28, 28, 42])],
+                shipped, status, random.int(1...shipperCount), freight,
+            ] + customers[random.int(0...customers.count - 1)].shipping)
             let lines = lineCountForOrder()
             chosen.removeAll(keepingCapacity: true)
             while chosen.count < lines {
@@ -326,10 +419,12 @@ private struct Generator {
                 // Some open orders ask for more than the shelf holds, so staff meet shortages.
                 if isNew && random.chance(0.15) { quantity = products[product].stock + random.int(5...25) }
                 let discount = random.chance(0.65) ? 0 : random.pick([0.05, 0.1, 0.15, 0.2, 0.25])
-                try insertLine.execute(arguments: [id, product + 1, products[product].price, quantity, discount])
+                try insertLine.append([ids.next(), id, product + 1, products[product].price, quantity, discount])
             }
             lineCount += lines
         }
+        try insertOrder.flush()
+        try insertLine.flush()
         return (orderCount, lineCount)
     }
 

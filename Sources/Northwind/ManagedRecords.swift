@@ -30,16 +30,16 @@ extension ManagedRecord {
 
 extension Backoffice {
     /// Lists records of one kind, in their natural order.
-    public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) async throws(NorthwindError) -> Page<R> {
+    public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) throws(NorthwindError) -> Page<R> {
         try checkPaging(limit: limit, offset: offset)
-        return try await read { db in
+        return try read { db in
             let items = try R.all().order(R.defaultOrdering).limit(limit, offset: offset).fetchAll(db)
             return Page(items: items, total: try R.fetchCount(db), offset: offset, limit: limit)
         }
     }
 
-    public func find<R: ManagedRecord>(_ type: R.Type, id: Int64) async throws(NorthwindError) -> R {
-        try await read { db in try Self.fetch(R.self, id: id, db) }
+    public func find<R: ManagedRecord>(_ type: R.Type, id: Int64) throws(NorthwindError) -> R {
+        try quickRead { db in try Self.fetch(R.self, id: id, db) }
     }
 
     /// Inserts a new record and returns it with its id.
@@ -92,7 +92,7 @@ extension Backoffice {
     }
 
     static func fetch<R: ManagedRecord>(_ type: R.Type, id: Int64, _ db: Database) throws -> R {
-        guard let record = try R.fetchOne(db, key: id) else { throw NorthwindError.notFound(entity: R.entityName, key: "#\(id)") }
+        guard let record = try fetchOne(R.self, db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?", [id]) else { throw NorthwindError.notFound(entity: R.entityName, key: "#\(id)") }
         return record
     }
 
@@ -210,22 +210,22 @@ extension Shipper: ManagedRecord {
 // MARK: - Binary attributes and lookups
 
 extension Backoffice {
-    public func categoryPicture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
-        try await binary(Category.self, attribute: "picture", id: categoryID)
+    public func categoryPicture(categoryID: Int64) throws(NorthwindError) -> BinaryContent? {
+        try binary(Category.self, attribute: "picture", id: categoryID)
     }
     public func setCategoryPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
     }
-    public func employeePhoto(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
-        try await binary(Employee.self, attribute: "photo", id: employeeID)
+    public func employeePhoto(employeeID: Int64) throws(NorthwindError) -> BinaryContent? {
+        try binary(Employee.self, attribute: "photo", id: employeeID)
     }
     public func setEmployeePhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Employee.self, attribute: "photo", id: employeeID, content)
     }
 
-    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
+    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) throws(NorthwindError) -> BinaryContent? {
         let binaries = store.binaries
-        return try await read { db in
+        return try read { db in
             _ = try Self.fetch(R.self, id: id, db)
             return try binaries.load(db, table: R.databaseTableName, attribute: attribute, id: id)
         }
@@ -243,13 +243,13 @@ extension Backoffice {
     }
 
     /// Finds a customer by the code staff use on the phone ("VINET"), case-insensitively.
-    public func customer(code: String) async throws(NorthwindError) -> Customer {
-        try await read { db in try Self.customer(code: code, db) }
+    public func customer(code: String) throws(NorthwindError) -> Customer {
+        try quickRead { db in try Self.customer(code: code, db) }
     }
 
     static func customer(code: String, _ db: Database) throws -> Customer {
         let trimmed = code.trimmingCharacters(in: .whitespaces)
-        guard let customer = try Customer.filter(Customer.Columns.code == trimmed.uppercased()).fetchOne(db) else {
+        guard let customer = try fetchOne(Customer.self, db, sql: "SELECT * FROM customers WHERE code = ?", [trimmed.uppercased()]) else {
             throw NorthwindError.notFound(entity: "customer", key: "'\(trimmed)'")
         }
         return customer

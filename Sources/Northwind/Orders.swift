@@ -102,7 +102,7 @@ extension Backoffice {
         return try await write { db in
             let customer = try Self.customer(code: draft.customerCode, db)
             try Self.checkEmployee(draft.employeeID, db)
-            if let shipVia = draft.shipVia, try Shipper.fetchOne(db, key: shipVia) == nil {
+            if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {
                 throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
             }
             var order = Order(
@@ -117,12 +117,12 @@ extension Backoffice {
         }
     }
 
-    public func listOrders(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {
+    public func listOrders(_ query: OrderQuery = OrderQuery()) throws(NorthwindError) -> Page<OrderSummary> {
         try checkPaging(limit: query.limit, offset: query.offset)
         if let from = query.from, let to = query.to, from > to {
             throw .invalid("from", "the range starts (\(from)) after it ends (\(to))")
         }
-        return try await read { db in
+        return try read { db in
             var request = Order.all()
             if let status = query.status { request = request.filter(Order.Columns.status == status) }
             if let code = query.customerCode {
@@ -142,8 +142,8 @@ extension Backoffice {
     }
 
     /// The order with its lines, line totals, subtotal, freight and total.
-    public func order(number: String) async throws(NorthwindError) -> OrderDetail {
-        try await read { db in try Self.orderDetail(number: number, db) }
+    public func order(number: String) throws(NorthwindError) -> OrderDetail {
+        try read { db in try Self.orderDetail(number: number, db) }
     }
 
     /// Replaces the lines of an unshipped order. `expectedVersion`, when given, refuses the edit if someone else
@@ -166,8 +166,8 @@ extension Backoffice {
     }
 
     /// Per line: ordered, in stock, short by N.
-    public func checkAvailability(number: String) async throws(NorthwindError) -> [LineAvailability] {
-        try await read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
+    public func checkAvailability(number: String) throws(NorthwindError) -> [LineAvailability] {
+        try read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
     }
 
     /// Ships the order: in one transaction, verifies every line is available, takes the stock (recording a movement
@@ -240,7 +240,7 @@ extension Backoffice {
 
     static func insertLines(_ lines: [OrderLineDraft], orderID: Int64, _ db: Database) throws {
         for (index, draft) in lines.enumerated() {
-            guard let product = try Product.fetchOne(db, key: draft.productID) else {
+            guard let product = try fetchOne(Product.self, db, sql: "SELECT * FROM products WHERE id = ?", [draft.productID]) else {
                 throw NorthwindError.invalid("lines[\(index)].productID", "no product #\(draft.productID) exists")
             }
             if product.discontinued {
@@ -254,42 +254,42 @@ extension Backoffice {
 
     static func fetchOrder(number: String, _ db: Database) throws -> Order {
         let trimmed = number.trimmingCharacters(in: .whitespaces)
-        guard let order = try Order.filter(Order.Columns.number == trimmed.uppercased()).fetchOne(db) else {
+        guard let order = try fetchOne(Order.self, db, sql: "SELECT * FROM orders WHERE number = ?", [trimmed.uppercased()]) else {
             throw NorthwindError.notFound(entity: "order", key: trimmed)
         }
         return order
     }
 
     static func lineDetails(orderID: Int64?, _ db: Database) throws -> [OrderLineDetail] {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
             FROM order_lines JOIN products ON products.id = order_lines.productID
             WHERE order_lines.orderID = ? ORDER BY order_lines.id
-            """, arguments: [orderID])
+            """), arguments: [orderID])
         return try rows.map { row in
             let line = try OrderLine(row: row)
-            return OrderLineDetail(line: line, productName: row["productName"], total: line.total, inStock: row["inStock"])
+            return OrderLineDetail(line: line, productName: row[7], total: line.total, inStock: row[8])
         }
     }
 
     static func orderDetail(number: String, _ db: Database) throws -> OrderDetail {
         let order = try fetchOrder(number: number, db)
-        guard let customer = try Customer.fetchOne(db, key: order.customerID) else {
+        guard let customer = try fetchOne(Customer.self, db, sql: "SELECT * FROM customers WHERE id = ?", [order.customerID]) else {
             throw NorthwindError.notFound(entity: "customer", key: "#\(order.customerID)")
         }
         let lines = try lineDetails(orderID: order.id, db)
         return OrderDetail(
             order: order, customer: customer,
-            employee: try order.employeeID.flatMap { try Employee.fetchOne(db, key: $0) },
-            shipper: try order.shipVia.flatMap { try Shipper.fetchOne(db, key: $0) },
+            employee: try order.employeeID.flatMap { try fetchOne(Employee.self, db, sql: "SELECT * FROM employees WHERE id = ?", [$0]) },
+            shipper: try order.shipVia.flatMap { try fetchOne(Shipper.self, db, sql: "SELECT * FROM shippers WHERE id = ?", [$0]) },
             lines: lines, subtotal: lines.reduce(.zero) { $0 + $1.total })
     }
 
     static func summary(_ order: Order, _ db: Database) throws -> OrderSummary {
         let lines = try lineDetails(orderID: order.id, db)
-        let customer = try Row.fetchOne(db, sql: "SELECT code, companyName FROM customers WHERE id = ?", arguments: [order.customerID])
+        let customer = try Row.fetchOne(db.cachedStatement(sql: "SELECT code, companyName FROM customers WHERE id = ?"), arguments: [order.customerID])
         let employeeName = try order.employeeID.flatMap {
-            try String.fetchOne(db, sql: "SELECT firstName || ' ' || lastName FROM employees WHERE id = ?", arguments: [$0])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT firstName || ' ' || lastName FROM employees WHERE id = ?"), arguments: [$0])
         }
         return OrderSummary(
             order: order, customerCode: customer?["code"] ?? "", customerName: customer?["companyName"] ?? "",

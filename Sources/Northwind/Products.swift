@@ -27,54 +27,74 @@ public struct ProductQuery: Sendable {
 }
 
 extension Backoffice {
-    public func listProducts(_ query: ProductQuery = ProductQuery()) async throws(NorthwindError) -> Page<ProductRow> {
+    public func listProducts(_ query: ProductQuery = ProductQuery()) throws(NorthwindError) -> Page<ProductRow> {
         try checkPaging(limit: query.limit, offset: query.offset)
-        return try await read { db in
-            var request = Product.all()
-            if let categoryID = query.categoryID { request = request.filter(Product.Columns.categoryID == categoryID) }
-            if let supplierID = query.supplierID { request = request.filter(Product.Columns.supplierID == supplierID) }
-            if let discontinued = query.discontinued { request = request.filter(Product.Columns.discontinued == discontinued) }
-            if query.lowStock { request = request.lowStock() }
-            let total = try request.fetchCount(db)
-            let column: Product.Columns = switch query.sort {
-            case .name: .name
-            case .price: .unitPrice
-            case .stock: .unitsInStock
-            case .id: .id
-            }
-            let ordering: [any SQLOrderingTerm] = query.descending ? [column.desc, Product.Columns.id.desc] : [column.asc, Product.Columns.id.asc]
-            let items = try ProductRow.fetchAll(db, request.withNames().order(ordering).limit(query.limit, offset: query.offset))
+        // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let categoryID = query.categoryID {
+            conditions.append("products.categoryID = ?")
+            arguments += [categoryID]
+        }
+        if let supplierID = query.supplierID {
+            conditions.append("products.supplierID = ?")
+            arguments += [supplierID]
+        }
+        if let discontinued = query.discontinued {
+            conditions.append("products.discontinued = ?")
+            arguments += [discontinued]
+        }
+        if query.lowStock { conditions.append("products.unitsInStock + products.unitsOnOrder <= products.reorderLevel") }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let column = switch query.sort {
+        case .name: "products.name"
+        case .price: "products.unitPriceCents"
+        case .stock: "products.unitsInStock"
+        case .id: "products.id"
+        }
+        let direction = query.descending ? "DESC" : "ASC"
+        let pageArguments = arguments + [query.limit, query.offset]
+        return try read { db in
+            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: arguments) ?? 0
+            let items = try fetchAll(ProductRow.self, db, sql: """
+                \(Self.productRowSelect) \(whereClause)
+                ORDER BY \(column) \(direction), products.id \(direction) LIMIT ? OFFSET ?
+                """, pageArguments)
             return Page(items: items, total: total, offset: query.offset, limit: query.limit)
         }
     }
 
+    static let productRowSelect = """
+        SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+        FROM products
+        LEFT JOIN categories ON categories.id = products.categoryID
+        LEFT JOIN suppliers ON suppliers.id = products.supplierID
+        """
+
     /// Word and prefix search over product names, ignoring case and accents: "cote" finds "Côte de Blaye".
-    public func searchProducts(_ text: String, limit: Int = 20) async throws(NorthwindError) -> [ProductRow] {
+    public func searchProducts(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = FTS5Pattern(matchingAllPrefixesIn: text) else { return [] }
-        return try await read { db in try Self.searchProducts(pattern, limit: limit, db) }
+        return try quickRead { db in
+            try fetchAll(ProductRow.self, db, sql: """
+                SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+                FROM products_fts
+                JOIN products ON products.id = products_fts.rowid
+                LEFT JOIN categories ON categories.id = products.categoryID
+                LEFT JOIN suppliers ON suppliers.id = products.supplierID
+                WHERE products_fts MATCH ?
+                ORDER BY products_fts.rank, products.name
+                LIMIT ?
+                """, [pattern, limit])
+        }
     }
 
-    static func searchProducts(_ pattern: FTS5Pattern, limit: Int, _ db: Database) throws -> [ProductRow] {
-        let sql = """
-            SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
-            FROM products_fts
-            JOIN products ON products.id = products_fts.rowid
-            LEFT JOIN categories ON categories.id = products.categoryID
-            LEFT JOIN suppliers ON suppliers.id = products.supplierID
-            WHERE products_fts MATCH ?
-            ORDER BY products_fts.rank, products.name
-            LIMIT ?
-            """
-        return try ProductRow.fetchAll(db, sql: sql, arguments: [pattern, limit])
-    }
-
-    public func product(id: Int64) async throws(NorthwindError) -> ProductRow {
-        try await read { db in try Self.productRow(id: id, db) }
+    public func product(id: Int64) throws(NorthwindError) -> ProductRow {
+        try quickRead { db in try Self.productRow(id: id, db) }
     }
 
     static func productRow(id: Int64, _ db: Database) throws -> ProductRow {
-        guard let row = try ProductRow.fetchOne(db, Product.filter(key: id).withNames()) else {
+        guard let row = try fetchOne(ProductRow.self, db, sql: productRowSelect + " WHERE products.id = ?", [id]) else {
             throw NorthwindError.notFound(entity: "product", key: "#\(id)")
         }
         return row
@@ -172,9 +192,9 @@ extension Backoffice {
     }
 
     /// The product's stock movements, newest first.
-    public func stockMovements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
+    public func stockMovements(productID: Int64, limit: Int = 50) throws(NorthwindError) -> [StockMovement] {
         try checkPaging(limit: limit, offset: 0)
-        return try await read { db in
+        return try read { db in
             _ = try Self.productRow(id: productID, db)
             return try StockMovement.filter(StockMovement.Columns.productID == productID)
                 .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
@@ -184,17 +204,17 @@ extension Backoffice {
 
     static func checkReferences(_ product: Product, _ db: Database) throws {
         var errors: [NorthwindError.FieldError] = []
-        if let id = product.categoryID, try Category.fetchOne(db, key: id) == nil {
+        if let id = product.categoryID, try !exists(db, "categories", id) {
             errors.append(.init("categoryID", "no category #\(id) exists"))
         }
-        if let id = product.supplierID, try Supplier.fetchOne(db, key: id) == nil {
+        if let id = product.supplierID, try !exists(db, "suppliers", id) {
             errors.append(.init("supplierID", "no supplier #\(id) exists"))
         }
         try errors.throwIfAny()
     }
 
     static func checkEmployee(_ id: Int64?, _ db: Database) throws {
-        if let id, try Employee.fetchOne(db, key: id) == nil {
+        if let id, try !exists(db, "employees", id) {
             throw NorthwindError.invalid("employeeID", "no employee #\(id) exists")
         }
     }
@@ -219,17 +239,16 @@ extension DerivableRequest<Product> {
     }
 }
 
-extension QueryInterfaceRequest<Product> {
-    func withNames() -> QueryInterfaceRequest<Product> {
-        annotated(withOptional: Product.category.select(Category.Columns.name.forKey("categoryName")))
-            .annotated(withOptional: Product.supplier.select(Supplier.Columns.companyName.forKey("supplierName")))
-    }
+/// Whether a row with this id exists, through a cached statement.
+func exists(_ db: Database, _ table: String, _ id: Int64) throws -> Bool {
+    try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE id = ?)"), arguments: [id]) ?? false
 }
 
 extension ProductRow {
+    /// Expects `products.*` followed by the category and supplier names, as `productRowSelect` selects them.
     public init(row: Row) throws {
         product = try Product(row: row)
-        categoryName = row["categoryName"]
-        supplierName = row["supplierName"]
+        categoryName = row[12]
+        supplierName = row[13]
     }
 }

@@ -90,6 +90,23 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
+    /// Decodes by position: `SELECT *` (or `products.*` first) follows the table's column order, and migrations only
+    /// ever append columns. Faster than Codable on the hottest paths.
+    public init(row: Row) throws {
+        id = row[0]
+        recordID = row[1]
+        name = row[2]
+        supplierID = row[3]
+        categoryID = row[4]
+        quantityPerUnit = row[5]
+        unitPrice = Money(cents: row[6])
+        unitsInStock = row[7]
+        unitsOnOrder = row[8]
+        reorderLevel = row[9]
+        discontinued = row[10]
+        version = row[11]
+    }
+
     /// Low stock as Northwind defines it: what is here and on its way no longer covers the reorder level.
     public var isLowStock: Bool { unitsInStock + unitsOnOrder <= reorderLevel }
 
@@ -235,6 +252,33 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// Decodes by position, as `Product.init(row:)` does.
+    public init(row: Row) throws {
+        id = row[0]
+        recordID = row[1]
+        number = row[2]
+        customerID = row[3]
+        employeeID = row[4]
+        orderDate = try Self.date(row, 5)
+        requiredDate = row[6]
+        shippedDate = row[7]
+        status = row[8]
+        shipVia = row[9]
+        freight = Money(cents: row[10])
+        shipName = row[11]
+        shipAddress = row[12]
+        shipCity = row[13]
+        shipRegion = row[14]
+        shipPostalCode = row[15]
+        shipCountry = row[16]
+        version = row[17]
+    }
+    private static func date(_ row: Row, _ index: Int) throws -> LocalDate {
+        guard let date: LocalDate = row[index] else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "orders.orderDate is not a yyyy-MM-dd date")
+        }
+        return date
+    }
     public static let lines = hasMany(OrderLine.self)
     public static let customer = belongsTo(Customer.self)
     public static let employee = belongsTo(Employee.self)
@@ -267,6 +311,16 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// Decodes by position, as `Product.init(row:)` does.
+    public init(row: Row) throws {
+        id = row[0]
+        recordID = row[1]
+        orderID = row[2]
+        productID = row[3]
+        unitPrice = Money(cents: row[4])
+        quantity = row[5]
+        discount = row[6]
+    }
     public static let product = belongsTo(Product.self)
 
     /// unitPrice × quantity × (1 − discount), rounded to the cent.

@@ -2,7 +2,7 @@ import GRDB
 
 /// The store's versioned migrations. A shipped migration is never edited; add a new one instead.
 /// Migrations speak SQL only, so that they never depend on app types that change later.
-enum Schema {
+public enum Schema {
     /// Tables whose rows sync between installations: each has a `recordID` and change-log triggers.
     static let syncedTables = [
         "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
@@ -175,18 +175,14 @@ enum Schema {
     private static func createChangeLog(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE change_log (
-              seq INTEGER PRIMARY KEY AUTOINCREMENT,
+              seq INTEGER PRIMARY KEY, -- rowid order; the log is never emptied, so seq never goes back
               tableName TEXT NOT NULL,
               recordID TEXT NOT NULL,
               operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
               changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
-            CREATE INDEX change_log_on_recordID ON change_log(recordID);
             """)
         for table in syncedTables {
-            try db.execute(sql: """
-                CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN
-                  INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'insert');
-                END;
+            try db.execute(sql: insertLogTrigger(table) + """
                 CREATE TRIGGER \(table)_log_update AFTER UPDATE ON \(table) BEGIN
                   INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'update');
                 END;
@@ -199,6 +195,34 @@ enum Schema {
                 END;
                 """)
         }
+    }
+
+    static func insertLogTrigger(_ table: String) -> String {
+        """
+        CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN
+          INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'insert');
+        END;
+
+        """
+    }
+
+    /// Runs a bulk insert with the insert-logging triggers lifted, then logs every new row in one statement each
+    /// and restores the triggers, all inside the caller's transaction, so no other connection ever sees the
+    /// triggers missing. Per-row triggers cost more than the rows themselves in bulk loads.
+    public static func withBulkChangeLog<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let before = try Dictionary(uniqueKeysWithValues: syncedTables.map { table in
+            (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
+        })
+        for table in syncedTables { try db.execute(sql: "DROP TRIGGER \(table)_log_insert") }
+        let result = try body()
+        for table in syncedTables {
+            try db.execute(sql: """
+                INSERT INTO change_log (tableName, recordID, operation)
+                SELECT '\(table)', recordID, 'insert' FROM \(table) WHERE id > ? ORDER BY id
+                """, arguments: [before[table]])
+            try db.execute(sql: insertLogTrigger(table))
+        }
+        return result
     }
 
     /// Accent- and case-insensitive word and prefix search over product names.

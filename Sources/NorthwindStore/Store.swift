@@ -44,6 +44,8 @@ public final class Store: Sendable {
     /// The pool, in WAL mode. Every public write of the domain layer is one `write` transaction.
     public let pool: DatabasePool
     public let binaries: ExternalStorage
+    /// Connections for single-statement reads on hot paths.
+    public let quick: QuickReaders
 
     /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
     public init(_ configuration: StoreConfiguration) throws(NorthwindError) {
@@ -60,6 +62,8 @@ public final class Store: Sendable {
         // Another process (the CLI beside the server) may hold the write lock for a moment.
         config.busyMode = .timeout(10)
         config.label = "northwind"
+        // Statement journals of big multi-row writes (seeding, imports) stay in memory instead of temp files.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         if configuration.sqlDebug {
             let logger = Logger(label: "northwind.sql") { label in
                 var handler = StreamLogHandler.standardError(label: label)
@@ -78,6 +82,7 @@ public final class Store: Sendable {
             pool = try DatabasePool(path: configuration.path, configuration: config)
             try Schema.migrator.migrate(pool)
             try pool.write { db in try StoreMetadata.prepare(db) }
+            quick = try QuickReaders(path: configuration.path, count: 4, configuration: config)
         } catch {
             throw .storeUnavailable("Cannot open the store at \(configuration.path): \(error)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import GRDB
 
 /// Measures the domain layer against the bare SQLite C API doing the same work on the same file, in the same run.
 struct BenchCommand: AsyncParsableCommand {
@@ -103,7 +104,7 @@ struct Bench {
             """
         var ours = Sample(), raw = Sample()
         for i in 0..<reads {
-            _ = try await ours.time { try await backoffice.searchProducts(terms[i % terms.count]) }
+            _ = try await ours.time { try backoffice.searchProducts(terms[i % terms.count]) }
         }
         for i in 0..<reads {
             let pattern = terms[i % terms.count].split(separator: " ").map { "\"\($0)\"*" }.joined(separator: " ")
@@ -117,9 +118,18 @@ struct Bench {
             LEFT JOIN suppliers ON suppliers.id = products.supplierID WHERE products.id = ?
             """
         (ours, raw) = (Sample(), Sample())
-        for i in 0..<reads { _ = try await ours.time { try await backoffice.product(id: Int64(1 + (i * 7919) % productCount)) } }
+        for i in 0..<reads { _ = try await ours.time { try backoffice.product(id: Int64(1 + (i * 7919) % productCount)) } }
         for i in 0..<reads { _ = try await raw.time { try bare.run(lookupSQL, 1 + (i * 7919) % productCount) } }
         report("product lookup", ours, raw)
+        (ours, raw) = (Sample(), Sample())
+        let pool = backoffice.store.pool
+        for _ in 0..<reads { _ = try await ours.time { try await pool.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) } } }
+        for _ in 0..<reads { _ = try await raw.time { try pool.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) } } }
+        report("EXPERIMENT async read vs sync read", ours, raw)
+        (ours, raw) = (Sample(), Sample())
+        for _ in 0..<reads { _ = try await ours.time { try pool.unsafeRead { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) } } }
+        for _ in 0..<reads { _ = try await raw.time { try bare.run("SELECT 1") } }
+        report("EXPERIMENT sync unsafeRead vs bare", ours, raw)
 
         let pageSQL = """
             SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
@@ -131,7 +141,7 @@ struct Bench {
         for i in 0..<reads {
             var query = ProductQuery()
             query.offset = (i % pages) * 50
-            _ = try await ours.time { try await backoffice.listProducts(query) }
+            _ = try await ours.time { try backoffice.listProducts(query) }
         }
         for i in 0..<reads {
             _ = try await raw.time {

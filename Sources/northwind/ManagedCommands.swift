@@ -72,7 +72,7 @@ struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
     @Option(help: "Rows to skip.") var offset = 0
 
     func run() async throws {
-        let page = try await storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
+        let page = try storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
         if output.json { return try printJSON(page) }
         var table = TextTable(headers: Kind.tableHeaders())
         for record in page.items { table.rows.append(Kind.tableRow(record)) }
@@ -89,7 +89,7 @@ struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try storeOptions.open()
-        let record = try await backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        let record = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         if output.json { return try printJSON(record) }
         print(describe(record))
     }
@@ -141,7 +141,7 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try storeOptions.open()
-        let current = try await backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        let current = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
         if output.json { return try printJSON(saved) }
         print("Saved \(Kind.Record.entityName) \(id): \(saved.displayName).")
@@ -198,7 +198,7 @@ enum CustomerKind: ManagedKind {
     /// Customers are known by their code on the phone; an id works too.
     static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64 {
         if let id = Int64(key) { return id }
-        return try await backoffice.customer(code: key).id ?? 0
+        return try backoffice.customer(code: key).id ?? 0
     }
 }
 
@@ -259,13 +259,13 @@ protocol BinaryAttributeKind {
 enum CategoryPicture: BinaryAttributeKind {
     static let name = "picture"
     static let owner = "category"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.categoryPicture(categoryID: id) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try b.categoryPicture(categoryID: id) }
     static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setCategoryPicture(categoryID: id, c) }
 }
 enum EmployeePhoto: BinaryAttributeKind {
     static let name = "photo"
     static let owner = "employee"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.employeePhoto(employeeID: id) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try b.employeePhoto(employeeID: id) }
     static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setEmployeePhoto(employeeID: id, c) }
 }
 

@@ -41,7 +41,7 @@ struct ProductsCommand: AsyncParsableCommand {
             (query.categoryID, query.supplierID, query.lowStock) = (category, supplier, lowStock)
             query.discontinued = discontinued ? true : (active ? false : nil)
             (query.sort, query.descending, query.limit, query.offset) = (sort, desc, limit, offset)
-            let page = try await storeOptions.open().listProducts(query)
+            let page = try storeOptions.open().listProducts(query)
             if output.json { return try printJSON(page) }
             print(ProductsCommand.table(page.items))
             print(pageFooter(page))
@@ -56,7 +56,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "At most this many results.") var limit = 20
 
         func run() async throws {
-            let rows = try await storeOptions.open().searchProducts(text, limit: limit)
+            let rows = try storeOptions.open().searchProducts(text, limit: limit)
             if output.json { return try printJSON(rows) }
             print(rows.isEmpty ? "No product matches '\(text)'." : ProductsCommand.table(rows))
         }
@@ -75,8 +75,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try storeOptions.open()
-            let row = try await backoffice.product(id: id)
-            let movements = try await backoffice.stockMovements(productID: id, limit: 10)
+            let row = try backoffice.product(id: id)
+            let movements = try backoffice.stockMovements(productID: id, limit: 10)
             if output.json { return try printJSON(Shown(product: row, movements: movements)) }
             let p = row.product
             print("""
@@ -153,7 +153,7 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try storeOptions.open()
-            var product = try await backoffice.product(id: id).product
+            var product = try backoffice.product(id: id).product
             fields.apply(to: &product)
             let saved = try await backoffice.updateProduct(product)
             if output.json { return try printJSON(saved) }

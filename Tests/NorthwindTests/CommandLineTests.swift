@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import northwind
+
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs the real `northwind` binary, as a person at a terminal would.
+struct CLI {
+    static let binary: URL? = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url = url.deletingLastPathComponent()
+        }
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("northwind"),
+            url.appendingPathComponent(".build/debug/northwind"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        guard let binary else { throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)") }
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        (process.standardOutput, process.standardError) = (out, err)
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite("Command line", .serialized)
+struct CommandLineTests {
+    @Test func parsesSubcommandsAndRejectsBadArguments() throws {
+        #expect(try NorthwindCommand.parseAsRoot(["products", "list", "--low-stock", "--sort", "price"]) is ProductsCommand.List)
+        #expect(try NorthwindCommand.parseAsRoot(["orders", "new", "--customer", "VINET", "--line", "11:12:0.15"]) is OrdersCommand.New)
+        #expect(throws: (any Error).self) { try NorthwindCommand.parseAsRoot(["products", "list", "--sort", "colour"]) }
+        #expect(throws: (any Error).self) { try NorthwindCommand.parseAsRoot(["orders", "new", "--customer", "VINET", "--line", "eleven"]) }
+        #expect(throws: (any Error).self) { try NorthwindCommand.parseAsRoot(["products", "list", "--active", "--discontinued"]) }
+    }
+
+    @Test func aSessionFromFirstUseToAShippedOrder() throws {
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+
+        // First use creates and seeds the store.
+        let list = try CLI.run(["products", "list", "--store", path, "--json", "--limit", "5"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let page = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
+        #expect(page?["total"] as? Int == 77)
+        #expect((page?["items"] as? [Any])?.count == 5)
+
+        let search = try CLI.run(["products", "search", "cote", "--store", path])
+        #expect(search.stdout.contains("Côte du Rhône Villages"))
+
+        // Take an order for a product with plenty of stock, check it and ship it.
+        let customers = try CLI.run(["customers", "list", "--store", path, "--json", "--limit", "1"])
+        let customerItems = try #require((try JSONSerialization.jsonObject(with: Data(customers.stdout.utf8)) as? [String: Any])?["items"] as? [[String: Any]])
+        let code = try #require(customerItems.first?["code"] as? String)
+        _ = try CLI.run(["products", "receive", "3", "500", "--store", path])
+        let created = try CLI.run(["orders", "new", "--customer", code, "--employee", "1", "--line", "3:12", "--store", path, "--json"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let number = try #require(((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["order"] as? [String: Any])?["number"] as? String)
+        let check = try CLI.run(["orders", "check", number, "--store", path])
+        #expect(check.stdout.contains("Every line can be supplied."))
+        let executed = try CLI.run(["orders", "execute", number, "--store", path])
+        #expect(executed.status == 0, "\(executed.stderr)")
+        #expect(executed.stdout.contains("Order \(number) — shipped"))
+
+        // Doing it again is a domain error: one clear line on stderr, a non-zero exit, no stack trace.
+        let again = try CLI.run(["orders", "execute", number, "--store", path])
+        #expect(again.status != 0)
+        #expect(again.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: Order \(number) is already shipped; only new orders can be executed.")
+        #expect(again.stdout.isEmpty)
+    }
+
+    @Test func domainErrorsAndBadArgumentsExitNonZeroWithoutStackTraces() throws {
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        let missing = try CLI.run(["products", "show", "9999", "--store", path, "--empty"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: No product #9999 exists.")
+
+        let bad = try CLI.run(["products", "list", "--limit", "many", "--store", path])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("Usage: northwind products list"))
+
+        let delete = try CLI.run(["categories", "add", "--set", "colour=red", "--store", path])
+        #expect(delete.status != 0)
+        #expect(delete.stderr.contains("Categorys have no field 'colour'") || delete.stderr.contains("no field 'colour'"))
+        for result in [missing, bad, delete] { #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("0x0")) }
+    }
+
+    @Test(arguments: [
+        [], ["products"], ["products", "list"], ["products", "edit"], ["orders", "new"], ["orders", "execute"],
+        ["categories", "add"], ["customers", "edit"], ["employees", "photo"], ["import"], ["seed"], ["bench"],
+    ])
+    func helpWorksEverywhere(path: [String]) throws {
+        let result = try CLI.run(path + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE: northwind"))
+    }
+
+    @Test func sqlDebugLogsStatementsToStandardError() throws {
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        let flag = try CLI.run(["shippers", "list", "--store", path, "--empty", "--sql-debug"])
+        #expect(flag.stderr.contains("SELECT * FROM \"shippers\""))
+        #expect(flag.stderr.contains(" ms "))
+        let environment = try CLI.run(["shippers", "list", "--store", path], environment: ["NORTHWIND_SQL_DEBUG": "1"])
+        #expect(environment.stderr.contains("SELECT"))
+        let quiet = try CLI.run(["shippers", "list", "--store", path])
+        #expect(!quiet.stderr.contains("SELECT"))
+    }
+
+    @Test func genericFieldsAddEditAndShowRecords() throws {
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        let added = try CLI.run(["customers", "add", "--set", "code=WOLZA", "--set", "companyName=Wolski Zajazd", "--set", "city=Warszawa", "--store", path, "--empty"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let edited = try CLI.run(["customers", "edit", "wolza", "--set", "phone=(26) 642-7012", "--store", path])
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let shown = try CLI.run(["customers", "show", "WOLZA", "--store", path])
+        #expect(shown.stdout.contains("Warszawa"))
+        #expect(shown.stdout.contains("(26) 642-7012"))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Northwind
+
+@Suite("Demo data")
+struct DemoDataTests {
+    static let options = DemoData.Options(scale: 1, seed: 7, endDate: LocalDate("2026-06-30") ?? .today)
+
+    @Test func scaleOneHasTheClassicShape() throws {
+        let store = try TemporaryStore(seed: Self.options)
+        #expect(try store.count("SELECT count(*) FROM categories") == 8)
+        #expect(try store.count("SELECT count(*) FROM products") == 77)
+        #expect(try store.count("SELECT count(*) FROM suppliers") == 29)
+        #expect(try store.count("SELECT count(*) FROM customers") == 91)
+        #expect(try store.count("SELECT count(*) FROM employees") == 9)
+        #expect(try store.count("SELECT count(*) FROM shippers") == 3)
+        #expect(try store.count("SELECT count(*) FROM orders") == 830)
+        let lines = try store.count("SELECT count(*) FROM order_lines")
+        #expect((2000...2300).contains(lines), "about 2,155 lines, got \(lines)")
+        // Three years of orders, ending on the given day.
+        #expect(try store.count("SELECT count(*) FROM orders WHERE orderDate < '2023-07-01' OR orderDate > '2026-06-30'") == 0)
+        #expect(try store.store.pool.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }.isEmpty)
+    }
+
+    @Test func itHasWhatStaffMeetEveryDay() throws {
+        let store = try TemporaryStore(seed: Self.options)
+        let b = store.backoffice
+        let open = try b.listOrders(OrderQuery(status: .new))
+        #expect(open.total > 5)
+        #expect(open.items.contains { !$0.isSupplyable }, "some open orders cannot be supplied")
+        #expect(open.items.contains { $0.isSupplyable }, "some open orders can be supplied")
+        var query = ProductQuery()
+        query.lowStock = true
+        #expect(try b.listProducts(query).total > 0)
+        query = ProductQuery()
+        query.discontinued = true
+        #expect(try b.listProducts(query).total > 0)
+        #expect(try b.searchProducts("cote").contains { $0.product.name.hasPrefix("Côte") })
+    }
+
+    /// Everything but identities (record ids and order numbers carry the installation's site code) is the same.
+    func content(_ store: TemporaryStore) throws -> [String] {
+        try store.store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name || unitPriceCents || unitsInStock || reorderLevel FROM products ORDER BY id")
+                + String.fetchAll(db, sql: "SELECT orderID || ':' || productID || ':' || quantity || ':' || discount FROM order_lines ORDER BY id")
+                + String.fetchAll(db, sql: "SELECT code || companyName || ifnull(city, '') FROM customers ORDER BY id")
+                + String.fetchAll(db, sql: "SELECT orderDate || status || ifnull(shippedDate, '') || freightCents FROM orders ORDER BY id")
+        }
+    }
+
+    @Test func theSameOptionsGiveTheSameData() throws {
+        let first = try content(TemporaryStore(seed: Self.options))
+        let second = try content(TemporaryStore(seed: Self.options))
+        #expect(first == second)
+        var other = Self.options
+        other.seed = 8
+        #expect(try content(TemporaryStore(seed: other)) != first)
+    }
+
+    @Test func scaleMultipliesTheRows() throws {
+        var options = Self.options
+        options.scale = 3
+        let store = try TemporaryStore(seed: options)
+        #expect(try store.count("SELECT count(*) FROM products") == 231)
+        #expect(try store.count("SELECT count(*) FROM orders") == 2490)
+        #expect(try store.count("SELECT count(DISTINCT recordID) FROM order_lines") == store.count("SELECT count(*) FROM order_lines"))
+    }
+
+    @Test func seedingRefusesAStoreThatHoldsDataUnlessReplacing() throws {
+        let store = try TemporaryStore(seed: Self.options)
+        #expect(throws: NorthwindError.self) { try DemoData.seed(into: store.store, options: Self.options) }
+        var replace = Self.options
+        replace.replace = true
+        try DemoData.seed(into: store.store, options: replace)
+        #expect(try store.count("SELECT count(*) FROM orders") == 830)
+        var bad = Self.options
+        bad.scale = 0
+        #expect(throws: NorthwindError.invalid([.init("scale", "must be between 1 and 10000")])) { try DemoData.seed(into: store.store, options: bad) }
+    }
+}

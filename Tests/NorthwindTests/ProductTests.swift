@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Northwind
+
+@Suite("Products")
+struct ProductTests {
+    @Test func listFiltersSortsAndPages() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+
+        var query = ProductQuery()
+        query.categoryID = w.condiments.id
+        #expect(try b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+
+        query = ProductQuery()
+        query.discontinued = true
+        #expect(try b.listProducts(query).items.map(\.product.name) == ["Old Tea"])
+
+        query = ProductQuery()
+        query.lowStock = true
+        #expect(try b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+
+        query = ProductQuery()
+        (query.sort, query.descending, query.limit, query.offset) = (.price, true, 2, 1)
+        let page = try b.listProducts(query)
+        #expect(page.total == 4)
+        #expect(page.items.map(\.product.name) == ["Grandma's Mustard", "Chai"])
+        #expect(page.items.first?.categoryName == "Condiments")
+        #expect(page.items.first?.supplierName == "Exotic Liquids")
+
+        query.limit = 0
+        #expect(await northwindError { _ = try b.listProducts(query) } == .invalid([.init("limit", "must be between 1 and 1000")]))
+    }
+
+    @Test func searchIgnoresCaseAndAccentsAndMatchesPrefixes() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        #expect(try b.searchProducts("cote").map(\.product.id) == [w.cote.id])
+        #expect(try b.searchProducts("CÔTE de bl").map(\.product.id) == [w.cote.id])
+        #expect(try b.searchProducts("mus").map(\.product.id) == [w.mustard.id])
+        #expect(try b.searchProducts("grandma mustard").map(\.product.id) == [w.mustard.id])
+        #expect(try b.searchProducts("nothing like this").isEmpty)
+        #expect(try b.searchProducts("   ").isEmpty)
+        #expect(try b.searchProducts("\"unbalanced").isEmpty)
+        // A renamed product is found by its new name only.
+        var renamed = w.chai
+        renamed.name = "Masala Chai"
+        _ = try await b.updateProduct(renamed)
+        #expect(try b.searchProducts("masala").map(\.product.id) == [w.chai.id])
+    }
+
+    @Test func createRecordsTheOpeningBalanceAsAMovement() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let movements = try store.backoffice.stockMovements(productID: w.chai.key)
+        #expect(movements.map(\.delta) == [50])
+        #expect(movements.map(\.reason) == [.initial])
+        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+    }
+
+    @Test func createRejectsBadInputWithFieldErrors() async throws {
+        let store = try TemporaryStore()
+        let b = store.backoffice
+        let error = await northwindError { _ = try await b.createProduct(Product(name: "  ", unitPrice: Money(cents: -1), reorderLevel: -2)) }
+        #expect(error == .invalid([.init("name", "is required"), .init("unitPrice", "must not be negative"), .init("reorderLevel", "must not be negative")]))
+        let missing = await northwindError { _ = try await b.createProduct(Product(name: "Ghost", categoryID: 99)) }
+        #expect(missing == .invalid([.init("categoryID", "no category #99 exists")]))
+        #expect(try store.count("SELECT count(*) FROM products") == 0)
+    }
+
+    @Test func updateSavesDetailsAndBumpsTheVersion() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        var edited = w.chai
+        edited.unitPrice = Money(cents: 1950)
+        edited.reorderLevel = 12
+        let saved = try await store.backoffice.updateProduct(edited)
+        #expect(saved.version == 2)
+        let reread = try store.backoffice.product(id: w.chai.key).product
+        #expect(reread.unitPrice == Money(cents: 1950))
+        #expect(reread.reorderLevel == 12)
+        #expect(reread.recordID == w.chai.recordID)
+    }
+
+    @Test func aStaleEditIsRefusedAndSaysWhatChanged() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        var theirs = w.chai
+        theirs.unitPrice = Money(cents: 2000)
+        _ = try await store.backoffice.updateProduct(theirs)
+
+        var mine = w.chai
+        mine.name = "Chai tea"
+        let error = await northwindError { _ = try await store.backoffice.updateProduct(mine) }
+        guard case .conflict(let message) = error else { Issue.record("expected a conflict, got \(String(describing: error))"); return }
+        #expect(message.contains("unitPriceCents is now 2000"))
+        #expect(message.contains("name is now Chai"))
+        #expect(try store.backoffice.product(id: w.chai.key).product.name == "Chai")
+    }
+
+    @Test func stockCannotBeEditedAsADetail() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        var edited = w.chai
+        edited.unitsInStock = 1000
+        let error = await northwindError { _ = try await store.backoffice.updateProduct(edited) }
+        #expect(error == .invalid([.init("unitsInStock", "changes only by receiving stock or by a stock take (adjust), not by editing the product")]))
+        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+    }
+
+    @Test func deleteIsRefusedWhileOrderLinesMentionTheProduct() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        _ = try await b.createOrder(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)]))
+        let error = await northwindError { try await b.deleteProduct(id: w.chai.key) }
+        #expect(error == .inUse("Product 'Chai' is used by 1 order line; discontinue it instead of deleting it."))
+
+        try await b.deleteProduct(id: w.mustard.key)
+        #expect(await northwindError { _ = try b.product(id: w.mustard.key) } == .notFound(entity: "product", key: "#\(w.mustard.key)"))
+        #expect(try b.searchProducts("mustard").isEmpty)
+    }
+
+    @Test func receivingRaisesStockLowersUnitsOnOrderAndRecordsAMovement() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        var onOrder = w.mustard
+        onOrder.unitsOnOrder = 30
+        _ = try await b.updateProduct(onOrder)
+
+        let received = try await b.receiveStock(productID: w.mustard.key, quantity: 20, employeeID: w.nancy.id, note: "Delivery 42")
+        #expect(received.unitsInStock == 25)
+        #expect(received.unitsOnOrder == 10)
+        let latest = try #require(try b.stockMovements(productID: w.mustard.key).first)
+        #expect((latest.delta, latest.reason, latest.employeeID, latest.note) == (20, .received, w.nancy.id, "Delivery 42"))
+
+        #expect(await northwindError { _ = try await b.receiveStock(productID: w.mustard.key, quantity: 0) }
+            == .invalid([.init("quantity", "must be a positive number of units")]))
+        #expect(await northwindError { _ = try await b.receiveStock(productID: 999, quantity: 1) } == .notFound(entity: "product", key: "#999"))
+    }
+
+    @Test func aStockTakeRecordsTheDifference() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let counted = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47, note: "Broken jars")
+        #expect(counted.unitsInStock == 47)
+        #expect(try b.stockMovements(productID: w.chai.key).map(\.delta) == [-3, 50])
+        // Counting what the store already says records nothing.
+        _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47)
+        #expect(try b.stockMovements(productID: w.chai.key).count == 2)
+        #expect(await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
+            == .invalid([.init("countedQuantity", "must not be negative")]))
+    }
+}

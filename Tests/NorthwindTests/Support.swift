@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Northwind
+
+/// A store in a fresh temporary folder, removed when the value goes away.
+final class TemporaryStore: Sendable {
+    let directory: URL
+    let backoffice: Backoffice
+
+    var path: String { backoffice.store.configuration.path }
+    var store: Store { backoffice.store }
+
+    init(threshold: Int = 100 * 1024, seed: DemoData.Options? = nil) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
+        let configuration = StoreConfiguration(
+            path: directory.appendingPathComponent("store.sqlite").path, externalStorageThreshold: threshold,
+            orphanGracePeriod: 0)
+        backoffice = try Backoffice.open(configuration, seedIfCreated: false)
+        if let seed { try DemoData.seed(into: backoffice.store, options: seed) }
+    }
+
+    /// Another handle on the same file, as a second process would have.
+    func reopen(threshold: Int = 100 * 1024, gracePeriod: TimeInterval = 0) throws -> Backoffice {
+        try Backoffice.open(StoreConfiguration(path: path, externalStorageThreshold: threshold, orphanGracePeriod: gracePeriod), seedIfCreated: false)
+    }
+
+    func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+        try store.pool.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// A small known world: two categories, a supplier, four products, two customers, two employees and a shipper.
+struct World {
+    var beverages: Category
+    var condiments: Category
+    var supplier: Supplier
+    /// 50 in stock, 18.00.
+    var chai: Product
+    /// 10 in stock, 263.50, with an accented name.
+    var cote: Product
+    /// 5 in stock, reorder level 10: low stock.
+    var mustard: Product
+    /// Discontinued, 20 in stock.
+    var oldTea: Product
+    var vinet: Customer
+    var alfki: Customer
+    var nancy: Employee
+    var andrew: Employee
+    var shipper: Shipper
+
+    static func make(_ b: Backoffice) async throws -> World {
+        let beverages = try await b.create(Category(name: "Beverages", description: "Soft drinks, coffees, teas"))
+        let condiments = try await b.create(Category(name: "Condiments"))
+        let supplier = try await b.create(Supplier(companyName: "Exotic Liquids"))
+        func product(_ name: String, _ category: Category, price: Int, stock: Int, reorder: Int = 0, discontinued: Bool = false) async throws -> Product {
+            try await b.createProduct(Product(name: name, supplierID: supplier.id, categoryID: category.id, unitPrice: Money(cents: price),
+                                              unitsInStock: stock, reorderLevel: reorder, discontinued: discontinued))
+        }
+        var vinet = Customer(code: "VINET", companyName: "Vins et alcools Chevalier")
+        (vinet.address, vinet.city, vinet.country) = ("59 rue de l'Abbaye", "Reims", "France")
+        let andrew = try await b.create(Employee(firstName: "Andrew", lastName: "Fuller", title: "Vice President, Sales"))
+        var nancy = Employee(firstName: "Nancy", lastName: "Davolio", title: "Sales Representative")
+        nancy.reportsTo = andrew.id
+        return World(
+            beverages: beverages, condiments: condiments, supplier: supplier,
+            chai: try await product("Chai", beverages, price: 1800, stock: 50),
+            cote: try await product("Côte de Blaye", beverages, price: 26350, stock: 10),
+            mustard: try await product("Grandma's Mustard", condiments, price: 2500, stock: 5, reorder: 10),
+            oldTea: try await product("Old Tea", beverages, price: 500, stock: 20, discontinued: true),
+            vinet: try await b.create(vinet), alfki: try await b.create(Customer(code: "ALFKI", companyName: "Alfreds Futterkiste")),
+            nancy: try await b.create(nancy), andrew: andrew,
+            shipper: try await b.create(Shipper(companyName: "Speedy Express", phone: "(503) 555-9831")))
+    }
+}
+
+extension Product {
+    var key: Int64 { id ?? 0 }
+}
+
+/// The error a throwing call raised, for asserting on its kind and message.
+func northwindError(_ body: () async throws -> Void) async -> NorthwindError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as NorthwindError {
+        return error
+    } catch {
+        Issue.record("Expected a NorthwindError, got \(error)")
+        return nil
+    }
+}
