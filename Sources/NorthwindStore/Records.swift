@@ -26,7 +26,7 @@ public struct Category: Codable, Hashable, Sendable, FetchableRecord, MutablePer
 public struct Supplier: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "suppliers"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var companyName: String
     public var contactName: String?
     public var contactTitle: String?
@@ -38,9 +38,11 @@ public struct Supplier: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public var phone: String?
     public var fax: String?
     public var homePage: String?
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, companyName: String) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.companyName = companyName
     }
@@ -55,7 +57,7 @@ public struct Supplier: Codable, Hashable, Sendable, FetchableRecord, MutablePer
 public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "products"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var name: String
     public var supplierID: Int64?
     public var categoryID: Int64?
@@ -66,11 +68,13 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public var unitsOnOrder: Int
     public var reorderLevel: Int
     public var discontinued: Bool
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, name: String, supplierID: Int64? = nil, categoryID: Int64? = nil,
                 quantityPerUnit: String? = nil, unitPrice: Money = .zero, unitsInStock: Int = 0, unitsOnOrder: Int = 0,
                 reorderLevel: Int = 0, discontinued: Bool = false) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.name = name
         self.supplierID = supplierID
@@ -117,7 +121,7 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
 public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "customers"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     /// The short code staff use on the phone, e.g. "VINET".
     public var code: String
     public var companyName: String
@@ -130,9 +134,11 @@ public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public var country: String?
     public var phone: String?
     public var fax: String?
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, code: String, companyName: String) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.code = code
         self.companyName = companyName
@@ -143,12 +149,17 @@ public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// Decodes by position, as `Product.init(row:)` does.
+    public init(row: Row) throws {
+        (id, recordID, code, companyName, contactName, contactTitle) = (row[0], row[1], row[2], row[3], row[4], row[5])
+        (address, city, region, postalCode, country, phone, fax, version) = (row[6], row[7], row[8], row[9], row[10], row[11], row[12], row[13])
+    }
 }
 
 public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "employees"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var lastName: String
     public var firstName: String
     public var title: String?
@@ -165,9 +176,11 @@ public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public var notes: String?
     public var reportsTo: Int64?
     public var photoPath: String?
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, firstName: String, lastName: String, title: String? = nil) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.firstName = firstName
         self.lastName = lastName
@@ -179,18 +192,26 @@ public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// Decodes by position, as `Product.init(row:)` does; columns 15–17 hold the photo, read through `ExternalStorage`.
+    public init(row: Row) throws {
+        (id, recordID, lastName, firstName, title, titleOfCourtesy) = (row[0], row[1], row[2], row[3], row[4], row[5])
+        (birthDate, hireDate, address, city, region, postalCode) = (row[6], row[7], row[8], row[9], row[10], row[11])
+        (country, homePhone, `extension`, notes, reportsTo, photoPath, version) = (row[12], row[13], row[14], row[18], row[19], row[20], row[21])
+    }
     public var fullName: String { "\(firstName) \(lastName)" }
 }
 
 public struct Shipper: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "shippers"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var companyName: String
     public var phone: String?
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, companyName: String, phone: String? = nil) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.companyName = companyName
         self.phone = phone
@@ -200,6 +221,10 @@ public struct Shipper: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+    /// Decodes by position, as `Product.init(row:)` does.
+    public init(row: Row) throws {
+        (id, recordID, companyName, phone, version) = (row[0], row[1], row[2], row[3], row[4])
+    }
 }
 
 public enum OrderStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
@@ -212,7 +237,7 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable, DatabaseValueC
 public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "orders"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     /// The order number shown to people; unique across every installation (see `Store.nextOrderNumber`).
     public var number: String
     public var customerID: Int64
@@ -229,11 +254,13 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
     public var shipRegion: String?
     public var shipPostalCode: String?
     public var shipCountry: String?
-    public var version: Int = 1
+    public var version: Int
 
     public init(id: Int64? = nil, number: String, customerID: Int64, employeeID: Int64?, orderDate: LocalDate,
                 requiredDate: LocalDate? = nil, shippedDate: LocalDate? = nil, status: OrderStatus = .new,
                 shipVia: Int64? = nil, freight: Money = .zero) {
+        recordID = newRecordID()
+        version = 1
         self.id = id
         self.number = number
         self.customerID = customerID
@@ -287,7 +314,7 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
 public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "order_lines"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var orderID: Int64
     public var productID: Int64
     public var unitPrice: Money
@@ -297,6 +324,7 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
 
     public init(id: Int64? = nil, orderID: Int64, productID: Int64, unitPrice: Money, quantity: Int,
                 discount: Double = 0) {
+        recordID = newRecordID()
         self.id = id
         self.orderID = orderID
         self.productID = productID
@@ -323,10 +351,12 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
     }
     public static let product = belongsTo(Product.self)
 
-    /// unitPrice × quantity × (1 − discount), rounded to the cent.
+    /// unitPrice × quantity × (1 − discount), rounded half up to the cent, in integers: the discount is read to the
+    /// millionth (discounts are whole percents or their halves), so no binary fraction reaches the sum.
     public var total: Money {
-        let discountDecimal = Decimal(string: String(discount)) ?? 0
-        return Money(unitPrice.decimal * Decimal(quantity) * (1 - discountDecimal))
+        let millionths = Int((discount * 1_000_000).rounded())
+        let scaled = unitPrice.cents * quantity * (1_000_000 - millionths)
+        return Money(cents: (scaled + 500_000) / 1_000_000)
     }
 }
 
@@ -341,7 +371,7 @@ public enum StockMovementReason: String, Codable, Sendable, CaseIterable, Databa
 public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "stock_movements"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var productID: Int64
     public var delta: Int
     public var reason: StockMovementReason
@@ -353,6 +383,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
 
     public init(productID: Int64, delta: Int, reason: StockMovementReason, orderID: Int64? = nil,
                 employeeID: Int64? = nil, note: String? = nil, createdAt: Date = Date()) {
+        recordID = newRecordID()
         self.productID = productID
         self.delta = delta
         self.reason = reason
@@ -375,9 +406,10 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
 public struct Region: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "regions"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var description: String
     public init(id: Int64? = nil, description: String) {
+        recordID = newRecordID()
         self.id = id
         self.description = description
     }
@@ -387,11 +419,12 @@ public struct Region: Codable, Hashable, Sendable, FetchableRecord, MutablePersi
 public struct Territory: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "territories"
     public var id: Int64?
-    public var recordID: String = newRecordID()
+    public var recordID: String
     public var code: String
     public var description: String
     public var regionID: Int64
     public init(id: Int64? = nil, code: String, description: String, regionID: Int64) {
+        recordID = newRecordID()
         self.id = id
         self.code = code
         self.description = description

@@ -206,15 +206,23 @@ public enum Schema {
         """
     }
 
-    /// Runs a bulk insert with the insert-logging triggers lifted, then logs every new row in one statement each
-    /// and restores the triggers, all inside the caller's transaction, so no other connection ever sees the
-    /// triggers missing. Per-row triggers cost more than the rows themselves in bulk loads.
-    public static func withBulkChangeLog<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+    /// Runs a bulk load with the insert-logging triggers and the secondary indexes of synced tables lifted; then
+    /// logs every new row with one statement per table, rebuilds the indexes by sorting, and restores the triggers.
+    /// All of it happens inside the caller's transaction, so no other connection ever sees a trigger or index missing.
+    /// Per-row triggers and random index inserts cost more than the rows themselves in loads of millions of rows.
+    public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         let before = try Dictionary(uniqueKeysWithValues: syncedTables.map { table in
             (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
         })
+        // Indexes declared with CREATE INDEX have their SQL in the schema; UNIQUE constraints' own indexes do not.
+        let indexes = try Row.fetchAll(db, sql: """
+            SELECT name, sql FROM sqlite_master
+            WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(syncedTables.map { "'\($0)'" }.joined(separator: ",")))
+            """).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+        for index in indexes { try db.execute(sql: "DROP INDEX \(index.name.quotedDatabaseIdentifier)") }
         for table in syncedTables { try db.execute(sql: "DROP TRIGGER \(table)_log_insert") }
         let result = try body()
+        for index in indexes { try db.execute(sql: index.sql) }
         for table in syncedTables {
             try db.execute(sql: """
                 INSERT INTO change_log (tableName, recordID, operation)
