@@ -119,7 +119,7 @@ struct BulkInsert {
     let prefix: String
     let columns: Int
     let batch: Int
-    private var buffer: [DatabaseValue] = []
+    private var buffer: [(any DatabaseValueConvertible)?] = []
     private(set) var count = 0
 
     init(_ db: Database, _ prefix: String, columns: Int, batch: Int = 256) {
@@ -131,7 +131,7 @@ struct BulkInsert {
     }
 
     mutating func append(_ values: [(any DatabaseValueConvertible)?]) throws {
-        for value in values { buffer.append(value?.databaseValue ?? .null) }
+        buffer.append(contentsOf: values)
         count += 1
         if buffer.count == columns * batch { try flush() }
     }
@@ -268,6 +268,11 @@ private struct Generator {
             ])
             if stock > 0 { try movement.append([ids.next(), id, stock, "initial", openedAt]) }
             facts.append(ProductFacts(price: price, stock: stock, discontinued: discontinued))
+            // Products reach the table before their movements: see the note in `orders`.
+            if id % 128 == 0 {
+                try statement.flush()
+                try movement.flush()
+            }
         }
         try statement.flush()
         try movement.flush()
@@ -275,6 +280,8 @@ private struct Generator {
     }
 
     var usedCodes = Set<String>()
+    /// The next counter to try per five-letter base, so that finding a free code stays O(1) at any scale.
+    var nextCounter: [String: Int] = [:]
 
     /// What an order copies from its customer: id and shipping address.
     struct CustomerFacts {
@@ -304,18 +311,19 @@ private struct Generator {
         return facts
     }
 
-    /// Five letters from the name, as the classic codes are (VINET); a counter replaces the tail on collision.
+    /// Five letters from the name, as the classic codes are (VINET); a base-36 counter replaces the tail on collision.
     mutating func customerCode(from name: String) -> String {
         let letters = name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
             .uppercased().filter { $0.isASCII && $0.isLetter }
         let base = String(letters.prefix(5)).padding(toLength: 5, withPad: "X", startingAt: 0)
         var code = base
-        var counter = 1
+        var counter = nextCounter[base, default: 1]
         while !usedCodes.insert(code).inserted {
             let suffix = String(counter, radix: 36).uppercased()
             code = String(base.prefix(max(1, 5 - suffix.count))) + suffix
             counter += 1
         }
+        nextCounter[base] = counter
         return code
     }
 
@@ -422,8 +430,9 @@ private struct Generator {
                 try insertLine.append([ids.next(), id, product + 1, products[product].price, quantity, discount])
             }
             lineCount += lines
-            // Orders reach the table before their lines (at most 500 lines per 100 orders, under the line batch):
-            // a line whose order is still pending makes SQLite search children on every later parent insert.
+            // Orders reach the table before their lines (at most 500 lines per 100 orders, under the line batch).
+            // A line whose order is still pending is a deferred foreign-key violation, and while any is pending,
+            // SQLite searches the children of every parent row inserted: quadratic with the indexes lifted.
             if id % 100 == 0 {
                 try insertOrder.flush()
                 try insertLine.flush()

@@ -206,30 +206,35 @@ public enum Schema {
         """
     }
 
-    /// Runs a bulk load with the insert-logging triggers and the secondary indexes of synced tables lifted; then
-    /// logs every new row with one statement per table, rebuilds the indexes by sorting, and restores the triggers.
-    /// All of it happens inside the caller's transaction, so no other connection ever sees a trigger or index missing.
-    /// Per-row triggers and random index inserts cost more than the rows themselves in loads of millions of rows.
+    /// Runs a bulk load with the insert triggers (change log, product search) and the secondary indexes of synced
+    /// tables lifted; then logs every new row with one statement per table, rebuilds the indexes by sorting and the
+    /// search index in one pass, and restores the triggers. All of it happens inside the caller's transaction, so no
+    /// other connection ever sees a trigger or an index missing. Per-row triggers and random index inserts cost more
+    /// than the rows themselves in loads of millions of rows.
     public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         let before = try Dictionary(uniqueKeysWithValues: syncedTables.map { table in
             (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
         })
+        let tables = syncedTables.map { "'\($0)'" }.joined(separator: ",")
         // Indexes declared with CREATE INDEX have their SQL in the schema; UNIQUE constraints' own indexes do not.
-        let indexes = try Row.fetchAll(db, sql: """
-            SELECT name, sql FROM sqlite_master
-            WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(syncedTables.map { "'\($0)'" }.joined(separator: ",")))
-            """).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
-        for index in indexes { try db.execute(sql: "DROP INDEX \(index.name.quotedDatabaseIdentifier)") }
-        for table in syncedTables { try db.execute(sql: "DROP TRIGGER \(table)_log_insert") }
+        let lifted = try Row.fetchAll(db, sql: """
+            SELECT type, name, sql FROM sqlite_master
+            WHERE (type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables)))
+               OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'))
+            """).map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
+        for object in lifted { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name.quotedDatabaseIdentifier)") }
+
         let result = try body()
-        for index in indexes { try db.execute(sql: index.sql) }
+
+        try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
+        let now = try String.fetchOne(db, sql: "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
         for table in syncedTables {
             try db.execute(sql: """
-                INSERT INTO change_log (tableName, recordID, operation)
-                SELECT '\(table)', recordID, 'insert' FROM \(table) WHERE id > ? ORDER BY id
-                """, arguments: [before[table]])
-            try db.execute(sql: insertLogTrigger(table))
+                INSERT INTO change_log (tableName, recordID, operation, changedAt)
+                SELECT '\(table)', recordID, 'insert', ? FROM \(table) WHERE id > ? ORDER BY id
+                """, arguments: [now, before[table]])
         }
+        for object in lifted { try db.execute(sql: object.sql) }
         return result
     }
 
