@@ -31,7 +31,11 @@ let package = Package(
         // Domain operations, demo data and classic import: the API that the CLI, web and sync call.
         .target(
             name: "Northwind",
-            dependencies: ["NorthwindStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "NorthwindStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The `northwind` command-line tool, including `bench`, which compares the domain layer with bare SQLite.

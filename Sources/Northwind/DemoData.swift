@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import GRDBSQLite
+import GRDBSQLite
 
 /// Generates Northwind-shaped demo data, deterministically: the same options give the same rows.
 ///
@@ -112,15 +114,15 @@ struct SeededRecordIDs {
 
 /// Inserts rows many at a time with one multi-row INSERT.
 ///
-/// SQLite sets up trigger programs (the change log) once per statement execution; one row per statement made that
-/// setup cost more than the row itself.
+/// SQLite sets up trigger programs once per statement execution; one row per statement made that setup cost more
+/// than the row itself.
 struct BulkInsert {
     let db: Database
     let prefix: String
     let columns: Int
     let batch: Int
-    private var buffer: [(any DatabaseValueConvertible)?] = []
-    private(set) var count = 0
+    private var buffer: [DatabaseValue] = []
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     init(_ db: Database, _ prefix: String, columns: Int, batch: Int = 256) {
         self.db = db
@@ -130,22 +132,180 @@ struct BulkInsert {
         buffer.reserveCapacity(columns * batch)
     }
 
+    /// Buffers one row; the buffer goes in when it holds `batch` rows, or at `flush`.
     mutating func append(_ values: [(any DatabaseValueConvertible)?]) throws {
-        buffer.append(contentsOf: values)
-        count += 1
+        for value in values { buffer.append(value?.databaseValue ?? .null) }
         if buffer.count == columns * batch { try flush() }
     }
 
     mutating func flush() throws {
-        guard !buffer.isEmpty else { return }
-        let rows = buffer.count / columns
+        try insert(buffer, rows: buffer.count / columns)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Inserts rows already converted (possibly by another thread) with one statement.
+    func insert(_ values: [DatabaseValue], rows: Int) throws {
+        guard rows > 0 else { return }
         let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-        // OR FAIL: a constraint error still fails the whole seed, but SQLite then needs no statement journal,
+        // OR FAIL: a constraint error still fails the whole load, but SQLite then needs no statement journal,
         // which would copy every page the batch touches.
         let sql = prefix.replacingOccurrences(of: "INSERT INTO", with: "INSERT OR FAIL INTO") + " VALUES "
             + Array(repeating: tuple, count: rows).joined(separator: ",")
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        // Binds straight into SQLite's statement: GRDB's argument checks and conversions cost more than the
+        // insert at millions of rows. The statement is still GRDB's, prepared and cached on this connection.
+        let handle = try db.cachedStatement(sql: sql).sqliteStatement
+        sqlite3_reset(handle)
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value.storage {
+            case .null: sqlite3_bind_null(handle, position)
+            case .int64(let n): sqlite3_bind_int64(handle, position, n)
+            case .double(let d): sqlite3_bind_double(handle, position, d)
+            case .string(let text): sqlite3_bind_text(handle, position, text, -1, Self.transient)
+            case .blob(let data):
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), Self.transient) }
+            }
+        }
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+    }
+}
+
+/// Generates orders and lines, in batches of 100 orders, on its own thread.
+private struct OrderProducer: Sendable {
+    struct Batch: Sendable {
+        var orders: [DatabaseValue] = []
+        var orderRows = 0
+        var lines: [DatabaseValue] = []
+        var lineRows = 0
+    }
+
+    var random: SeededRandom
+    var ids: SeededRecordIDs
+    let numbers: [String]
+    let dates: [String]
+    let products: [Generator.ProductFacts]
+    let customers: [[DatabaseValue]]
+    let employeeCount: Int
+    let shipperCount: Int
+    let orderCount: Int
+    let days: Int
+
+    func run(into channel: BatchChannel<Batch>) {
+        var producer = self
+        producer.generate(into: channel)
+    }
+
+    private mutating func generate(into channel: BatchChannel<Batch>) {
+        let newOrderDays = 25
+        let orderable = products.indices.filter { !products[$0].discontinued }
+        let statuses = ["new", "cancelled", "shipped"].map(\.databaseValue)
+        let dateValues = dates.map(\.databaseValue)
+        var chosen: [Int] = []
+        var batch = Batch()
+        for index in 0..<orderCount {
+            let id = Int64(index + 1)
+            // Orders grow over the three years, as the classic data does.
+            let position = Double(index) / Double(orderCount)
+            let dayIndex = min(days - 1, Int((position.squareRoot() * 0.5 + position * 0.5) * Double(days)))
+            let isNew = dayIndex >= days - newOrderDays
+            let cancelled = !isNew && random.chance(0.01)
+            let status = isNew ? statuses[0] : (cancelled ? statuses[1] : statuses[2])
+            let shipped = !isNew && !cancelled ? dateValues[min(days - newOrderDays, dayIndex + random.int(1...14))] : .null
+            let freight = random.chance(0.7) ? random.int(2...9_000) : random.int(9_000...100_000)
+            batch.orders.append(contentsOf: [
+                id.databaseValue, ids.next().databaseValue, numbers[index].databaseValue,
+                random.int(1...employeeCount).databaseValue, dateValues[dayIndex],
+                dateValues[dayIndex + random.pick([14, 28, 28, 28, 42])], shipped, status,
+                random.int(1...shipperCount).databaseValue, freight.databaseValue,
+            ])
+            batch.orders.append(contentsOf: customers[random.int(0...customers.count - 1)])
+            batch.orderRows += 1
+            let lines = lineCount()
+            chosen.removeAll(keepingCapacity: true)
+            while chosen.count < lines {
+                let product = orderable[random.int(0...orderable.count - 1)]
+                if !chosen.contains(product) { chosen.append(product) }
+            }
+            for product in chosen {
+                var quantity = random.chance(0.8) ? random.int(1...30) : random.int(31...120)
+                // Some open orders ask for more than the shelf holds, so staff meet shortages.
+                if isNew && random.chance(0.15) { quantity = products[product].stock + random.int(5...25) }
+                let discount = random.chance(0.65) ? 0 : random.pick([0.05, 0.1, 0.15, 0.2, 0.25])
+                batch.lines.append(contentsOf: [
+                    ids.next().databaseValue, id.databaseValue, Int64(product + 1).databaseValue,
+                    products[product].price.databaseValue, quantity.databaseValue, discount.databaseValue,
+                ])
+                batch.lineRows += 1
+            }
+            if batch.orderRows == 100 || index == orderCount - 1 {
+                guard channel.put(batch) else { return }
+                batch = Batch()
+            }
+        }
+        channel.finish()
+    }
+
+    /// 1 to 5 lines, averaging about 2.6 as the classic data does.
+    private mutating func lineCount() -> Int {
+        switch random.int(1...100) {
+        case ...21: return 1
+        case ...52: return 2
+        case ...77: return 3
+        case ...91: return 4
+        default: return 5
+        }
+    }
+}
+
+/// A bounded queue between one producer thread and one consumer.
+final class BatchChannel<Item: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var finished = false
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room; false once the consumer has given up.
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next item, or nil when the producer has finished and everything was taken.
+    func take() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !finished { condition.wait() }
+        guard !items.isEmpty else { return nil }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
     }
 }
 
@@ -285,7 +445,7 @@ private struct Generator {
 
     /// What an order copies from its customer: id and shipping address.
     struct CustomerFacts {
-        var shipping: [(any DatabaseValueConvertible)?]
+        var shipping: [DatabaseValue]
     }
 
     mutating func customers() throws -> [CustomerFacts] {
@@ -305,7 +465,8 @@ private struct Generator {
                 id, ids.next(), customerCode(from: name), name, contact(), random.pick(Vocabulary.contactTitles), street,
                 place.city, postal, place.country, phone(), random.chance(0.4) ? phone() : nil,
             ])
-            facts.append(CustomerFacts(shipping: [id, name, street, place.city, postal, place.country]))
+            facts.append(CustomerFacts(shipping: [id.databaseValue, name.databaseValue, street.databaseValue,
+                                               place.city.databaseValue, postal.databaseValue, place.country.databaseValue]))
         }
         try statement.flush()
         return facts
@@ -383,76 +544,43 @@ private struct Generator {
         return count
     }
 
+    /// Orders and their lines: most of the rows. Another thread generates them while this one inserts, since
+    /// making the values costs about as much as SQLite's work and the machine has two cores.
     mutating func orders(products: [ProductFacts], customers: [CustomerFacts], employeeCount: Int, shipperCount: Int) throws -> (Int, Int) {
         let orderCount = 830 * scale
         let days = 365 * 3
-        let newOrderDays = 25
-        let numbers = try StoreMetadata.nextOrderNumbers(db, count: orderCount)
-        var insertOrder = BulkInsert(db, """
+        let firstDay = options.endDate.adding(days: -(days - 1))
+        let producer = OrderProducer(
+            random: random, ids: ids, numbers: try StoreMetadata.nextOrderNumbers(db, count: orderCount),
+            // Day strings computed once: calendar arithmetic per order would dominate the seeding time.
+            dates: (0..<(days + 60)).map { firstDay.adding(days: $0).description },
+            products: products, customers: customers.map(\.shipping), employeeCount: employeeCount,
+            shipperCount: shipperCount, orderCount: orderCount, days: days)
+        let channel = BatchChannel<OrderProducer.Batch>(capacity: 16)
+        let thread = Thread { producer.run(into: channel) }
+        thread.start()
+        let insertOrder = BulkInsert(db, """
             INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status,
               shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
             """, columns: 16)
-        var insertLine = BulkInsert(db, """
+        let insertLine = BulkInsert(db, """
             INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount)
-            """, columns: 6, batch: 512)
-        let firstDay = options.endDate.adding(days: -(days - 1))
-        // Day strings computed once: calendar arithmetic per order would dominate the seeding time.
-        let dates = (0..<(days + 60)).map { firstDay.adding(days: $0).description }
-        let orderable = products.indices.filter { !products[$0].discontinued }
+            """, columns: 6)
         var lineCount = 0
-        var chosen: [Int] = []
-        for index in 0..<orderCount {
-            let id = index + 1
-            // Orders grow over the three years, as the classic data does.
-            let position = Double(index) / Double(orderCount)
-            let dayIndex = min(days - 1, Int((position.squareRoot() * 0.5 + position * 0.5) * Double(days)))
-            let orderDate = dates[dayIndex]
-            let isNew = dayIndex >= days - newOrderDays
-            let cancelled = !isNew && random.chance(0.01)
-            let status = isNew ? "new" : (cancelled ? "cancelled" : "shipped")
-            let shipped: String? = status == "shipped" ? dates[min(days - newOrderDays, dayIndex + random.int(1...14))] : nil
-            let freight = random.chance(0.7) ? random.int(2...9_000) : random.int(9_000...100_000)
-            try insertOrder.append([
-                id, ids.next(), numbers[index], random.int(1...employeeCount), orderDate, dates[dayIndex + random.pick([14, 28, 28, 28, 42])],
-                shipped, status, random.int(1...shipperCount), freight,
-            ] + customers[random.int(0...customers.count - 1)].shipping)
-            let lines = lineCountForOrder()
-            chosen.removeAll(keepingCapacity: true)
-            while chosen.count < lines {
-                let product = orderable[random.int(0...orderable.count - 1)]
-                if !chosen.contains(product) { chosen.append(product) }
+        do {
+            // Each batch's orders go in before its lines: a line whose order is still pending is a deferred
+            // foreign-key violation, and while any is pending, SQLite searches the children of every parent row
+            // inserted, which is quadratic with the indexes lifted.
+            while let batch = channel.take() {
+                try insertOrder.insert(batch.orders, rows: batch.orderRows)
+                try insertLine.insert(batch.lines, rows: batch.lineRows)
+                lineCount += batch.lineRows
             }
-            for product in chosen {
-                var quantity = random.chance(0.8) ? random.int(1...30) : random.int(31...120)
-                // Some open orders ask for more than the shelf holds, so staff meet shortages.
-                if isNew && random.chance(0.15) { quantity = products[product].stock + random.int(5...25) }
-                let discount = random.chance(0.65) ? 0 : random.pick([0.05, 0.1, 0.15, 0.2, 0.25])
-                try insertLine.append([ids.next(), id, product + 1, products[product].price, quantity, discount])
-            }
-            lineCount += lines
-            // Orders reach the table before their lines (at most 500 lines per 100 orders, under the line batch).
-            // A line whose order is still pending is a deferred foreign-key violation, and while any is pending,
-            // SQLite searches the children of every parent row inserted: quadratic with the indexes lifted.
-            if id % 100 == 0 {
-                try insertOrder.flush()
-                try insertLine.flush()
-            }
+        } catch {
+            channel.cancel()
+            throw error
         }
-        try insertOrder.flush()
-        try insertLine.flush()
         return (orderCount, lineCount)
-    }
-
-    /// 1 to 5 lines, averaging about 2.6 as the classic data does.
-    mutating func lineCountForOrder() -> Int {
-        let roll = random.int(1...100)
-        switch roll {
-        case ...21: return 1
-        case ...52: return 2
-        case ...77: return 3
-        case ...91: return 4
-        default: return 5
-        }
     }
 
     mutating func priceCents() -> Int {
