@@ -310,10 +310,10 @@ final class BatchChannel<Item: Sendable>: @unchecked Sendable {
 }
 
 /// SplitMix64: small, fast and the same on every platform, unlike the system generator.
-struct SeededRandom: RandomNumberGenerator {
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

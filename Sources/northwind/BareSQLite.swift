@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import Northwind
 
 /// A bare SQLite C API connection: the benchmark's baseline, with no GRDB, no records and no async hops.
 final class BareSQLite {
@@ -12,7 +13,10 @@ final class BareSQLite {
             throw BenchError("cannot open \(path)")
         }
         sqlite3_busy_timeout(handle, 10_000)
+        // The same settings as the store's connections, so that the comparison measures code, not configuration.
         try exec("PRAGMA foreign_keys = ON")
+        try exec("PRAGMA temp_store = MEMORY")
+        try exec("PRAGMA mmap_size = \(Store.mmapSize)")
     }
 
     deinit {

@@ -114,7 +114,7 @@ enum BareSeeder {
         for index in indexes { try db.exec("DROP INDEX \(index[0] as? String ?? "")") }
         for trigger in triggers { try db.exec("DROP TRIGGER \(trigger[0] as? String ?? "")") }
 
-        var random = SplitMix(state: 42)
+        var random = SeededRandom(seed: 42)
         var lines = 0
         // Ascending ids, as the demo data's are, so both sides fill the unique index the same way.
         var counter = 0
@@ -185,17 +185,5 @@ enum BareSeeder {
         try db.exec("COMMIT")
         let rows = scale * (8 + 29 + 77 + 77 + 91 + 9 + 3 + 53 + 53 + 830) + 4 + lines
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, rows)
-    }
-}
-
-/// The same generator the demo data uses, so the baseline draws as many random numbers.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
