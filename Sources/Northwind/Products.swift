@@ -73,21 +73,24 @@ extension Backoffice {
 
     static let productByID = productRowSelect + " WHERE products.id = ?"
 
+    /// Ranks at most 500 candidates: ranking every match of a short prefix in a large catalogue costs milliseconds,
+    /// and a person typing refines the words long before the 500th candidate matters.
+    public static let searchSQL = """
+        SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
+        FROM (SELECT rowid, rank FROM products_fts WHERE products_fts MATCH ? LIMIT 500) AS matches
+        JOIN products ON products.id = matches.rowid
+        LEFT JOIN categories ON categories.id = products.categoryID
+        LEFT JOIN suppliers ON suppliers.id = products.supplierID
+        ORDER BY matches.rank, products.name
+        LIMIT ?
+        """
+
     /// Word and prefix search over product names, ignoring case and accents: "cote" finds "Côte de Blaye".
     public func searchProducts(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = Self.prefixPattern(text) else { return [] }
         return try quickRead { db in
-            try fetchAll(ProductRow.self, db, sql: """
-                SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
-                FROM products_fts
-                JOIN products ON products.id = products_fts.rowid
-                LEFT JOIN categories ON categories.id = products.categoryID
-                LEFT JOIN suppliers ON suppliers.id = products.supplierID
-                WHERE products_fts MATCH ?
-                ORDER BY products_fts.rank, products.name
-                LIMIT ?
-                """, [pattern, limit])
+            try fetchAll(ProductRow.self, db, sql: Self.searchSQL, [pattern, limit])
         }
     }
 

@@ -94,20 +94,14 @@ struct Bench {
         let bare = try BareSQLite(path: path)
         let productCount = Int(try bare.run("SELECT count(*) FROM products")[0][0] as? Int64 ?? 1)
         let terms = ["cote", "pât", "saumon fu", "chocolat", "crème", "jam", "earl grey", "moutarde", "kr", "tomates sé"]
-        let searchSQL = """
-            SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
-            FROM products_fts JOIN products ON products.id = products_fts.rowid
-            LEFT JOIN categories ON categories.id = products.categoryID
-            LEFT JOIN suppliers ON suppliers.id = products.supplierID
-            WHERE products_fts MATCH ? ORDER BY products_fts.rank, products.name LIMIT 20
-            """
+        let searchSQL = Backoffice.searchSQL
         var ours = Sample(), raw = Sample()
         for i in 0..<reads {
             _ = try await ours.time { try backoffice.searchProducts(terms[i % terms.count]) }
         }
         for i in 0..<reads {
             let pattern = terms[i % terms.count].split(separator: " ").map { "\"\($0)\"*" }.joined(separator: " ")
-            _ = try await raw.time { try bare.run(searchSQL, pattern) }
+            _ = try await raw.time { try bare.run(searchSQL, pattern, 20) }
         }
         report("product search", ours, raw)
 
