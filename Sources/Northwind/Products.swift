@@ -73,19 +73,20 @@ extension Backoffice {
 
     static let productByID = productRowSelect + " WHERE products.id = ?"
 
-    /// Ranks at most 500 candidates: ranking every match of a short prefix in a large catalogue costs milliseconds,
-    /// and a person typing refines the words long before the 500th candidate matters.
+    /// Orders the first 200 matches by name. Ranking (bm25) every match of a short prefix in a large catalogue cost
+    /// milliseconds per keystroke; a person typing narrows the words long before the 200th match matters.
     public static let searchSQL = """
         SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
-        FROM (SELECT rowid, rank FROM products_fts WHERE products_fts MATCH ? LIMIT 500) AS matches
+        FROM (SELECT rowid FROM products_fts WHERE products_fts MATCH ? LIMIT 200) AS matches
         JOIN products ON products.id = matches.rowid
         LEFT JOIN categories ON categories.id = products.categoryID
         LEFT JOIN suppliers ON suppliers.id = products.supplierID
-        ORDER BY matches.rank, products.name
+        ORDER BY products.name, products.id
         LIMIT ?
         """
 
     /// Word and prefix search over product names, ignoring case and accents: "cote" finds "Côte de Blaye".
+    /// Results come in name order.
     public func searchProducts(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = Self.prefixPattern(text) else { return [] }
