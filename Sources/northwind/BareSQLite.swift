@@ -16,6 +16,7 @@ final class BareSQLite {
         // The same settings as the store's connections, so that the comparison measures code, not configuration.
         try exec("PRAGMA foreign_keys = ON")
         try exec("PRAGMA temp_store = MEMORY")
+        try exec("PRAGMA synchronous = NORMAL") // as GRDB sets it for a pool in WAL mode
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
     }
 

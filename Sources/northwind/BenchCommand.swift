@@ -143,7 +143,7 @@ struct Bench {
         let customerCode = try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? ""
         func lines(_ i: Int) -> [Int64] { (0..<3).map { stocked[(i * 3 + $0) % stocked.count] } }
 
-        // Writes alternate between ours and bare, so that both meet the same disk (each commit waits for fsync).
+        // Writes alternate between ours and bare, so that both meet the same disk and the same checkpoints.
         (ours, raw) = (Sample(), Sample())
         var ourNumbers: [String] = []
         var bareNumbers: [String] = []
