@@ -70,8 +70,9 @@ public enum DemoData {
 
     /// Removes every business row (and external files after commit), children first.
     static func clearAll(_ db: Database, binaries: ExternalStorage) throws {
-        try binaries.prepareDeleteAll(db, table: "categories", attribute: "picture")
-        try binaries.prepareDeleteAll(db, table: "employees", attribute: "photo")
+        for (table, attribute) in Store.binaryAttributes {
+            try binaries.prepareDeleteAll(db, table: table, attribute: attribute)
+        }
         // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
         try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
         for table in Store.syncedTables.reversed() {

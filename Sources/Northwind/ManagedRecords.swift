@@ -84,7 +84,7 @@ extension Backoffice {
             guard dependents.isEmpty else {
                 throw NorthwindError.inUse("\(R.entityName.capitalized) '\(current.displayName)' is still used by \(dependents.joined(separator: " and ")); reassign or delete those first.")
             }
-            for (table, attribute) in [("categories", "picture"), ("employees", "photo")] where table == R.databaseTableName {
+            for (table, attribute) in Store.binaryAttributes where table == R.databaseTableName {
                 try binaries.prepareDelete(db, table: table, attribute: attribute, id: id)
             }
             _ = try R.deleteOne(db, id: id)

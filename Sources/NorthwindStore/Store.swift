@@ -109,6 +109,9 @@ public final class Store: Sendable {
     /// How much of the file reads may map: 1 GiB covers a scale-1000 store.
     public static let mmapSize = 1 << 30
 
+    /// Binary attributes kept with external storage, as (table, attribute).
+    public static var binaryAttributes: [(table: String, attribute: String)] { Schema.binaryAttributes.map { ($0.0, $0.1) } }
+
     /// The names of synced tables, in an order that respects foreign keys.
     public static var syncedTables: [String] { Schema.syncedTables }
 }
