@@ -160,7 +160,7 @@ extension Backoffice {
             }
             try OrderLine.filter(OrderLine.Columns.orderID == order.id).deleteAll(db)
             try Self.insertLines(lines, orderID: order.id ?? 0, db)
-            try db.execute(sql: "UPDATE orders SET version = version + 1 WHERE id = ?", arguments: [order.id])
+            try db.cachedStatement(sql: "UPDATE orders SET version = version + 1 WHERE id = ?").execute(arguments: [order.id])
             return try Self.orderDetail(number: number, db)
         }
     }
@@ -199,8 +199,7 @@ extension Backoffice {
                                              orderID: order.id, employeeID: employeeID ?? order.employeeID)
                 try movement.insert(db)
             }
-            try db.execute(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?",
-                           arguments: [shipped, order.id])
+            try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(arguments: [shipped, order.id])
             return try Self.orderDetail(number: number, db)
         }
     }
@@ -212,7 +211,7 @@ extension Backoffice {
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be cancelled.")
             }
-            try db.execute(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?", arguments: [order.id])
+            try db.cachedStatement(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?").execute(arguments: [order.id])
             return try Self.orderDetail(number: number, db)
         }
     }

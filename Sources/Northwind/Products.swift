@@ -185,7 +185,7 @@ extension Backoffice {
             try movement.insert(db)
             let arrivedOnOrder = min(quantity, product.unitsOnOrder)
             if arrivedOnOrder > 0 {
-                try db.execute(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?", arguments: [arrivedOnOrder, productID])
+                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [arrivedOnOrder, productID])
             }
             return try Self.productRow(id: productID, db).product
         }

@@ -14,7 +14,7 @@ public enum StoreMetadata {
     /// This installation's code: six random base-32 characters (about a billion possibilities), made when the store
     /// is created. It prefixes every order number made here.
     public static func siteCode(_ db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = 'siteCode'") ?? "000000"
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM store_metadata WHERE key = 'siteCode'")) ?? "000000"
     }
 
     /// The next order number, e.g. "7KQ2XM-1042".
@@ -29,8 +29,8 @@ public enum StoreMetadata {
     /// Reserves `count` consecutive order numbers at once (used by seeding).
     public static func nextOrderNumbers(_ db: Database, count: Int) throws -> [String] {
         let site = try siteCode(db)
-        let last = try Int.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'orderSequence'") ?? 0
-        try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'orderSequence'", arguments: [String(last + count)])
+        let last = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'orderSequence'")) ?? 0
+        try db.cachedStatement(sql: "UPDATE store_metadata SET value = ? WHERE key = 'orderSequence'").execute(arguments: [String(last + count)])
         return (1...max(count, 1)).prefix(count).map { "\(site)-\(last + $0)" }
     }
 }
