@@ -63,12 +63,18 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     public var day: Int
 
     public init?(year: Int, month: Int, day: Int) {
-        var components = DateComponents()
-        (components.year, components.month, components.day) = (year, month, day)
-        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
-            Self.calendar.date(from: components).map({ Self.calendar.component(.day, from: $0) == day }) == true
+        // Plain arithmetic: every decoded order date passes here, and Calendar costs microseconds per call.
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1, day <= Self.days(inMonth: month, of: year)
         else { return nil }
         (self.year, self.month, self.day) = (year, month, day)
+    }
+
+    static func days(inMonth month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Parses "1996-07-04"; a time part after the date ("1996-07-04 00:00:00") is ignored.

@@ -113,3 +113,29 @@ struct StoreTests {
         }
     }
 }
+
+@Suite("Values")
+struct ValueTests {
+    @Test func datesAreValidatedByTheCalendar() {
+        #expect(LocalDate("2024-02-29")?.description == "2024-02-29")
+        #expect(LocalDate("2023-02-29") == nil)
+        #expect(LocalDate("1900-02-29") == nil)
+        #expect(LocalDate("2000-02-29") != nil)
+        #expect(LocalDate("2026-04-31") == nil)
+        #expect(LocalDate("2026-13-01") == nil)
+        #expect(LocalDate("1996-07-04 00:00:00")?.description == "1996-07-04")
+        #expect(LocalDate("7/4/1996") == nil)
+        #expect(LocalDate("2026-12-31")?.adding(days: 1).description == "2027-01-01")
+    }
+
+    @Test func moneyParsesAndPrintsExactly() {
+        #expect(Money(parsing: "18.5")?.cents == 1850)
+        #expect(Money(parsing: "263.50")?.description == "263.50")
+        #expect(Money(parsing: "0.05")?.description == "0.05")
+        #expect(Money(parsing: "1.005") == nil)
+        #expect(Money(parsing: "abc") == nil)
+        #expect(Money(cents: -5).description == "-0.05")
+        // 3 × 263.50 less 15% is 671.925, which rounds half up to 671.93.
+        #expect(OrderLine(orderID: 1, productID: 1, unitPrice: Money(cents: 26350), quantity: 3, discount: 0.15).total == Money(cents: 67193))
+    }
+}
