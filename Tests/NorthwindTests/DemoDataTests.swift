@@ -49,6 +49,19 @@ struct DemoDataTests {
         }
     }
 
+    /// Seeding lifts the change-log triggers for speed; every row must be logged all the same, once.
+    @Test func everySeededRowIsInTheChangeLog() throws {
+        let store = try TemporaryStore(seed: Self.options)
+        var rows = 0
+        for table in Store.syncedTables { rows += try store.count("SELECT count(*) FROM \(table)") }
+        #expect(try store.count("SELECT count(*) FROM change_log WHERE operation = 'insert'") == rows)
+        #expect(try store.count("SELECT count(DISTINCT recordID) FROM change_log") == rows)
+        // The triggers are back: the next write is logged by them.
+        _ = try store.store.pool.write { db in try db.execute(sql: "INSERT INTO regions (description) VALUES ('Central')") }
+        #expect(try store.count("SELECT count(*) FROM change_log WHERE tableName = 'regions'") == 5)
+        #expect(try store.backoffice.searchProducts("crème").isEmpty == false)
+    }
+
     @Test func theSameOptionsGiveTheSameData() throws {
         let first = try content(TemporaryStore(seed: Self.options))
         let second = try content(TemporaryStore(seed: Self.options))
