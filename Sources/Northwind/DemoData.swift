@@ -42,10 +42,10 @@ public enum DemoData {
         do {
             var counts: [TableCount] = []
             try store.pool.write { db in
-                if !options.replace, try !isEmpty(db) {
+                if !options.replace, try !Store.isEmpty(db) {
                     throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store.")
                 }
-                try clearAll(db, binaries: store.binaries)
+                try store.deleteAllData(db)
                 // Keep the whole seed's pages in memory until commit, and check references once, at commit,
                 // since rows go in by batches.
                 // About 1.2 MB of pages per unit of scale; negative cache sizes are in KiB.
@@ -58,25 +58,6 @@ public enum DemoData {
             return Summary(counts: counts, seconds: Date().timeIntervalSince(start))
         } catch {
             throw Backoffice.translate(error)
-        }
-    }
-
-    static func isEmpty(_ db: Database) throws -> Bool {
-        for table in Store.syncedTables where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == true {
-            return false
-        }
-        return true
-    }
-
-    /// Removes every business row (and external files after commit), children first.
-    static func clearAll(_ db: Database, binaries: ExternalStorage) throws {
-        for (table, attribute) in Store.binaryAttributes {
-            try binaries.prepareDeleteAll(db, table: table, attribute: attribute)
-        }
-        // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
-        try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
-        for table in Store.syncedTables.reversed() {
-            try db.execute(sql: "DELETE FROM \(table)")
         }
     }
 }

@@ -114,8 +114,6 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     /// Low stock as Northwind defines it: what is here and on its way no longer covers the reorder level.
     public var isLowStock: Bool { unitsInStock + unitsOnOrder <= reorderLevel }
 
-    public static let category = belongsTo(Category.self)
-    public static let supplier = belongsTo(Supplier.self)
 }
 
 public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
@@ -327,9 +325,6 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
         container[Columns.shipCountry] = shipCountry
         container[Columns.version] = version
     }
-    public static let lines = hasMany(OrderLine.self)
-    public static let customer = belongsTo(Customer.self)
-    public static let employee = belongsTo(Employee.self)
 }
 
 public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
@@ -380,7 +375,6 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
         container[Columns.quantity] = quantity
         container[Columns.discount] = discount
     }
-    public static let product = belongsTo(Product.self)
 
     /// unitPrice × quantity × (1 − discount), rounded half up to the cent, in integers: the discount is read to the
     /// millionth (discounts are whole percents or their halves), so no binary fraction reaches the sum.

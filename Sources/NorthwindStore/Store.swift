@@ -98,11 +98,25 @@ public final class Store: Sendable {
 
     /// Whether the store holds no business data yet (metadata aside).
     public func isEmpty() throws -> Bool {
-        try pool.read { db in
-            for table in Schema.syncedTables where try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 1 {
-                return false
-            }
-            return true
+        try pool.read { db in try Self.isEmpty(db) }
+    }
+
+    public static func isEmpty(_ db: Database) throws -> Bool {
+        for table in Schema.syncedTables where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == true {
+            return false
+        }
+        return true
+    }
+
+    /// Removes every business row, children first, inside the caller's transaction; external files go after commit.
+    public func deleteAllData(_ db: Database) throws {
+        for (table, attribute) in Self.binaryAttributes {
+            try binaries.prepareDeleteAll(db, table: table, attribute: attribute)
+        }
+        // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
+        try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
+        for table in Schema.syncedTables.reversed() {
+            try db.execute(sql: "DELETE FROM \(table)")
         }
     }
 

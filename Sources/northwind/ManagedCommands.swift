@@ -45,7 +45,7 @@ extension ManagedKind {
             let name = String(assignment[..<equals])
             let value = String(assignment[assignment.index(after: equals)...])
             guard let numeric = fields[name] else {
-                throw ValidationError("\(Record.entityName.capitalized)s have no field '\(name)'. Fields: \(editableFields.map(\.name).joined(separator: ", ")).")
+                throw ValidationError("\(plural.capitalized) have no field '\(name)'. Fields: \(editableFields.map(\.name).joined(separator: ", ")).")
             }
             if value.isEmpty {
                 object[name] = NSNull()

@@ -101,7 +101,7 @@ struct CommandLineTests {
 
         let delete = try CLI.run(["categories", "add", "--set", "colour=red", "--store", path])
         #expect(delete.status != 0)
-        #expect(delete.stderr.contains("Categorys have no field 'colour'") || delete.stderr.contains("no field 'colour'"))
+        #expect(delete.stderr.contains("Categories have no field 'colour'. Fields: name, description."))
         for result in [missing, bad, delete] { #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("0x0")) }
     }
 

@@ -84,10 +84,10 @@ public enum ClassicImporter {
     static func load(_ dataset: ClassicDataset, into store: Store, replace: Bool, source: String) throws(NorthwindError) -> [DemoData.TableCount] {
         do {
             return try store.pool.write { db in
-                if !replace, try !DemoData.isEmpty(db) {
+                if !replace, try !Store.isEmpty(db) {
                     throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; import with --replace to overwrite it, or choose another --store.")
                 }
-                try DemoData.clearAll(db, binaries: store.binaries)
+                try store.deleteAllData(db)
                 // Employees report to employees listed after them; check references at commit instead.
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 var loader = Loader(db: db, dataset: dataset, binaries: store.binaries, source: source)
