@@ -182,7 +182,10 @@ public enum Schema {
               changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
             """)
         for table in syncedTables {
-            try db.execute(sql: insertLogTrigger(table) + """
+            try db.execute(sql: """
+                CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN
+                  INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'insert');
+                END;
                 CREATE TRIGGER \(table)_log_update AFTER UPDATE ON \(table) BEGIN
                   INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'update');
                 END;
@@ -195,15 +198,6 @@ public enum Schema {
                 END;
                 """)
         }
-    }
-
-    static func insertLogTrigger(_ table: String) -> String {
-        """
-        CREATE TRIGGER \(table)_log_insert AFTER INSERT ON \(table) BEGIN
-          INSERT INTO change_log (tableName, recordID, operation) VALUES ('\(table)', NEW.recordID, 'insert');
-        END;
-
-        """
     }
 
     /// Runs a bulk load with the insert triggers (change log, product search) and the secondary indexes of synced
