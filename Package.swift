@@ -17,6 +17,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Schema, migrations, records and the file-backed blob store: everything that knows SQL.
@@ -35,7 +41,25 @@ let package = Package(
                 "NorthwindStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The shop-floor web application and the JSON API, on Hummingbird, with live updates.
+        .target(
+            name: "NorthwindWeb",
+            dependencies: [
+                "Northwind",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Templates"), .copy("Static"), .copy("openapi.json")],
             swiftSettings: swiftSettings
         ),
         // The `northwind` command-line tool, including `bench`, which compares the domain layer with bare SQLite.
@@ -43,6 +67,7 @@ let package = Package(
             name: "northwind",
             dependencies: [
                 "Northwind",
+                "NorthwindWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bare C API, for the benchmark's baseline.
@@ -52,7 +77,11 @@ let package = Package(
         ),
         .testTarget(
             name: "NorthwindTests",
-            dependencies: ["Northwind", "northwind", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Northwind", "NorthwindWeb", "northwind",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],

@@ -76,6 +76,8 @@ public struct OrderQuery: Sendable {
     /// Inclusive range of order dates.
     public var from: LocalDate?
     public var to: LocalDate?
+    /// An order number prefix, or part of the customer's code or company name.
+    public var search: String?
     public var limit = 50
     public var offset = 0
     public init(status: OrderStatus? = nil) { self.status = status }
@@ -129,6 +131,13 @@ extension Backoffice {
                 request = request.filter(Order.Columns.customerID == (try Self.customer(code: code, db).id ?? 0))
             }
             if let employeeID = query.employeeID { request = request.filter(Order.Columns.employeeID == employeeID) }
+            if let text = query.search?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+                let pattern = "%" + Self.escapeLike(text) + "%"
+                request = request.filter(sql: """
+                    (number LIKE ? ESCAPE '\\' OR customerID IN (SELECT id FROM customers
+                      WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\'))
+                    """, arguments: [Self.escapeLike(text) + "%", pattern, pattern])
+            }
             if let from = query.from { request = request.filter(Order.Columns.orderDate >= from) }
             if let to = query.to { request = request.filter(Order.Columns.orderDate <= to) }
             let total = try request.fetchCount(db)

@@ -44,7 +44,7 @@ extension Backoffice {
             conditions.append("products.discontinued = ?")
             arguments += [discontinued]
         }
-        if query.lowStock { conditions.append("products.unitsInStock + products.unitsOnOrder <= products.reorderLevel") }
+        if query.lowStock { conditions.append("NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel") }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let column = switch query.sort {
         case .name: "products.name"
@@ -236,6 +236,10 @@ extension Backoffice {
 }
 
 extension Product {
+    /// Time to reorder: what is in stock and on order does not reach the reorder level. Discontinued products are
+    /// never reordered, so they never count as low.
+    public var isLowStock: Bool { !discontinued && unitsInStock + unitsOnOrder <= reorderLevel }
+
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&name, "name", &errors, max: 80)

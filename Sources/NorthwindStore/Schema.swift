@@ -26,6 +26,7 @@ public enum Schema {
         migrator.registerMigration("v1: classic schema", migrate: createClassicSchema)
         migrator.registerMigration("v1: change log", migrate: createChangeLog)
         migrator.registerMigration("v1: product search", migrate: createProductSearch)
+        migrator.registerMigration("v2: accounts", migrate: createAccounts)
         return migrator
     }
 
@@ -168,6 +169,27 @@ public enum Schema {
             CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements BEGIN
               UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
             END;
+            """)
+    }
+
+    /// Sign-in credentials and access tokens. Local to this store: they are never synced, and no secret is kept in
+    /// the clear (bcrypt for passwords, SHA-256 for random tokens).
+    private static func createAccounts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE credentials (
+              employeeID INTEGER PRIMARY KEY REFERENCES employees(id) ON DELETE CASCADE,
+              login TEXT NOT NULL UNIQUE COLLATE NOCASE,
+              passwordHash TEXT NOT NULL,
+              changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+            CREATE TABLE access_tokens (
+              tokenHash TEXT PRIMARY KEY,
+              employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
+              kind TEXT NOT NULL CHECK (kind IN ('session', 'api')),
+              csrfToken TEXT,
+              label TEXT,
+              createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+              expiresAt TEXT);
+            CREATE INDEX access_tokens_employee ON access_tokens(employeeID);
             """)
     }
 

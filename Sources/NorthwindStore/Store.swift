@@ -115,6 +115,7 @@ public final class Store: Sendable {
         }
         // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
         try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
+        try db.execute(sql: "DELETE FROM access_tokens; DELETE FROM credentials")
         for table in Schema.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }

@@ -240,7 +240,8 @@ struct CustomersCommand: AsyncParsableCommand {
 struct EmployeesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "employees", abstract: "List, show, add, edit and delete employees.",
-        subcommands: managedSubcommands(EmployeeKind.self) + [BinaryCommand<EmployeePhoto>.self])
+        subcommands: managedSubcommands(EmployeeKind.self)
+            + [BinaryCommand<EmployeePhoto>.self, SetPasswordCommand.self, TokenCommand.self])
 }
 struct ShippersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -26,7 +26,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "Only this supplier id.") var supplier: Int64?
         @Flag(help: "Only discontinued products.") var discontinued = false
         @Flag(help: "Only products still sold.") var active = false
-        @Flag(help: "Only products whose stock plus units on order is at or below the reorder level.") var lowStock = false
+        @Flag(help: "Only products still sold whose stock plus units on order is at or below the reorder level.") var lowStock = false
         @Option(help: "Sort by name, price, stock or id.") var sort: ProductQuery.Sort = .name
         @Flag(help: "Sort descending.") var desc = false
         @Option(help: "Rows per page (1–1000).") var limit = 50

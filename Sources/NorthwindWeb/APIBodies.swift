@@ -1,0 +1,244 @@
+import Foundation
+import Hummingbird
+import Northwind
+
+// The JSON shapes of /api/v1, as openapi.json describes them. Money travels as a decimal string.
+
+struct Items<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
+    var items: [Item]
+}
+
+/// One page of a list. `nextCursor` is the `cursor` (an offset) for the next page, absent on the last page.
+struct ItemsPage<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
+    var items: [Item]
+    var total: Int?
+    var limit: Int
+    var offset: Int
+    var nextCursor: String?
+
+    init(_ page: Page<Item>) {
+        items = page.items
+        total = page.total >= 0 ? page.total : nil
+        limit = page.limit
+        offset = page.offset
+        let next = page.offset + page.items.count
+        nextCursor = page.total >= 0 && next < page.total ? String(next) : nil
+    }
+}
+
+struct MeBody: ResponseEncodable, Sendable {
+    var employeeID: Int64
+    var name: String
+    var login: String
+    var title: String?
+    var isManager: Bool
+}
+
+struct Summary: ResponseEncodable, Sendable {
+    var newOrders: Int
+    var lowStockProducts: Int
+    init(_ summary: ShopSummary) {
+        (newOrders, lowStockProducts) = (summary.newOrders, summary.lowStockProducts)
+    }
+}
+
+struct ProductBody: ResponseEncodable, Sendable {
+    var id: Int64
+    var recordID: String
+    var name: String
+    var categoryID: Int64?
+    var categoryName: String?
+    var supplierID: Int64?
+    var supplierName: String?
+    var quantityPerUnit: String?
+    var unitPrice: String
+    var unitsInStock: Int
+    var unitsOnOrder: Int
+    var reorderLevel: Int
+    var discontinued: Bool
+    var lowStock: Bool
+    var version: Int
+
+    init(_ row: ProductRow) {
+        let p = row.product
+        (id, recordID, name, categoryID, categoryName) = (p.id ?? 0, p.recordID, p.name, p.categoryID, row.categoryName)
+        (supplierID, supplierName, quantityPerUnit) = (p.supplierID, row.supplierName, p.quantityPerUnit)
+        (unitPrice, unitsInStock, unitsOnOrder) = (p.unitPrice.description, p.unitsInStock, p.unitsOnOrder)
+        (reorderLevel, discontinued, lowStock, version) = (p.reorderLevel, p.discontinued, p.isLowStock, p.version)
+    }
+}
+
+/// A money amount as a client may send it: "18.50" (preferred, exact) or 18.5.
+struct MoneyInput: Decodable, Sendable {
+    var text: String
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self.text = text
+        } else {
+            self.text = "\(try container.decode(Decimal.self))"
+        }
+    }
+}
+
+/// The fields of a product a client may set. On PATCH, absent fields keep their values; `version` is required.
+struct ProductInput: Decodable, Sendable {
+    var name: String?
+    var categoryID: Int64??
+    var supplierID: Int64??
+    var quantityPerUnit: String??
+    var unitPrice: MoneyInput?
+    var unitsInStock: Int?
+    var unitsOnOrder: Int?
+    var reorderLevel: Int?
+    var discontinued: Bool?
+    var version: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case name, categoryID, supplierID, quantityPerUnit, unitPrice, unitsInStock, unitsOnOrder, reorderLevel
+        case discontinued, version
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // An explicit null clears an optional field; a missing key leaves it alone.
+        func nullable<T: Decodable>(_ key: CodingKeys) throws -> T?? {
+            guard c.contains(key) else { return nil }
+            return .some(try c.decodeIfPresent(T.self, forKey: key))
+        }
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        categoryID = try nullable(.categoryID)
+        supplierID = try nullable(.supplierID)
+        quantityPerUnit = try nullable(.quantityPerUnit)
+        unitPrice = try c.decodeIfPresent(MoneyInput.self, forKey: .unitPrice)
+        unitsInStock = try c.decodeIfPresent(Int.self, forKey: .unitsInStock)
+        unitsOnOrder = try c.decodeIfPresent(Int.self, forKey: .unitsOnOrder)
+        reorderLevel = try c.decodeIfPresent(Int.self, forKey: .reorderLevel)
+        discontinued = try c.decodeIfPresent(Bool.self, forKey: .discontinued)
+        version = try c.decodeIfPresent(Int.self, forKey: .version)
+    }
+
+    func apply(to product: inout Product, creating: Bool) throws(NorthwindError) {
+        var parser = FieldParser()
+        if let name { product.name = name }
+        if let categoryID { product.categoryID = categoryID }
+        if let supplierID { product.supplierID = supplierID }
+        if let quantityPerUnit { product.quantityPerUnit = quantityPerUnit }
+        if let unitPrice, let price = parser.money(unitPrice.text, "unitPrice") { product.unitPrice = price }
+        if let unitsInStock {
+            if creating {
+                product.unitsInStock = unitsInStock
+            } else if unitsInStock != product.unitsInStock {
+                parser.errors.append(.init("unitsInStock", "changes only by receiving stock or by a stock take, not by editing the product"))
+            }
+        }
+        if let unitsOnOrder { product.unitsOnOrder = unitsOnOrder }
+        if let reorderLevel { product.reorderLevel = reorderLevel }
+        if let discontinued { product.discontinued = discontinued }
+        try parser.throwIfAny()
+    }
+}
+
+struct MovementBody: Encodable, Sendable {
+    var id: Int64
+    var delta: Int
+    var reason: String
+    var note: String?
+    var createdAt: String
+    init(_ movement: StockMovement) {
+        (id, delta, reason, note, createdAt) = (movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,
+                                                movement.createdAt)
+    }
+}
+
+struct OrderSummaryBody: Encodable, Sendable {
+    var number: String
+    var status: String
+    var customerCode: String
+    var customerName: String
+    var employeeName: String?
+    var orderDate: String
+    var requiredDate: String?
+    var shippedDate: String?
+    var total: String
+    var supplyable: Bool
+
+    init(_ summary: OrderSummary) {
+        let o = summary.order
+        (number, status, customerCode, customerName) = (o.number, o.status.rawValue, summary.customerCode, summary.customerName)
+        (employeeName, orderDate) = (summary.employeeName, o.orderDate.description)
+        (requiredDate, shippedDate) = (o.requiredDate?.description, o.shippedDate?.description)
+        (total, supplyable) = (summary.total.description, summary.isSupplyable)
+    }
+}
+
+struct OrderBody: ResponseEncodable, Sendable {
+    struct Line: Encodable, Sendable {
+        var productID: Int64
+        var productName: String
+        var unitPrice: String
+        var quantity: Int
+        var discount: Double
+        var total: String
+        var inStock: Int
+        var short: Int
+    }
+    var number: String
+    var status: String
+    var version: Int
+    var customerCode: String
+    var customerName: String
+    var employeeID: Int64?
+    var employeeName: String?
+    var orderDate: String
+    var requiredDate: String?
+    var shippedDate: String?
+    var shipVia: Int64?
+    var shipperName: String?
+    var freight: String
+    var subtotal: String
+    var total: String
+    var supplyable: Bool
+    var lines: [Line]
+
+    init(_ detail: OrderDetail) {
+        let o = detail.order
+        (number, status, version) = (o.number, o.status.rawValue, o.version)
+        (customerCode, customerName) = (detail.customer.code, detail.customer.companyName)
+        (employeeID, employeeName) = (o.employeeID, detail.employee?.fullName)
+        (orderDate, requiredDate, shippedDate) = (o.orderDate.description, o.requiredDate?.description, o.shippedDate?.description)
+        (shipVia, shipperName, freight) = (o.shipVia, detail.shipper?.companyName, o.freight.description)
+        (subtotal, total, supplyable) = (detail.subtotal.description, detail.total.description, detail.isSupplyable)
+        lines = detail.lines.map {
+            Line(productID: $0.line.productID, productName: $0.productName, unitPrice: $0.line.unitPrice.description,
+                 quantity: $0.line.quantity, discount: $0.line.discount, total: $0.total.description,
+                 inStock: $0.inStock, short: $0.short)
+        }
+    }
+}
+
+/// A new order. `employeeID` defaults to whoever is signed in; `discount` is a fraction (0.15 for 15%).
+struct OrderInput: Decodable, Sendable {
+    struct Line: Decodable, Sendable {
+        var productID: Int64
+        var quantity: Int
+        var discount: Double?
+    }
+    var customerCode: String
+    var employeeID: Int64?
+    var requiredDate: String?
+    var shipVia: Int64?
+    var freight: MoneyInput?
+    var lines: [Line]
+
+    func draft(defaultEmployee: Int64) throws(NorthwindError) -> OrderDraft {
+        var parser = FieldParser()
+        let required = parser.date(requiredDate, "requiredDate")
+        let freightAmount = parser.money(freight?.text, "freight") ?? .zero
+        try parser.throwIfAny()
+        return OrderDraft(
+            customerCode: customerCode, employeeID: employeeID ?? defaultEmployee, requiredDate: required, shipVia: shipVia,
+            freight: freightAmount,
+            lines: lines.map { OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount ?? 0) })
+    }
+}

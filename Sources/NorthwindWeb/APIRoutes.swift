@@ -1,0 +1,268 @@
+import Foundation
+import Hummingbird
+import Northwind
+
+/// `/api/v1`: everything the pages do, with the same rules and permissions, as JSON. Money is a decimal string
+/// ("18.00") so no client rounds it through binary floating point. Errors are RFC 9457 problem details.
+struct APIRoutes: Sendable {
+    let env: WebEnvironment
+    init(_ env: WebEnvironment) { self.env = env }
+    var backoffice: Backoffice { env.backoffice }
+    var policy: AccessPolicy { env.options.policy }
+
+    func register(on api: RouterGroup<WebContext>) {
+        let v1 = api.group("v1").add(middleware: ProblemMiddleware()).add(middleware: RequireAPISignIn())
+            .add(middleware: CSRFCheck())
+        v1.get("me") { _, context in try me(context) }
+        v1.get("summary") { _, _ in try Summary(backoffice.shopSummary()) }
+
+        v1.get("products", use: listProducts)
+        v1.get("products/search", use: searchProducts)
+        v1.get("products/:id") { _, context in ProductBody(try backoffice.product(id: try id(context))) }
+        v1.post("products", use: createProduct)
+        v1.patch("products/:id", use: updateProduct)
+        v1.delete("products/:id") { _, context -> Response in
+            _ = try context.requireManager(policy, to: "delete products")
+            try await backoffice.deleteProduct(id: try id(context))
+            return Response(status: .noContent)
+        }
+        v1.get("products/:id/movements") { _, context in
+            let id = try id(context)
+            _ = try backoffice.product(id: id)
+            return Items(items: try backoffice.stockMovements(productID: id, limit: 100).map(MovementBody.init))
+        }
+
+        v1.get("orders", use: listOrders)
+        v1.get("orders/:number") { _, context in OrderBody(try backoffice.order(number: try string(context, "number"))) }
+        v1.post("orders", use: createOrder)
+        v1.post("orders/:number/execute") { _, context in
+            let me = try context.requireSignIn()
+            return OrderBody(try await backoffice.executeOrder(number: try string(context, "number"), employeeID: me.employeeID))
+        }
+        v1.post("orders/:number/cancel") { _, context in
+            OrderBody(try await backoffice.cancelOrder(number: try string(context, "number")))
+        }
+
+        v1.get("customers") { request, _ in
+            let limit = try limitParameter(request)
+            if let text = request.query("q") { return ItemsPage(Page(items: try backoffice.searchCustomers(text, limit: limit),
+                                                                     total: -1, offset: 0, limit: limit)) }
+            return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: try offsetParameter(request)))
+        }
+        v1.get("customers/:code") { _, context in try backoffice.customer(code: try string(context, "code")) }
+        v1.post("customers") { request, context -> EditedResponse<Customer> in
+            let customer: Customer = try await decodeNew(request, context: context)
+            return EditedResponse(status: .created, response: try await backoffice.create(customer))
+        }
+
+        registerManaged(Northwind.Category.self, path: "categories", on: v1, managersOnly: true)
+        registerManaged(Supplier.self, path: "suppliers", on: v1, managersOnly: true)
+        v1.get("employees") { request, _ in
+            ItemsPage(try backoffice.list(Employee.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+        }
+        v1.get("employees/:id") { _, context in try backoffice.find(Employee.self, id: try id(context)) }
+        v1.get("shippers") { request, _ in
+            ItemsPage(try backoffice.list(Shipper.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+        }
+    }
+
+    // MARK: Products
+
+    @Sendable func listProducts(_ request: Request, context: WebContext) async throws -> ItemsPage<ProductBody> {
+        var query = ProductQuery()
+        var parser = FieldParser()
+        query.categoryID = parser.id(request.query("categoryID"), "categoryID")
+        query.supplierID = parser.id(request.query("supplierID"), "supplierID")
+        query.lowStock = try bool(request, "lowStock") ?? false
+        query.discontinued = try bool(request, "discontinued")
+        if let sort = request.query("sort") {
+            guard let value = ProductQuery.Sort(rawValue: sort) else {
+                throw NorthwindError.invalid("sort", "must be one of \(ProductQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            query.sort = value
+        }
+        query.descending = try bool(request, "desc") ?? false
+        try parser.throwIfAny()
+        query.limit = try limitParameter(request)
+        query.offset = try offsetParameter(request)
+        let page = try backoffice.listProducts(query)
+        return ItemsPage(Page(items: page.items.map(ProductBody.init), total: page.total, offset: page.offset, limit: page.limit))
+    }
+
+    @Sendable func searchProducts(_ request: Request, context: WebContext) async throws -> Items<ProductBody> {
+        guard let text = request.query("q") else { throw NorthwindError.invalid("q", "is required: part of a product name") }
+        let limit = try limitParameter(request, default: 20)
+        return Items(items: try backoffice.searchProducts(text, limit: limit).map(ProductBody.init))
+    }
+
+    @Sendable func createProduct(_ request: Request, context: WebContext) async throws -> EditedResponse<ProductBody> {
+        let me = try context.requireManager(policy, to: "add products")
+        let input = try await request.decode(as: ProductInput.self, context: context)
+        var product = Product(name: input.name ?? "")
+        try input.apply(to: &product, creating: true)
+        let created = try await backoffice.createProduct(product, employeeID: me.employeeID)
+        return EditedResponse(status: .created, response: ProductBody(try backoffice.product(id: created.id ?? 0)))
+    }
+
+    @Sendable func updateProduct(_ request: Request, context: WebContext) async throws -> ProductBody {
+        _ = try context.requireManager(policy, to: "edit products")
+        let id = try id(context)
+        let input = try await request.decode(as: ProductInput.self, context: context)
+        guard let version = input.version else {
+            throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
+        }
+        var product = try backoffice.product(id: id).product
+        try input.apply(to: &product, creating: false)
+        product.version = version
+        _ = try await backoffice.updateProduct(product)
+        return ProductBody(try backoffice.product(id: id))
+    }
+
+    // MARK: Orders
+
+    @Sendable func listOrders(_ request: Request, context: WebContext) async throws -> ItemsPage<OrderSummaryBody> {
+        var query = OrderQuery()
+        if let status = request.query("status") {
+            guard let value = OrderStatus(rawValue: status) else {
+                throw NorthwindError.invalid("status", "must be one of new, shipped, cancelled")
+            }
+            query.status = value
+        }
+        query.search = request.query("q")
+        query.customerCode = request.query("customer")
+        query.limit = try limitParameter(request)
+        query.offset = try offsetParameter(request)
+        let page = try backoffice.listOrders(query)
+        return ItemsPage(Page(items: page.items.map(OrderSummaryBody.init), total: page.total, offset: page.offset,
+                              limit: page.limit))
+    }
+
+    @Sendable func createOrder(_ request: Request, context: WebContext) async throws -> EditedResponse<OrderBody> {
+        let me = try context.requireSignIn()
+        let input = try await request.decode(as: OrderInput.self, context: context)
+        let created = try await backoffice.createOrder(try input.draft(defaultEmployee: me.employeeID))
+        return EditedResponse(status: .created, response: OrderBody(created))
+    }
+
+    // MARK: Categories and suppliers
+
+    func registerManaged<R: ManagedRecord & ResponseEncodable>(_ type: R.Type, path: String, on group: RouterGroup<WebContext>,
+                                                               managersOnly: Bool) {
+        let plural = path
+        group.get(RouterPath(path)) { request, _ in
+            ItemsPage(try backoffice.list(R.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+        }
+        group.get(RouterPath(path + "/:id")) { _, context in try backoffice.find(R.self, id: try id(context)) }
+        group.post(RouterPath(path)) { request, context -> EditedResponse<R> in
+            if managersOnly { _ = try context.requireManager(policy, to: "add \(plural)") }
+            let record: R = try await decodeNew(request, context: context)
+            return EditedResponse(status: .created, response: try await backoffice.create(record))
+        }
+        group.patch(RouterPath(path + "/:id")) { request, context -> R in
+            if managersOnly { _ = try context.requireManager(policy, to: "edit \(plural)") }
+            let id = try id(context)
+            let current = try backoffice.find(R.self, id: id)
+            let merged: R = try await merge(current, with: request, context: context)
+            return try await backoffice.update(merged)
+        }
+        group.delete(RouterPath(path + "/:id")) { _, context -> Response in
+            if managersOnly { _ = try context.requireManager(policy, to: "delete \(plural)") }
+            try await backoffice.delete(R.self, id: try id(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    /// A PATCH body overlays the current record: fields it leaves out keep their values. It must carry `version`.
+    func merge<R: ManagedRecord>(_ current: R, with request: Request, context: WebContext) async throws -> R {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        guard let patch = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+            throw WebError.badRequest("The body must be a JSON object of the fields to change.")
+        }
+        guard patch["version"] is Int else {
+            throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
+        }
+        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(current)) as? [String: Any] ?? [:]
+        for (key, value) in patch where key != "id" && key != "recordID" {
+            guard object.keys.contains(key) else {
+                throw NorthwindError.invalid(key, "is not a field of \(R.entityName)")
+            }
+            object[key] = value
+        }
+        return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// A POST body is the new record's fields; the server gives it its ids and first version.
+    func decodeNew<R: ManagedRecord>(_ request: Request, context: WebContext) async throws -> R {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        guard var object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+            throw WebError.badRequest("The body must be a JSON object with the new \(R.entityName)'s fields.")
+        }
+        object["id"] = nil
+        object["recordID"] = newRecordID()
+        object["version"] = 1
+        return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    // MARK: Parameters
+
+    func me(_ context: WebContext) throws -> MeBody {
+        let me = try context.requireSignIn()
+        return MeBody(employeeID: me.employeeID, name: me.displayName, login: me.login, title: me.employee.title,
+                      isManager: policy.isManager(me.employee))
+    }
+
+    func id(_ context: WebContext) throws -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text) else {
+            throw WebError.notFound("That address names no record: ids are whole numbers.")
+        }
+        return id
+    }
+
+    func string(_ context: WebContext, _ name: String) throws -> String {
+        guard let value = context.parameters.get(name) else { throw WebError.notFound("That address names no record.") }
+        return value
+    }
+
+    func limitParameter(_ request: Request, default value: Int = 50) throws -> Int {
+        guard let text = request.query("limit") else { return value }
+        guard let limit = Int(text), (1...1000).contains(limit) else {
+            throw NorthwindError.invalid("limit", "must be a whole number from 1 to 1000, not '\(text)'")
+        }
+        return limit
+    }
+
+    func offsetParameter(_ request: Request) throws -> Int {
+        let text = request.query("cursor") ?? request.query("offset")
+        guard let text else { return 0 }
+        guard let offset = Int(text), offset >= 0 else {
+            throw NorthwindError.invalid("offset", "must be a whole number, 0 or more, not '\(text)'")
+        }
+        return offset
+    }
+
+    func bool(_ request: Request, _ name: String) throws -> Bool? {
+        guard let text = request.query(name) else { return nil }
+        switch text.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw NorthwindError.invalid(name, "must be true or false, not '\(text)'")
+        }
+    }
+}
+
+/// API requests without a session or token get 401, never a redirect.
+struct RequireAPISignIn: RouterMiddleware {
+    typealias Context = WebContext
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        guard context.identity != nil else { throw WebError.unauthorized() }
+        return try await next(request, context)
+    }
+}
+
+extension Northwind.Category: ResponseEncodable {}
+extension Supplier: ResponseEncodable {}
+extension Customer: ResponseEncodable {}
+extension Employee: ResponseEncodable {}
+extension Shipper: ResponseEncodable {}

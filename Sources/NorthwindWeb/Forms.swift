@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import Northwind
+
+/// A submitted `application/x-www-form-urlencoded` form. Keeps repeated fields (order lines) in order.
+struct FormData: Sendable {
+    var pairs: [(String, String)]
+
+    init(_ body: String) {
+        pairs = body.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    subscript(_ name: String) -> String? {
+        pairs.first { $0.0 == name }?.1
+    }
+
+    func all(_ name: String) -> [String] {
+        pairs.filter { $0.0 == name }.map(\.1)
+    }
+
+    /// The value trimmed, or nil when missing or blank.
+    func text(_ name: String) -> String? {
+        guard let value = self[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Reads a form posted by one of our pages and checks that it carries the session's CSRF token.
+    static func read(_ request: Request, context: WebContext) async throws -> FormData {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let form = FormData(String(buffer: buffer))
+        guard let identity = context.identity, identity.kind == .session else { return form }
+        guard let sent = form["_csrf"], sent == identity.csrfToken else {
+            throw WebError.forbidden("This form is out of date or did not come from Northwind. Reload the page and try again.")
+        }
+        return form
+    }
+}
+
+/// Parses form and query fields into domain values, collecting a message per bad field instead of stopping at
+/// the first, so the page can show each one beside its field.
+struct FieldParser {
+    var errors: [NorthwindError.FieldError] = []
+
+    mutating func money(_ text: String?, _ field: String, required: Bool = false) -> Money? {
+        guard let text, !text.isEmpty else {
+            if required { errors.append(.init(field, "is required")) }
+            return nil
+        }
+        guard let value = Money(parsing: text) else {
+            errors.append(.init(field, "must be an amount such as 18.00, not '\(text)'"))
+            return nil
+        }
+        return value
+    }
+
+    mutating func int(_ text: String?, _ field: String, required: Bool = false) -> Int? {
+        guard let text, !text.isEmpty else {
+            if required { errors.append(.init(field, "is required")) }
+            return nil
+        }
+        guard let value = Int(text) else {
+            errors.append(.init(field, "must be a whole number, not '\(text)'"))
+            return nil
+        }
+        return value
+    }
+
+    mutating func id(_ text: String?, _ field: String) -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let value = Int64(text), value > 0 else {
+            errors.append(.init(field, "must be a record number, not '\(text)'"))
+            return nil
+        }
+        return value
+    }
+
+    mutating func date(_ text: String?, _ field: String) -> LocalDate? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let value = LocalDate(text) else {
+            errors.append(.init(field, "must be a date such as 2026-11-22, not '\(text)'"))
+            return nil
+        }
+        return value
+    }
+
+    func throwIfAny() throws(NorthwindError) {
+        if !errors.isEmpty { throw .invalid(errors) }
+    }
+}
+
+extension Request {
+    /// A query parameter, or nil when absent or blank.
+    func query(_ name: String) -> String? {
+        guard let value = uri.queryParameters.get(name)?.trimmingCharacters(in: .whitespaces),
+              !value.isEmpty else { return nil }
+        return value
+    }
+}

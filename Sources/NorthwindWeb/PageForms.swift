@@ -1,0 +1,172 @@
+import Foundation
+import Northwind
+
+/// The product edit form: what was typed, and the errors to show beside each field.
+struct ProductForm {
+    var values: [String: String]
+    var errors: [NorthwindError.FieldError] = []
+
+    static let textFields: [(name: String, label: String, inputMode: String)] = [
+        ("name", "Name", "text"), ("quantityPerUnit", "Quantity per unit", "text"), ("unitPrice", "Unit price", "decimal"),
+        ("unitsOnOrder", "Units on order", "numeric"), ("reorderLevel", "Reorder level", "numeric"),
+    ]
+
+    init(_ product: Product) {
+        values = [
+            "name": product.name, "quantityPerUnit": product.quantityPerUnit ?? "",
+            "unitPrice": product.unitPrice.description, "unitsOnOrder": String(product.unitsOnOrder),
+            "reorderLevel": String(product.reorderLevel), "unitsInStock": String(product.unitsInStock),
+            "categoryID": product.categoryID.map(String.init) ?? "", "supplierID": product.supplierID.map(String.init) ?? "",
+            "discontinued": product.discontinued ? "1" : "", "version": String(product.version),
+        ]
+    }
+
+    init(_ form: FormData) {
+        values = [:]
+        for name in ["name", "quantityPerUnit", "unitPrice", "unitsOnOrder", "reorderLevel", "unitsInStock",
+                     "categoryID", "supplierID", "discontinued", "version"] {
+            values[name] = form[name] ?? ""
+        }
+    }
+
+    /// The edited product, or every field error at once.
+    func product(base: Product, allowStock: Bool) throws(NorthwindError) -> Product {
+        var parser = FieldParser()
+        var product = base
+        product.name = values["name"] ?? ""
+        product.quantityPerUnit = values["quantityPerUnit"]
+        if let price = parser.money(values["unitPrice"], "unitPrice", required: true) { product.unitPrice = price }
+        if let onOrder = parser.int(values["unitsOnOrder"], "unitsOnOrder") { product.unitsOnOrder = onOrder }
+        if let level = parser.int(values["reorderLevel"], "reorderLevel") { product.reorderLevel = level }
+        if allowStock, let stock = parser.int(values["unitsInStock"], "unitsInStock") { product.unitsInStock = stock }
+        product.categoryID = parser.id(values["categoryID"], "categoryID")
+        product.supplierID = parser.id(values["supplierID"], "supplierID")
+        product.discontinued = values["discontinued"] == "1"
+        if !allowStock {
+            guard let version = parser.int(values["version"], "version", required: true) else {
+                try parser.throwIfAny()
+                return product
+            }
+            product.version = version
+        }
+        // Report parse errors together with the domain's own checks.
+        var copy = product
+        parser.errors += copy.normalizeAndValidate().filter { error in !parser.errors.contains { $0.field == error.field } }
+        try parser.throwIfAny()
+        return product
+    }
+
+    func view(action: String, backoffice: Backoffice) throws -> [String: Any] {
+        let categories = try backoffice.list(Northwind.Category.self, limit: 1000).items
+        let suppliers = try backoffice.list(Supplier.self, limit: 1000).items
+        func message(_ field: String) -> String? {
+            errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
+        }
+        var fields: [[String: Any]] = Self.textFields.map { field in
+            ["isText": true, "name": field.name, "label": field.label, "inputMode": field.inputMode,
+             "value": values[field.name] ?? "", "error": message(field.name) as Any]
+        }
+        if action == "/products" {
+            fields.append(["isText": true, "name": "unitsInStock", "label": "Opening stock", "inputMode": "numeric",
+                           "value": values["unitsInStock"] ?? "0", "error": message("unitsInStock") as Any])
+        }
+        fields.append(["isSelect": true, "name": "categoryID", "label": "Category", "error": message("categoryID") as Any,
+                       "options": categories.map { ["value": $0.id ?? 0, "label": $0.name,
+                                                    "selected": String($0.id ?? 0) == values["categoryID"]] }])
+        fields.append(["isSelect": true, "name": "supplierID", "label": "Supplier", "error": message("supplierID") as Any,
+                       "options": suppliers.map { ["value": $0.id ?? 0, "label": $0.companyName,
+                                                   "selected": String($0.id ?? 0) == values["supplierID"]] }])
+        fields.append(["isCheckbox": true, "name": "discontinued", "label": "Discontinued",
+                       "checked": values["discontinued"] == "1"])
+        let unplaced = errors.filter { error in !fields.contains { ($0["name"] as? String) == error.field } }
+        return [
+            "action": action, "version": values["version"] ?? "", "fields": fields,
+            "errorSummary": !errors.isEmpty,
+            "otherErrors": unplaced.map { "\($0.field): \($0.message)" },
+        ]
+    }
+}
+
+/// The phone-order form, as typed, so a refused save can show it again unchanged.
+struct NewOrderForm {
+    struct Line {
+        var product: String
+        var productID: String
+        var quantity: String
+        var discount: String
+    }
+    var customer: String
+    var employeeID: Int64?
+    var requiredDate = ""
+    var shipVia = ""
+    var freight = "0.00"
+    var lines: [Line] = []
+
+    init(customer: String, employeeID: Int64?) {
+        self.customer = customer
+        self.employeeID = employeeID
+        requiredDate = LocalDate.today.adding(days: 7).description
+    }
+
+    init(_ form: FormData) {
+        customer = form["customer"] ?? ""
+        employeeID = form.text("employeeID").flatMap { Int64($0) }
+        requiredDate = form["requiredDate"] ?? ""
+        shipVia = form["shipVia"] ?? ""
+        freight = form["freight"] ?? ""
+        let products = form.all("product"), ids = form.all("productID")
+        let quantities = form.all("quantity"), discounts = form.all("discount")
+        for index in 0..<max(products.count, ids.count) {
+            func at(_ values: [String]) -> String { index < values.count ? values[index] : "" }
+            let line = Line(product: at(products), productID: at(ids), quantity: at(quantities), discount: at(discounts))
+            // A row left blank is not a line.
+            if !(line.product.isEmpty && line.productID.isEmpty) { lines.append(line) }
+        }
+    }
+
+    /// The customer field holds a code, or "CODE — Company" as the lookup fills it in.
+    var customerCode: String {
+        String(customer.split(separator: " ").first ?? "").uppercased()
+    }
+
+    func draft() throws(NorthwindError) -> OrderDraft {
+        var parser = FieldParser()
+        if customer.trimmingCharacters(in: .whitespaces).isEmpty { parser.errors.append(.init("customer", "is required")) }
+        let required = parser.date(requiredDate, "requiredDate")
+        let shipper = parser.id(shipVia, "shipVia")
+        let freightAmount = parser.money(freight, "freight") ?? .zero
+        var drafts: [OrderLineDraft] = []
+        for (index, line) in lines.enumerated() {
+            let field = "line \(index + 1)"
+            // Typing a product number works without the lookup script.
+            let id = Int64(line.productID) ?? Int64(line.product.trimmingCharacters(in: .whitespaces))
+            guard let id else {
+                parser.errors.append(.init(field, "choose a product from the list"))
+                continue
+            }
+            guard let quantity = parser.int(line.quantity, field + " quantity", required: true) else { continue }
+            let percent = line.discount.isEmpty ? 0 : Double(line.discount)
+            guard let percent, (0...100).contains(percent) else {
+                parser.errors.append(.init(field + " discount", "must be a percentage from 0 to 100"))
+                continue
+            }
+            drafts.append(OrderLineDraft(productID: id, quantity: quantity, discount: percent / 100))
+        }
+        if lines.isEmpty { parser.errors.append(.init("lines", "add at least one product")) }
+        try parser.throwIfAny()
+        return OrderDraft(customerCode: customerCode, employeeID: employeeID, requiredDate: required, shipVia: shipper,
+                          freight: freightAmount, lines: drafts)
+    }
+
+    static func label(_ field: String) -> String {
+        switch field {
+        case "customer": "Customer"
+        case "requiredDate": "Required date"
+        case "shipVia": "Shipper"
+        case "freight": "Freight"
+        case "employeeID": "Employee"
+        case "lines": "Lines"
+        default: field.prefix(1).uppercased() + field.dropFirst()
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import Mustache
+import Northwind
+import ServiceLifecycle
+
+/// How the server runs.
+public struct WebOptions: Sendable {
+    public var host: String
+    public var port: Int
+    public var policy: AccessPolicy
+    /// Mark the session cookie Secure. Browsers accept Secure cookies over plain HTTP on loopback only, so a server
+    /// reached over plain HTTP on a LAN needs this off (behind TLS, leave it on).
+    public var secureCookies: Bool
+    /// How often the change feed looks for writes made by other processes.
+    public var pollInterval: Duration
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, policy: AccessPolicy = AccessPolicy(),
+                secureCookies: Bool = true, pollInterval: Duration = .milliseconds(250)) {
+        self.host = host
+        self.port = port
+        self.policy = policy
+        self.secureCookies = secureCookies
+        self.pollInterval = pollInterval
+    }
+}
+
+/// Everything a route handler needs, shared by the pages and the API.
+struct WebEnvironment: Sendable {
+    let backoffice: Backoffice
+    let options: WebOptions
+    let templates: MustacheLibrary
+    let feed: ChangeFeed
+}
+
+public enum WebApp {
+    /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`.
+    /// Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
+    public static func build(backoffice: Backoffice, options: WebOptions, logger: Logger? = nil,
+                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        async throws -> some ApplicationProtocol
+    {
+        let templates = try await loadTemplates()
+        let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
+        let environment = WebEnvironment(backoffice: backoffice, options: options, templates: templates, feed: feed)
+        let router = buildRouter(environment)
+        var log = logger ?? Logger(label: "northwind.web")
+        if logger == nil { log.logLevel = .info }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
+            services: [FeedService(feed: feed)],
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
+            logger: log)
+    }
+
+    static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
+        let router = Router(context: WebContext.self)
+        router.add(middleware: SecurityHeaders())
+        router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
+        StaticFiles.register(on: router)
+        APIRoutes(environment).register(on: router.group("api"))
+        PageRoutes(environment).register(on: router)
+        return router
+    }
+
+    static func loadTemplates() async throws -> MustacheLibrary {
+        guard let directory = Bundle.module.url(forResource: "Templates", withExtension: nil) else {
+            throw NorthwindError.storeUnavailable("The web templates are missing from the installation.")
+        }
+        return try await MustacheLibrary(directory: directory.path)
+    }
+}
+
+/// Ends the change feed's subscriptions when the server shuts down, so open event streams close.
+struct FeedService: Service {
+    let feed: ChangeFeed
+    func run() async throws {
+        try? await gracefulShutdown()
+        feed.close()
+    }
+}
+
+/// Pages never load anything from elsewhere, so the policy can say so.
+struct SecurityHeaders: RouterMiddleware {
+    typealias Context = WebContext
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "same-origin"
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+}
+
+/// The stylesheet, the script and the OpenAPI document, from the module's resources, cached in memory.
+enum StaticFiles {
+    static let files: [String: (type: String, data: Data)] = {
+        var files: [String: (String, Data)] = [:]
+        for (name, type) in [("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8")] {
+            if let url = Bundle.module.url(forResource: "Static/" + name, withExtension: nil),
+               let data = try? Data(contentsOf: url) {
+                files[name] = (type, data)
+            }
+        }
+        return files
+    }()
+
+    static let openAPI: Data = {
+        Bundle.module.url(forResource: "openapi", withExtension: "json").flatMap { try? Data(contentsOf: $0) } ?? Data()
+    }()
+
+    static func register(on router: Router<WebContext>) {
+        router.get("static/:name") { _, context -> Response in
+            guard let name = context.parameters.get("name"), let file = files[name] else {
+                throw WebError.notFound("No such file.")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = file.type
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.data)))
+        }
+        router.get("api/openapi.json") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: openAPI)))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import HummingbirdAuth
+import Northwind
+
+/// The per-request context: who is signed in, if anyone.
+public struct WebContext: AuthRequestContext, RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var identity: SignedIn?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        identity = nil
+    }
+
+    /// Forms may carry a product photo or a long description, but nothing larger than this.
+    public var maxUploadSize: Int { 4 * 1024 * 1024 }
+}
+
+/// A refusal the web layer raises itself: permissions, CSRF and malformed input. Domain failures stay
+/// `NorthwindError`; both become problem details (API) or an error page (browser).
+struct WebError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var title: String
+    var detail: String
+
+    static func unauthorized() -> WebError {
+        WebError(status: .unauthorized, title: "Sign-in required",
+                 detail: "Sign in, or send an API token as 'Authorization: Bearer TOKEN' (see `northwind employees token`).")
+    }
+    static func forbidden(_ detail: String) -> WebError {
+        WebError(status: .forbidden, title: "Not allowed", detail: detail)
+    }
+    static func badRequest(_ detail: String) -> WebError {
+        WebError(status: .badRequest, title: "Bad request", detail: detail)
+    }
+    static func notFound(_ detail: String) -> WebError {
+        WebError(status: .notFound, title: "Not found", detail: detail)
+    }
+}
+
+extension WebContext {
+    func requireSignIn() throws(WebError) -> SignedIn {
+        guard let identity else { throw .unauthorized() }
+        return identity
+    }
+
+    /// Managers alone may change the catalogue (products, categories, suppliers).
+    func requireManager(_ policy: AccessPolicy, to action: String) throws(WebError) -> SignedIn {
+        let signedIn = try requireSignIn()
+        guard policy.isManager(signedIn.employee) else {
+            let titles = policy.managerTitles.sorted().joined(separator: " or ")
+            throw .forbidden("Only managers (\(titles)) may \(action); you are signed in as "
+                + "\(signedIn.displayName) (\(signedIn.employee.title ?? "no title")).")
+        }
+        return signedIn
+    }
+}
