@@ -98,6 +98,13 @@ extension Backoffice {
 
     /// "Someone else saved … since you opened it: unitPrice 18.00 → 19.00." Lists the fields where their saved
     /// values differ from what this caller tried to save.
+    static func humanize(_ key: String) -> String {
+        let name = key.hasSuffix("ID") ? String(key.dropLast(2)) : key
+        return name.reduce(into: "") { text, character in
+            text += character.isUppercase ? " " + character.lowercased() : String(character)
+        }
+    }
+
     static func conflictMessage<R: Encodable>(_ entity: String, _ name: String, theirs: R, mine: R) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -106,7 +113,12 @@ extension Backoffice {
         let changes = theirFields.keys.sorted().filter { $0 != "version" }.compactMap { key -> String? in
             let theirs = theirFields[key].map { "\($0)" } ?? "—"
             let mine = myFields[key].map { "\($0)" } ?? "—"
-            return theirs == mine ? nil : "\(key) is now \(theirs)"
+            guard theirs != mine else { return nil }
+            // Say it as a person would: "unit price is now 19.50", not "unitPriceCents is now 1950".
+            if key.hasSuffix("Cents"), let cents = theirFields[key] as? Int {
+                return "\(humanize(String(key.dropLast(5)))) is now \(Money(cents: cents))"
+            }
+            return "\(humanize(key)) is now \(theirs)"
         }
         let detail = changes.isEmpty ? "" : ": \(changes.joined(separator: ", "))"
         return "Someone else saved \(entity) '\(name)' after you opened it\(detail). Reload it, reapply your change and save again."

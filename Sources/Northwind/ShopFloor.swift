@@ -110,12 +110,7 @@ public final class ChangeFeed: Sendable {
         state.withLock { $0.poller = poller }
     }
 
-    deinit {
-        state.withLock { state in
-            state.poller?.cancel()
-            for continuation in state.subscribers.values { continuation.finish() }
-        }
-    }
+    deinit { close() }
 
     /// A stream of change batches from now on. It ends when the subscriber stops iterating or the feed closes.
     public func subscribe() -> AsyncStream<ChangeBatch> {
@@ -133,11 +128,13 @@ public final class ChangeFeed: Sendable {
     /// Ends every subscription, for a graceful shutdown.
     public func close() {
         observer.withLock { $0 = nil }
-        state.withLock { state in
+        // Finishing a stream runs its onTermination, which takes the lock: finish outside it.
+        let subscribers = state.withLock { state in
             state.poller?.cancel()
-            for continuation in state.subscribers.values { continuation.finish() }
-            state.subscribers = [:]
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
         }
+        for continuation in subscribers { continuation.finish() }
     }
 
     private func publishNewChanges() {

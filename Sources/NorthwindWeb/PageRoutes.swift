@@ -141,6 +141,7 @@ struct PageRoutes: Sendable {
         var data: [String: Any] = [
             "product": productView(row),
             "movements": try movements.map(movementView),
+            "hasMovements": !movements.isEmpty,
             "canEdit": canEdit,
             "saved": saved,
         ]
@@ -303,6 +304,7 @@ struct PageRoutes: Sendable {
             "employees": employees.map { ["id": $0.id ?? 0, "name": $0.fullName, "selected": $0.id == form.employeeID] },
             "shippers": shippers.map { ["id": $0.id ?? 0, "name": $0.companyName, "selected": String($0.id ?? 0) == form.shipVia] },
             "errors": errors,
+            "hasErrors": !errors.isEmpty,
         ]
         return render("neworder", data, status: status, context: context)
     }
@@ -420,11 +422,30 @@ struct PageRoutes: Sendable {
                 "isManager": env.options.policy.isManager(me.employee),
             ] as [String: Any]
         }
-        let html = env.templates.render(data, withTemplate: template) ?? ""
+        let html = env.templates.render(Self.withoutNils(data), withTemplate: template) ?? ""
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// Drops absent optionals, which Mustache would otherwise treat as present and print as "nil".
+    static func withoutNils(_ value: Any) -> Any {
+        if let dictionary = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, item) in dictionary {
+                let mirror = Mirror(reflecting: item)
+                if mirror.displayStyle == .optional {
+                    guard let wrapped = mirror.children.first?.value else { continue }
+                    result[key] = withoutNils(wrapped)
+                } else {
+                    result[key] = withoutNils(item)
+                }
+            }
+            return result
+        }
+        if let array = value as? [[String: Any]] { return array.map(withoutNils) }
+        return value
     }
 
     func binary(_ content: BinaryContent?) throws -> Response {

@@ -102,7 +102,7 @@ struct Problem: Codable, Sendable {
 
     func response() -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(self)) ?? Data()
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"

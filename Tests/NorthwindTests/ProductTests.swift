@@ -96,7 +96,7 @@ struct ProductTests {
         mine.name = "Chai tea"
         let error = await northwindError { _ = try await store.backoffice.updateProduct(mine) }
         guard case .conflict(let message) = error else { Issue.record("expected a conflict, got \(String(describing: error))"); return }
-        #expect(message.contains("unitPriceCents is now 2000"))
+        #expect(message.contains("unit price is now 20.00"))
         #expect(message.contains("name is now Chai"))
         #expect(try store.backoffice.product(id: w.chai.key).product.name == "Chai")
     }

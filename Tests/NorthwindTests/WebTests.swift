@@ -1,0 +1,466 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import Northwind
+@testable import NorthwindWeb
+
+/// A known world behind the real router: Andrew is a manager, Nancy a sales representative.
+struct WebFixture {
+    let store: TemporaryStore
+    let world: World
+    let managerToken: String
+    let repToken: String
+
+    static func make() async throws -> WebFixture {
+        let store = try TemporaryStore()
+        let world = try await World.make(store.backoffice)
+        let b = store.backoffice
+        _ = try await b.setPassword(employeeID: world.andrew.id ?? 0, password: "manager-secret", cost: 4)
+        _ = try await b.setPassword(employeeID: world.nancy.id ?? 0, password: "rep-secret-1", cost: 4)
+        return WebFixture(store: store, world: world,
+                          managerToken: try await b.issueAPIToken(employeeID: world.andrew.id ?? 0),
+                          repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0))
+    }
+
+    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0))
+        try await app.test(.router, body)
+    }
+}
+
+/// A browser session in tests: the cookie and the CSRF token that pages carry.
+struct BrowserSession {
+    var cookie: String
+    var csrf: String
+
+    static func signIn(_ client: any TestClientProtocol, login: String, password: String) async throws -> BrowserSession {
+        let response = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                body: ByteBuffer(string: "login=\(login)&password=\(password)&next=%2Forders"))
+        #expect(response.status == .found)
+        #expect(response.headers[.location] == "/orders")
+        let setCookie = try #require(response.headers[.setCookie])
+        #expect(setCookie.contains("HttpOnly"))
+        #expect(setCookie.contains("Secure"))
+        #expect(setCookie.contains("SameSite=Lax"))
+        let cookie = String(setCookie.split(separator: ";")[0])
+        let home = try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie])
+        let html = String(buffer: home.body)
+        let csrf = try #require(html.firstMatch(of: /data-csrf="([^"]+)"/)?.1)
+        return BrowserSession(cookie: cookie, csrf: String(csrf))
+    }
+
+    var headers: HTTPFields { [.cookie: cookie] }
+
+    func post(_ client: any TestClientProtocol, _ uri: String, _ fields: [(String, String)]) async throws -> TestResponse {
+        let body = ([("_csrf", csrf)] + fields).map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            .joined(separator: "&")
+        return try await client.execute(uri: uri, method: .post,
+                                        headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                                        body: ByteBuffer(string: body))
+    }
+}
+
+func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
+
+func json(_ response: TestResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+}
+
+@Suite("Web app and API") struct WebTests {
+    @Test func pagesRedirectToSignInAndAPIAnswers401() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let page = try await client.execute(uri: "/products?q=chai", method: .get)
+            #expect(page.status == .found)
+            #expect(page.headers[.location] == "/signin?next=%2Fproducts%3Fq%3Dchai")
+            let api = try await client.execute(uri: "/api/v1/products", method: .get)
+            #expect(api.status == .unauthorized)
+            #expect(api.headers[.contentType] == "application/problem+json")
+            #expect(try json(api)["status"] as? Int == 401)
+            let forged = try await client.execute(uri: "/api/v1/products", method: .get, headers: bearer("not-a-token"))
+            #expect(forged.status == .unauthorized)
+            // A session cookie is not an API token, and the other way round.
+            let crossed = try await client.execute(uri: "/", method: .get, headers: [.cookie: "northwind_session=\(fixture.repToken)"])
+            #expect(crossed.status == .found)
+        }
+    }
+
+    @Test func signInRefusesWrongPasswordsAndSignOutEndsTheSession() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let wrong = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                 body: ByteBuffer(string: "login=nancy.davolio&password=guess"))
+            #expect(wrong.status == .unauthorized)
+            #expect(String(buffer: wrong.body).contains("That login and password do not match."))
+            #expect(wrong.headers[.setCookie] == nil)
+
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let home = try await client.execute(uri: "/", method: .get, headers: session.headers)
+            #expect(home.status == .ok)
+            #expect(String(buffer: home.body).contains("Good day, Nancy"))
+
+            // Signing out without the page's token is refused; with it, the session ends.
+            let forged = try await client.execute(uri: "/signout", method: .post,
+                                                  headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                                                  body: ByteBuffer(string: "_csrf=wrong"))
+            #expect(forged.status == .forbidden)
+            let out = try await session.post(client, "/signout", [])
+            #expect(out.status == .found)
+            #expect(out.headers[.setCookie]?.contains("Max-Age=0") == true)
+            let after = try await client.execute(uri: "/", method: .get, headers: session.headers)
+            #expect(after.status == .found)
+        }
+    }
+
+    @Test func everyPageRendersForASignedInEmployee() async throws {
+        let fixture = try await WebFixture.make()
+        let order = try await fixture.store.backoffice.createOrder(
+            OrderDraft(customerCode: "VINET", employeeID: fixture.world.nancy.id,
+                       lines: [OrderLineDraft(productID: fixture.world.chai.key, quantity: 2)]))
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let pages: [(String, String)] = [
+                ("/", "new orders"), ("/products", "Grandma&#39;s Mustard"), ("/products?q=cote", "Côte de Blaye"),
+                ("/products?lowStock=1", "Low stock"), ("/products/\(fixture.world.chai.key)", "Recent stock movements"),
+                ("/products/new", "New product"), ("/orders", order.order.number), ("/orders?status=shipped", "Shipped"),
+                ("/orders?q=vins", order.order.number), ("/orders/\(order.order.number)", "Execute"), ("/orders/new", "Save order"),
+                ("/categories", "Beverages"), ("/categories/\(fixture.world.beverages.id ?? 0)", "Chai"),
+                ("/customers", "VINET"), ("/customers?q=alfreds", "ALFKI"), ("/customers/vinet", order.order.number),
+                ("/employees", "Nancy Davolio"), ("/employees/\(fixture.world.nancy.id ?? 0)", "Andrew Fuller"),
+            ]
+            for (uri, text) in pages {
+                let response = try await client.execute(uri: uri, method: .get, headers: session.headers)
+                #expect(response.status == .ok, "\(uri)")
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                let html = String(buffer: response.body)
+                #expect(html.contains(text), "\(uri) should show \(text)")
+                #expect(!html.contains(">nil<"), "\(uri) printed an absent value")
+            }
+            let missing = try await client.execute(uri: "/products/999999", method: .get, headers: session.headers)
+            #expect(missing.status == .notFound)
+            #expect(String(buffer: missing.body).contains("No product #999999 exists."))
+        }
+    }
+
+    @Test func templatesEscapeWhatUsersTyped() async throws {
+        let fixture = try await WebFixture.make()
+        var product = fixture.world.chai
+        product.name = "<script>alert('x')</script>"
+        _ = try await fixture.store.backoffice.updateProduct(product)
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let html = String(buffer: try await client.execute(uri: "/products", method: .get, headers: session.headers).body)
+            #expect(!html.contains("<script>alert"))
+            #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+        }
+    }
+
+    @Test func onlyManagersChangeTheCatalogue() async throws {
+        let fixture = try await WebFixture.make()
+        let chai = fixture.world.chai.key
+        try await fixture.test { client in
+            let patch = ByteBuffer(string: #"{"unitPrice": "19.00", "version": 1}"#)
+            let refused = try await client.execute(uri: "/api/v1/products/\(chai)", method: .patch, headers: bearer(fixture.repToken), body: patch)
+            #expect(refused.status == .forbidden)
+            #expect((try json(refused)["detail"] as? String)?.contains("Only managers") == true)
+            let category = try await client.execute(uri: "/api/v1/categories", method: .post, headers: bearer(fixture.repToken),
+                                                    body: ByteBuffer(string: #"{"name": "Snacks"}"#))
+            #expect(category.status == .forbidden)
+
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let page = try await session.post(client, "/products/\(chai)", [("version", "1"), ("name", "Chai"), ("unitPrice", "1.00")])
+            #expect(page.status == .forbidden)
+            let productPage = String(buffer: try await client.execute(uri: "/products/\(chai)", method: .get, headers: session.headers).body)
+            #expect(!productPage.contains("<h2>Edit</h2>"))
+
+            let allowed = try await client.execute(uri: "/api/v1/products/\(chai)", method: .patch, headers: bearer(fixture.managerToken), body: patch)
+            #expect(allowed.status == .ok)
+            #expect(try json(allowed)["unitPrice"] as? String == "19.00")
+            #expect(try json(allowed)["version"] as? Int == 2)
+            let created = try await client.execute(uri: "/api/v1/categories", method: .post, headers: bearer(fixture.managerToken),
+                                                   body: ByteBuffer(string: #"{"name": "Snacks"}"#))
+            #expect(created.status == .created)
+        }
+        #expect(try fixture.store.backoffice.product(id: chai).product.unitPrice == Money(cents: 1900))
+    }
+
+    @Test func productFormShowsErrorsBesideFieldsAndRefusesStaleSaves() async throws {
+        let fixture = try await WebFixture.make()
+        let chai = fixture.world.chai
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let fields: [(String, String)] = [("version", "1"), ("name", "Chai"), ("unitPrice", "abc"), ("reorderLevel", "x"),
+                                              ("categoryID", String(fixture.world.beverages.id ?? 0))]
+            let invalid = try await session.post(client, "/products/\(chai.key)", fields)
+            #expect(invalid.status == .unprocessableContent)
+            let html = String(buffer: invalid.body)
+            #expect(html.contains(#"<p class="field-error" id="unitPrice-error">Must be an amount such as 18.00, not &#39;abc&#39;</p>"#))
+            #expect(html.contains(#"id="reorderLevel-error">Must be a whole number"#))
+            #expect(html.contains(#"value="abc""#), "what was typed is kept")
+
+            // Someone else saves first; this page's save is refused and shows their change.
+            var theirs = chai
+            theirs.unitPrice = Money(cents: 2100)
+            _ = try await fixture.store.backoffice.updateProduct(theirs)
+            let stale = try await session.post(client, "/products/\(chai.key)",
+                                               [("version", "1"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20")])
+            #expect(stale.status == .conflict)
+            #expect(String(buffer: stale.body).contains("unit price is now 21.00"))
+
+            let fresh = try await session.post(client, "/products/\(chai.key)",
+                                               [("version", "2"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20"),
+                                                ("categoryID", String(fixture.world.beverages.id ?? 0))])
+            #expect(fresh.status == .ok)
+            #expect(String(buffer: fresh.body).contains(#"id="current-price">19.50"#))
+        }
+        let saved = try fixture.store.backoffice.product(id: chai.key).product
+        #expect(saved.unitPrice == Money(cents: 1950))
+        #expect(saved.reorderLevel == 20)
+        #expect(saved.version == 3)
+    }
+
+    @Test func executingAnOrderFromItsPageShipsItAndDropsStock() async throws {
+        let fixture = try await WebFixture.make()
+        let b = fixture.store.backoffice
+        let w = fixture.world
+        let good = try await b.createOrder(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id,
+                                                      lines: [OrderLineDraft(productID: w.chai.key, quantity: 12)]))
+        let short = try await b.createOrder(OrderDraft(customerCode: "ALFKI", employeeID: w.nancy.id,
+                                                       lines: [OrderLineDraft(productID: w.mustard.key, quantity: 8)]))
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let shortPage = String(buffer: try await client.execute(uri: "/orders/\(short.order.number)", method: .get, headers: session.headers).body)
+            #expect(shortPage.contains(#"id="execute" disabled"#))
+            #expect(shortPage.contains("Cannot execute: Grandma&#39;s Mustard is short by 3."))
+            let refused = try await session.post(client, "/orders/\(short.order.number)/execute", [])
+            #expect(refused.status == .conflict)
+            let api = try await client.execute(uri: "/api/v1/orders/\(short.order.number)/execute", method: .post, headers: bearer(fixture.repToken))
+            #expect(api.status == .conflict)
+            let shortages = try #require(try json(api)["shortages"] as? [[String: Any]])
+            #expect(shortages.first?["short"] as? Int == 3)
+
+            let executed = try await session.post(client, "/orders/\(good.order.number)/execute", [])
+            #expect(executed.status == .seeOther)
+            #expect(executed.headers[.location] == "/orders/\(good.order.number)")
+            let page = String(buffer: try await client.execute(uri: "/orders/\(good.order.number)", method: .get, headers: session.headers).body)
+            #expect(page.contains(#"id="order-status">Shipped"#))
+            let product = String(buffer: try await client.execute(uri: "/products/\(w.chai.key)", method: .get, headers: session.headers).body)
+            #expect(product.contains(#"id="current-stock">38"#))
+
+            let cancelled = try await session.post(client, "/orders/\(short.order.number)/cancel", [])
+            #expect(cancelled.status == .seeOther)
+            let again = try await session.post(client, "/orders/\(short.order.number)/cancel", [])
+            #expect(again.status == .conflict)
+        }
+        #expect(try b.order(number: good.order.number).order.status == .shipped)
+        #expect(try b.order(number: short.order.number).order.status == .cancelled)
+        #expect(try b.product(id: w.mustard.key).product.unitsInStock == 5)
+    }
+
+    @Test func thePhoneOrderFormCreatesAnOrderOrShowsWhatIsWrong() async throws {
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let form = String(buffer: try await client.execute(uri: "/orders/new?customer=VINET", method: .get, headers: session.headers).body)
+            #expect(form.contains(#"<option value="\#(w.nancy.id ?? 0)" selected>Nancy Davolio</option>"#), "defaults to whoever is signed in")
+
+            let bad = try await session.post(client, "/orders", [("customer", "NOBODY"), ("employeeID", String(w.nancy.id ?? 0)),
+                                                                ("product", ""), ("productID", String(w.chai.key)), ("quantity", "0"), ("discount", "0")])
+            #expect(bad.status == .unprocessableContent)
+            #expect(String(buffer: bad.body).contains("The order was not saved"))
+
+            let good = try await session.post(client, "/orders", [
+                ("customer", "VINET"), ("employeeID", String(w.nancy.id ?? 0)), ("requiredDate", "2030-01-31"),
+                ("shipVia", String(w.shipper.id ?? 0)), ("freight", "12.50"),
+                ("product", "Chai (#\(w.chai.key))"), ("productID", String(w.chai.key)), ("quantity", "3"), ("discount", "10"),
+                ("product", ""), ("productID", ""), ("quantity", "1"), ("discount", "0"),
+                ("product", String(w.cote.key)), ("productID", ""), ("quantity", "1"), ("discount", ""),
+            ])
+            #expect(good.status == .seeOther)
+            let location = try #require(good.headers[.location])
+            let number = String(location.dropFirst("/orders/".count))
+            let detail = try fixture.store.backoffice.order(number: number)
+            #expect(detail.customer.code == "VINET")
+            #expect(detail.order.employeeID == w.nancy.id)
+            #expect(detail.order.freight == Money(cents: 1250))
+            #expect(detail.lines.map(\.line.quantity) == [3, 1])
+            // 3 × 18.00 × 0.9 = 48.60, plus 263.50
+            #expect(detail.subtotal == Money(cents: 4860 + 26350))
+        }
+    }
+
+    @Test func apiListsPagesSearchesAndCreates() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let first = try json(try await client.execute(uri: "/api/v1/products?limit=3&sort=price", method: .get, headers: bearer(fixture.repToken)))
+            #expect(first["total"] as? Int == 4)
+            #expect((first["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Old Tea", "Chai", "Grandma's Mustard"])
+            let cursor = try #require(first["nextCursor"] as? String)
+            let second = try json(try await client.execute(uri: "/api/v1/products?limit=3&sort=price&cursor=\(cursor)", method: .get,
+                                                           headers: bearer(fixture.repToken)))
+            #expect((second["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Côte de Blaye"])
+            #expect(second["nextCursor"] == nil)
+
+            let search = try json(try await client.execute(uri: "/api/v1/products/search?q=COTE", method: .get, headers: bearer(fixture.repToken)))
+            #expect((search["items"] as? [[String: Any]])?.first?["name"] as? String == "Côte de Blaye")
+
+            let order = try await client.execute(uri: "/api/v1/orders", method: .post, headers: bearer(fixture.repToken), body: ByteBuffer(string: """
+                {"customerCode": "alfki", "requiredDate": "2030-02-01", "freight": "3.20",
+                 "lines": [{"productID": \(fixture.world.chai.key), "quantity": 2, "discount": 0.05}]}
+                """))
+            #expect(order.status == .created)
+            let body = try json(order)
+            #expect(body["employeeID"] as? Int64 == fixture.world.nancy.id)
+            #expect(body["subtotal"] as? String == "34.20")
+            #expect(body["total"] as? String == "37.40")
+
+            let customer = try await client.execute(uri: "/api/v1/customers", method: .post, headers: bearer(fixture.repToken),
+                                                    body: ByteBuffer(string: #"{"code": "NEWCO", "companyName": "New Company"}"#))
+            #expect(customer.status == .created)
+            let found = try json(try await client.execute(uri: "/api/v1/customers?q=new", method: .get, headers: bearer(fixture.repToken)))
+            #expect((found["items"] as? [[String: Any]])?.first?["code"] as? String == "NEWCO")
+        }
+    }
+
+    @Test func badInputGetsProblemDetailsNeverA500() async throws {
+        let fixture = try await WebFixture.make()
+        let chai = fixture.world.chai.key
+        try await fixture.test { client in
+            let cases: [(HTTPRequest.Method, String, String?, HTTPResponse.Status)] = [
+                (.get, "/api/v1/products/999999", nil, .notFound),
+                (.get, "/api/v1/products/abc", nil, .notFound),
+                (.get, "/api/v1/products?limit=0", nil, .unprocessableContent),
+                (.get, "/api/v1/products?limit=ten", nil, .unprocessableContent),
+                (.get, "/api/v1/products?sort=colour", nil, .unprocessableContent),
+                (.get, "/api/v1/products?lowStock=maybe", nil, .unprocessableContent),
+                (.get, "/api/v1/products/search", nil, .unprocessableContent),
+                (.get, "/api/v1/orders?status=lost", nil, .unprocessableContent),
+                (.get, "/api/v1/orders/NOPE-1", nil, .notFound),
+                (.get, "/api/v1/customers/ZZZZZ", nil, .notFound),
+                (.post, "/api/v1/orders", "{not json", .badRequest),
+                (.post, "/api/v1/orders", #"{"customerCode": "VINET"}"#, .badRequest),
+                (.post, "/api/v1/orders", #"{"customerCode": "VINET", "lines": []}"#, .unprocessableContent),
+                (.post, "/api/v1/orders", #"{"customerCode": "NOBODY", "lines": [{"productID": 1, "quantity": 1}]}"#, .notFound),
+                (.post, "/api/v1/orders", #"{"customerCode": "VINET", "requiredDate": "2030-02-30", "lines": [{"productID": 1, "quantity": 1}]}"#, .unprocessableContent),
+                (.patch, "/api/v1/products/\(chai)", #"{"unitPrice": "1.001", "version": 1}"#, .unprocessableContent),
+                (.patch, "/api/v1/products/\(chai)", #"{"unitPrice": "2.00"}"#, .unprocessableContent),
+                (.patch, "/api/v1/products/\(chai)", #"{"unitsInStock": 999, "version": 1}"#, .unprocessableContent),
+                (.patch, "/api/v1/products/\(chai)", #"{"name": "Chai", "version": 7}"#, .conflict),
+                (.patch, "/api/v1/categories/\(fixture.world.beverages.id ?? 0)", #"{"colour": "red", "version": 1}"#, .unprocessableContent),
+                (.patch, "/api/v1/categories/\(fixture.world.beverages.id ?? 0)", "[1, 2]", .badRequest),
+                (.delete, "/api/v1/categories/\(fixture.world.beverages.id ?? 0)", nil, .conflict),
+                (.post, "/api/v1/orders/NOPE-1/execute", nil, .notFound),
+            ]
+            for (method, uri, body, status) in cases {
+                let response = try await client.execute(uri: uri, method: method, headers: bearer(fixture.managerToken),
+                                                         body: body.map { ByteBuffer(string: $0) })
+                #expect(response.status == status, "\(method) \(uri) \(body ?? "")")
+                #expect(response.headers[.contentType] == "application/problem+json", "\(method) \(uri)")
+                let problem = try json(response)
+                #expect(problem["status"] as? Int == Int(status.code))
+                #expect((problem["detail"] as? String)?.isEmpty == false)
+            }
+        }
+        let chaiNow = try fixture.store.backoffice.product(id: chai).product
+        #expect(chaiNow.version == 1, "no refused request changed anything")
+        #expect(chaiNow.unitsInStock == 50)
+    }
+
+    @Test func sessionRequestsToTheAPINeedTheCSRFHeader() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let body = ByteBuffer(string: #"{"code": "CSRF1", "companyName": "Forged"}"#)
+            let forged = try await client.execute(uri: "/api/v1/customers", method: .post,
+                                                  headers: [.cookie: session.cookie, .contentType: "application/json"], body: body)
+            #expect(forged.status == .forbidden)
+            let genuine = try await client.execute(uri: "/api/v1/customers", method: .post,
+                                                   headers: [.cookie: session.cookie, .contentType: "application/json",
+                                                             HTTPField.Name("X-CSRF-Token")!: session.csrf], body: body)
+            #expect(genuine.status == .created)
+            let me = try json(try await client.execute(uri: "/api/v1/me", method: .get, headers: session.headers))
+            #expect(me["login"] as? String == "nancy.davolio")
+            #expect(me["isManager"] as? Bool == false)
+        }
+    }
+
+    @Test func managerTitlesAreConfigurable() async throws {
+        let policy = AccessPolicy(managerTitles: ["Sales Representative"])
+        let world = try await World.make(TemporaryStore().backoffice)
+        #expect(policy.isManager(world.nancy))
+        #expect(!policy.isManager(world.andrew))
+        #expect(AccessPolicy().isManager(world.andrew))
+    }
+}
+
+@Suite("Accounts") struct AccountTests {
+    @Test func passwordsAreHashedAndLoginsUnique() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        #expect(await northwindError { _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "short", cost: 4) }
+            == .invalid("password", "A password needs at least 8 characters."))
+        let login = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "a long secret", cost: 4)
+        #expect(login == "nancy.davolio")
+        let stored = try await store.store.pool.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM credentials") }
+        #expect(stored?.hasPrefix("$2b$04$") == true)
+        #expect(stored?.contains("a long secret") == false)
+        #expect(await northwindError { _ = try await b.setPassword(employeeID: w.andrew.id ?? 0, password: "another secret",
+                                                                    login: "NANCY.davolio", cost: 4) }
+            == .invalid("login", "The login NANCY.davolio belongs to employee \(w.nancy.id ?? 0)."))
+        #expect(await northwindError { _ = try await b.signIn(login: "nancy.davolio", password: "wrong one") }
+            == .invalid("password", "That login and password do not match."))
+        let (token, signedIn) = try await b.signIn(login: "Nancy.Davolio", password: "a long secret")
+        #expect(signedIn.employee.id == w.nancy.id)
+        #expect(try b.authenticate(token: token, kind: .session)?.employee.id == w.nancy.id)
+        #expect(try b.authenticate(token: token, kind: .api) == nil)
+        // A new password ends existing sessions.
+        _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "a newer secret", cost: 4)
+        #expect(try b.authenticate(token: token) == nil)
+        let tokenCount = try store.count("SELECT count(*) FROM access_tokens WHERE tokenHash = ?", [token])
+        #expect(tokenCount == 0, "only hashes of tokens are stored")
+    }
+
+    @Test func demoCredentialsAreMadeOnceForAManagerAndARep() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let demo = try await b.provisionDemoCredentials(cost: 4)
+        #expect(demo.map(\.login) == ["andrew.fuller", "nancy.davolio"])
+        _ = try await b.signIn(login: demo[0].login, password: demo[0].password)
+        #expect(try await b.provisionDemoCredentials(cost: 4).isEmpty)
+        #expect(w.andrew.title == "Vice President, Sales")
+    }
+}
+
+@Suite("Change feed") struct ChangeFeedTests {
+    @Test func reportsChangesFromThisProcessAndFromAnotherConnection() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let feed = try ChangeFeed(store: store.store, pollInterval: .milliseconds(50))
+        var changes = feed.subscribe().makeAsyncIterator()
+        #expect(feed.subscriberCount == 1)
+
+        _ = try await store.backoffice.receiveStock(productID: w.chai.key, quantity: 5)
+        let local = try #require(await changes.next())
+        #expect(local.tables.contains("products"))
+        #expect(local.tables.contains("stock_movements"))
+        #expect(local.recordIDs.contains(w.chai.recordID))
+
+        // Another handle on the file stands in for the CLI in another process: GRDB cannot see its commits.
+        let other = try store.reopen()
+        var customer = w.vinet
+        customer.city = "Paris"
+        _ = try await other.update(customer)
+        let remote = try #require(await changes.next())
+        #expect(remote.tables == ["customers"])
+        #expect(remote.recordIDs == [w.vinet.recordID])
+        #expect(remote.seq > local.seq)
+        feed.close()
+        #expect(await changes.next() == nil)
+    }
+}
