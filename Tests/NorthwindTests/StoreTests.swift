@@ -13,7 +13,7 @@ struct StoreTests {
         #expect(tables == [
             "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
             "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
-            "stock_movements", "change_log", "store_metadata", "grdb_migrations",
+            "stock_movements", "change_log", "store_metadata", "grdb_migrations", "credentials", "access_tokens",
         ])
         let (journal, foreignKeys, violations) = try store.store.pool.read { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
