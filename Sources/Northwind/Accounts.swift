@@ -128,20 +128,25 @@ extension Backoffice {
     }
 
     /// The employee a session or API token belongs to, or nil when the token is unknown or expired.
+    ///
+    /// Every web request calls this, so it is one cached statement on the hot-path readers: no transaction, no
+    /// query building. Revoking a token takes effect on the next request.
     public func authenticate(token: String, kind: AccessTokenKind? = nil) throws(NorthwindError) -> SignedIn? {
         guard !token.isEmpty, token.count < 200 else { return nil }
-        return try read { db -> SignedIn? in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT t.employeeID, t.kind, t.csrfToken, t.expiresAt, c.login
-                FROM access_tokens t LEFT JOIN credentials c ON c.employeeID = t.employeeID
-                WHERE t.tokenHash = ?
-                """, arguments: [Self.tokenHash(token)]) else { return nil }
-            let tokenKind = AccessTokenKind(rawValue: row["kind"]) ?? .api
+        return try quickRead { db -> SignedIn? in
+            // The employee's columns come first because `Employee(row:)` decodes by position.
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT e.*, t.kind AS tokenKind, t.csrfToken AS tokenCSRF, c.login AS tokenLogin
+                FROM access_tokens t
+                JOIN employees e ON e.id = t.employeeID
+                LEFT JOIN credentials c ON c.employeeID = t.employeeID
+                WHERE t.tokenHash = ? AND (t.expiresAt IS NULL OR t.expiresAt >= ?)
+                """), arguments: [Self.tokenHash(token), Self.timestamp(Date())]) else { return nil }
+            let tokenKind = AccessTokenKind(rawValue: row["tokenKind"]) ?? .api
             if let kind, kind != tokenKind { return nil }
-            if let expires: String = row["expiresAt"], expires < Self.timestamp(Date()) { return nil }
-            guard let employee = try Employee.fetchOne(db, key: row["employeeID"] as Int64) else { return nil }
-            return SignedIn(employee: employee, login: row["login"] ?? Self.defaultLogin(employee), kind: tokenKind,
-                            csrfToken: row["csrfToken"])
+            let employee = try Employee(row: row)
+            return SignedIn(employee: employee, login: row["tokenLogin"] ?? Self.defaultLogin(employee), kind: tokenKind,
+                            csrfToken: row["tokenCSRF"])
         }
     }
 
@@ -207,7 +212,14 @@ extension Backoffice {
     }
 
     static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     static func timestamp(_ date: Date) -> String {

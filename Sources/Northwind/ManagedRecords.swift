@@ -12,6 +12,8 @@ where ID == Int64? {
     static var defaultOrdering: [any SQLOrderingTerm] { get }
     /// What identifies this record to a person, e.g. "Beverages".
     var displayName: String { get }
+    /// `displayName` as SQL, for choices read without the whole record.
+    static var choiceName: any SQLSelectable { get }
     var version: Int { get set }
     /// Field problems, named by the field's coding key. Empty when valid.
     mutating func normalizeAndValidate() -> [NorthwindError.FieldError]
@@ -137,6 +139,7 @@ extension Category: ManagedRecord {
     public static let entityName = "category"
     public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.name] }
     public var displayName: String { name }
+    public static var choiceName: any SQLSelectable { Columns.name }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&name, "name", &errors, max: 40)
@@ -152,6 +155,7 @@ extension Supplier: ManagedRecord {
     public static let entityName = "supplier"
     public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
     public var displayName: String { companyName }
+    public static var choiceName: any SQLSelectable { Columns.companyName }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&companyName, "companyName", &errors)
@@ -168,6 +172,7 @@ extension Customer: ManagedRecord {
     public static let entityName = "customer"
     public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
     public var displayName: String { companyName }
+    public static var choiceName: any SQLSelectable { Columns.companyName }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         code = code.trimmingCharacters(in: .whitespaces).uppercased()
@@ -188,6 +193,7 @@ extension Employee: ManagedRecord {
     public static let entityName = "employee"
     public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.lastName, Columns.firstName] }
     public var displayName: String { fullName }
+    public static var choiceName: any SQLSelectable { SQL("firstName || ' ' || lastName") }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&firstName, "firstName", &errors, max: 40)
@@ -208,6 +214,7 @@ extension Shipper: ManagedRecord {
     public static let entityName = "shipper"
     public static var defaultOrdering: [any SQLOrderingTerm] { [Columns.companyName] }
     public var displayName: String { companyName }
+    public static var choiceName: any SQLSelectable { Columns.companyName }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&companyName, "companyName", &errors)

@@ -79,6 +79,11 @@ public final class ChangeFeed: Sendable {
     private let store: Store
     private let state = Mutex(State())
     private let observer: Mutex<AnyDatabaseCancellable?> = Mutex(nil)
+    private let changes = Atomic<Int>(0)
+
+    /// Goes up whenever the store may have changed. A commit through this process's pool raises it before the write
+    /// returns; another process's commit raises it at the next poll. Caches of derived data compare it.
+    public var generation: Int { changes.load(ordering: .acquiring) }
 
     private struct State {
         var lastSeq: Int64 = 0
@@ -98,6 +103,7 @@ public final class ChangeFeed: Sendable {
         let observation = DatabaseRegionObservation(tracking: Table("change_log"))
         let cancellable = observation.start(in: store.pool, onError: { _ in }, onChange: { [weak self] _ in
             // Called after commit on the writer's queue; read the new entries off that queue.
+            self?.changes.add(1, ordering: .releasing)
             Task { self?.publishNewChanges() }
         })
         observer.withLock { $0 = cancellable }
@@ -159,6 +165,7 @@ public final class ChangeFeed: Sendable {
             // Two triggers may race to publish the same entries; only the first one past lastSeq does.
             guard batch.seq > state.lastSeq else { return nil }
             state.lastSeq = batch.seq
+            changes.add(1, ordering: .releasing)
             return Array(state.subscribers.values)
         }
         for continuation in subscribers ?? [] { continuation.yield(batch) }
@@ -187,6 +194,23 @@ extension Backoffice {
                 throw NorthwindError.notFound(entity: "order", key: "#\(id)")
             }
             return number
+        }
+    }
+}
+
+/// A record as a form offers it: its id and the name a person picks it by.
+public struct Choice: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+}
+
+extension Backoffice {
+    /// Every record of a kind as a choice, in its list order: all of them, however many, so a form never lacks the
+    /// record it is editing. Two columns only: categories and employees carry pictures.
+    public func choices<R: ManagedRecord>(_ type: R.Type) throws(NorthwindError) -> [Choice] {
+        try read { db in
+            try R.select([Column("id"), R.choiceName], as: Row.self).order(R.defaultOrdering + [Column("id")])
+                .fetchAll(db).map { Choice(id: $0[0], name: $0[1]) }
         }
     }
 }

@@ -89,10 +89,14 @@ struct APIRoutes: Sendable {
         return ItemsPage(Page(items: page.items.map(ProductBody.init), total: page.total, offset: page.offset, limit: page.limit))
     }
 
-    @Sendable func searchProducts(_ request: Request, context: WebContext) async throws -> Items<ProductBody> {
+    /// Answers from `ResponseCache` while the store is unchanged: every till asks for the same prefixes.
+    @Sendable func searchProducts(_ request: Request, context: WebContext) async throws -> Response {
         guard let text = request.query("q") else { throw NorthwindError.invalid("q", "is required: part of a product name") }
         let limit = try limitParameter(request, default: 20)
-        return Items(items: try backoffice.searchProducts(text, limit: limit).map(ProductBody.init))
+        let body = try env.cache.body(for: "products/search \(limit) \(text)") {
+            ByteBuffer(bytes: try JSONEncoder().encode(Items(items: try backoffice.searchProducts(text, limit: limit).map(ProductBody.init))))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     @Sendable func createProduct(_ request: Request, context: WebContext) async throws -> EditedResponse<ProductBody> {

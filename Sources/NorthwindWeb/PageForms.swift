@@ -57,8 +57,8 @@ struct ProductForm {
     }
 
     func view(action: String, backoffice: Backoffice) throws -> [String: Any] {
-        let categories = try backoffice.list(Northwind.Category.self, limit: 1000).items
-        let suppliers = try backoffice.list(Supplier.self, limit: 1000).items
+        let categories = try backoffice.choices(Northwind.Category.self)
+        let suppliers = try backoffice.choices(Supplier.self)
         func message(_ field: String) -> String? {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
         }
@@ -71,11 +71,11 @@ struct ProductForm {
                            "value": values["unitsInStock"] ?? "0", "error": message("unitsInStock") as Any])
         }
         fields.append(["isSelect": true, "name": "categoryID", "label": "Category", "error": message("categoryID") as Any,
-                       "options": categories.map { ["value": $0.id ?? 0, "label": $0.name,
-                                                    "selected": String($0.id ?? 0) == values["categoryID"]] }])
+                       "options": categories.map { ["value": $0.id, "label": $0.name,
+                                                    "selected": String($0.id) == values["categoryID"]] }])
         fields.append(["isSelect": true, "name": "supplierID", "label": "Supplier", "error": message("supplierID") as Any,
-                       "options": suppliers.map { ["value": $0.id ?? 0, "label": $0.companyName,
-                                                   "selected": String($0.id ?? 0) == values["supplierID"]] }])
+                       "options": suppliers.map { ["value": $0.id, "label": $0.name,
+                                                   "selected": String($0.id) == values["supplierID"]] }])
         fields.append(["isCheckbox": true, "name": "discontinued", "label": "Discontinued",
                        "checked": values["discontinued"] == "1"])
         let unplaced = errors.filter { error in !fields.contains { ($0["name"] as? String) == error.field } }

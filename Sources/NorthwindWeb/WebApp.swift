@@ -34,6 +34,7 @@ struct WebEnvironment: Sendable {
     let options: WebOptions
     let templates: MustacheLibrary
     let feed: ChangeFeed
+    let cache: ResponseCache
 }
 
 public enum WebApp {
@@ -45,7 +46,8 @@ public enum WebApp {
     {
         let templates = try await loadTemplates()
         let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
-        let environment = WebEnvironment(backoffice: backoffice, options: options, templates: templates, feed: feed)
+        let environment = WebEnvironment(backoffice: backoffice, options: options, templates: templates, feed: feed,
+                                         cache: ResponseCache(feed: feed))
         let router = buildRouter(environment)
         var log = logger ?? Logger(label: "northwind.web")
         if logger == nil { log.logLevel = .info }

@@ -25,8 +25,8 @@ struct WebFixture {
                           repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0))
     }
 
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0))
+    func test(options: WebOptions = WebOptions(port: 0), _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await WebApp.build(backoffice: store.backoffice, options: options)
         try await app.test(.router, body)
     }
 }
@@ -150,11 +150,59 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         var product = fixture.world.chai
         product.name = "<script>alert('x')</script>"
         _ = try await fixture.store.backoffice.updateProduct(product)
+        var category = fixture.world.condiments
+        category.name = "<b>Sauces</b>"
+        _ = try await fixture.store.backoffice.update(category)
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let html = String(buffer: try await client.execute(uri: "/products", method: .get, headers: session.headers).body)
             #expect(!html.contains("<script>alert"))
             #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+            // The category filter's options are a cached fragment, rendered by a template that escapes too.
+            #expect(!html.contains("<b>Sauces"))
+            #expect(html.contains(">&lt;b&gt;Sauces&lt;/b&gt;</option>"))
+        }
+    }
+
+    @Test func cachedAnswersFollowChangesMadeHereAndByOtherProcesses() async throws {
+        let fixture = try await WebFixture.make()
+        let chai = fixture.world.chai
+        try await fixture.test(options: WebOptions(port: 0, pollInterval: .milliseconds(20))) { client in
+            func searchNames() async throws -> [String] {
+                let response = try await client.execute(uri: "/api/v1/products/search?q=chai", method: .get, headers: bearer(fixture.repToken))
+                #expect(response.status == .ok)
+                return try #require(try json(response)["items"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+            }
+            #expect(try await searchNames() == ["Chai"])
+            #expect(try await searchNames() == ["Chai"])
+
+            // A change through this server is seen by the very next request.
+            let patch = ByteBuffer(string: #"{"name": "Chai Masala", "version": 1}"#)
+            let patched = try await client.execute(uri: "/api/v1/products/\(chai.key)", method: .patch,
+                                                   headers: bearer(fixture.managerToken), body: patch)
+            #expect(patched.status == .ok)
+            #expect(try await searchNames() == ["Chai Masala"])
+
+            // Another process's change (another handle on the file) is seen once the feed polls.
+            let other = try fixture.store.reopen()
+            var renamed = try other.product(id: chai.key).product
+            renamed.name = "Chai Royal"
+            _ = try await other.updateProduct(renamed)
+            var names = try await searchNames()
+            for _ in 0..<100 where names != ["Chai Royal"] {
+                try await Task.sleep(for: .milliseconds(20))
+                names = try await searchNames()
+            }
+            #expect(names == ["Chai Royal"])
+
+            // The category filter's cached options follow a rename the same way.
+            let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            var beverages = fixture.world.beverages
+            beverages.name = "Drinks"
+            _ = try await fixture.store.backoffice.update(beverages)
+            let html = String(buffer: try await client.execute(uri: "/products", method: .get, headers: session.headers).body)
+            #expect(html.contains(">Drinks</option>"))
+            #expect(!html.contains(">Beverages</option>"))
         }
     }
 
