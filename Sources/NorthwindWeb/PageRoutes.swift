@@ -258,7 +258,8 @@ struct PageRoutes: Sendable {
                     "productID": line.line.productID, "productName": line.productName,
                     "unitPrice": line.line.unitPrice.description, "quantity": line.line.quantity,
                     "discount": Self.percent(line.line.discount), "total": line.total.description,
-                    "short": line.short, "inStock": line.inStock,
+                    // Mustache counts 0 as present, so the section needs a Bool.
+                    "isShort": line.short > 0, "short": line.short, "inStock": line.inStock,
                 ]
             },
             "subtotal": detail.subtotal.description,

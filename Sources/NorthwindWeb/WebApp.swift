@@ -107,7 +107,8 @@ extension HTTPField.Name {
 enum StaticFiles {
     static let files: [String: (type: String, data: Data)] = {
         var files: [String: (String, Data)] = [:]
-        for (name, type) in [("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8")] {
+        for (name, type) in [("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
+                                  ("favicon.svg", "image/svg+xml")] {
             if let url = Bundle.module.url(forResource: "Static/" + name, withExtension: nil),
                let data = try? Data(contentsOf: url) {
                 files[name] = (type, data)

@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+@testable import Northwind
+
+/// The real `northwind serve`, started as a newcomer would on a fresh store: it seeds demo data and prints the
+/// one-time demo sign-ins, which the tests then use.
+final class LiveServer: Sendable {
+    struct SignIn: Sendable {
+        var login: String
+        var password: String
+    }
+
+    let process: Process
+    let directory: URL
+    let storePath: String
+    let base: String
+    let manager: SignIn
+    let rep: SignIn
+
+    init() async throws {
+        guard let binary = CLI.binary else { throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)") }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("shop.sqlite").path
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--store", storePath, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let printed = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        self.process = process
+
+        let signIn = /Demo sign-in \(shown once\): login (\S+), password (\S+) — [^,]+, (.+)/
+        var lines: [Substring] = []
+        try await waitFor("the server to print its address and two demo sign-ins", timeout: .seconds(120)) {
+            lines = printed.withLock { $0 }.split(separator: "\n")
+            return lines.count >= 3 || !process.isRunning
+        }
+        guard let address = lines.first?.firstMatch(of: /at (http:\/\/\S+)\//)?.1 else {
+            throw CLIError(description: "serve printed no address: \(lines)")
+        }
+        base = String(address)
+        let credentials = lines.compactMap { $0.firstMatch(of: signIn) }
+        guard let manager = credentials.first(where: { AccessPolicy.defaultManagerTitles.contains(String($0.3)) }),
+              let rep = credentials.first(where: { !AccessPolicy.defaultManagerTitles.contains(String($0.3)) }) else {
+            throw CLIError(description: "serve printed no demo sign-in for a manager and a representative: \(lines)")
+        }
+        self.manager = SignIn(login: String(manager.1), password: String(manager.2))
+        self.rep = SignIn(login: String(rep.1), password: String(rep.2))
+    }
+
+    /// Another handle on the store, as the CLI in another process would have: for facts and for outside changes.
+    func backoffice() throws -> Backoffice {
+        try Backoffice.open(StoreConfiguration(path: storePath), seedIfCreated: false)
+    }
+
+    func url(_ path: String) -> String { base + path }
+
+    /// Stops the server as an operator would (SIGTERM, a graceful stop), and kills it if it has not gone in 10 s.
+    func stop() async {
+        if process.isRunning { process.terminate() }
+        try? await waitFor("the server to stop", timeout: .seconds(10)) { !process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A live server and chromedriver for one test, stopped however the test ends.
+func withLiveBrowser(_ body: (LiveServer, ChromeDriver) async throws -> Void) async throws {
+    let server = try await LiveServer()
+    let driver: ChromeDriver
+    do {
+        driver = try await ChromeDriver()
+    } catch {
+        await server.stop()
+        throw error
+    }
+    do {
+        try await body(server, driver)
+    } catch {
+        await driver.stop()
+        await server.stop()
+        throw error
+    }
+    await driver.stop()
+    await server.stop()
+}
+
+extension Browser {
+    /// Signs in through the form and lands on `next`.
+    func signIn(_ server: LiveServer, as who: LiveServer.SignIn, next: String = "/") async throws {
+        try await go(server.url("/signin?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")))
+        try await find("#login").replace(with: who.login)
+        try await find("#password").type(who.password)
+        try await find("form[action='/signin'] button[type=submit]").click()
+        try await waitFor("sign-in to land on \(next)") { try await url == server.url(next) }
+    }
+}

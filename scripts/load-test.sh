@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Web load figures for docs/performance.md: wrk on loopback against a release `northwind serve` on a store seeded at
+# scale 100. Needs wrk and sqlite3 (apt-get install wrk sqlite3). Usage: scripts/load-test.sh [seconds per run]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-15}"
+work="${NORTHWIND_LOAD_DIR:-/tmp/northwind-load}"
+port=8099
+store="$work/nw.sqlite"
+bin=.build/release/northwind
+
+swift build -c release --product northwind >/dev/null
+mkdir -p "$work"
+if [ ! -f "$store" ]; then
+    "$bin" seed --scale 100 --store "$store" >/dev/null
+fi
+# An API token for a sales representative, and a browser session through the real sign-in form.
+printf 'load-test-password\n' | "$bin" employees set-password 3 --store "$store" >/dev/null
+token=$("$bin" employees token 3 --label load-test --store "$store")
+login=$(sqlite3 "$store" "SELECT login FROM credentials WHERE employeeID = 3")
+
+"$bin" serve --store "$store" --port "$port" >"$work/serve.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+until curl -s -o /dev/null "http://127.0.0.1:$port/signin"; do sleep 0.2; done
+cookie=$(curl -s -o /dev/null -D - -d "login=$login&password=load-test-password&next=%2F" "http://127.0.0.1:$port/signin" \
+    | sed -n 's/^[Ss]et-[Cc]ookie: \([^;]*\).*/\1/p')
+
+# Queries as people type them: the first three and four letters of every word in the catalogue, and whole words.
+sqlite3 "$store" "SELECT name FROM products" | tr ' ' '\n' | tr -cd 'A-Za-z\n' \
+    | awk 'length($0) >= 3 { w = tolower($0); print substr(w, 1, 3); print substr(w, 1, 4); print w }' \
+    | sort -u >"$work/queries.txt"
+cat >"$work/search.lua" <<'LUA'
+local queries = {}
+for line in io.lines(os.getenv("QUERIES")) do queries[#queries + 1] = line end
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", "/api/v1/products/search?q=" .. queries[(i % #queries) + 1])
+end
+LUA
+
+run() {
+    echo "== $1"
+    shift
+    wrk -t2 -c32 -d"${duration}s" --latency "$@" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
+}
+auth="Authorization: Bearer $token"
+run "search, one query (cote)" -H "$auth" "http://127.0.0.1:$port/api/v1/products/search?q=cote"
+run "search, $(wc -l <"$work/queries.txt") different queries in turn" -H "$auth" -s "$work/search.lua" "http://127.0.0.1:$port"
+# Another process changes a product every 100 ms, so the server's caches keep emptying.
+( while true; do "$bin" products receive 1 1 --store "$store" >/dev/null; sleep 0.1; done ) &
+writer=$!
+run "search, queries in turn, while another process writes every 100 ms" -H "$auth" -s "$work/search.lua" "http://127.0.0.1:$port"
+kill $writer; wait $writer 2>/dev/null || true
+run "products page (session cookie, first page of 25)" -H "Cookie: $cookie" "http://127.0.0.1:$port/products"
+run "products page, a search" -H "Cookie: $cookie" "http://127.0.0.1:$port/products?q=cote"
