@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import Northwind
+import Synchronization
 
 /// Recognises a browser session cookie or an API bearer token and puts the employee in the context.
 struct TokenAuthenticator: AuthenticatorMiddleware {
@@ -68,4 +69,66 @@ struct CSRFCheck: RouterMiddleware {
 
 extension HTTPField.Name {
     static let csrfToken = HTTPField.Name("X-CSRF-Token")!
+}
+
+/// The sign-in form has no session to carry a CSRF token yet, so it uses a double submit: the page sets a random
+/// token in a strict cookie and in a hidden field, and a sign-in counts only when the two agree. Another site can
+/// make a browser post the form, but cannot read or set the cookie, so it cannot sign anyone in to its own account.
+enum SignInToken {
+    static let cookieName = "northwind_signin"
+
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func cookie(_ token: String, secure: Bool) -> Cookie {
+        Cookie(name: cookieName, value: token, maxAge: token.isEmpty ? 0 : 3600, path: "/signin", secure: secure,
+               httpOnly: true, sameSite: .strict)
+    }
+
+    static func matches(form: String?, cookie: String?) -> Bool {
+        guard let form, let cookie, !form.isEmpty else { return false }
+        return form == cookie
+    }
+}
+
+/// Slows down password guessing: after `limit` wrong passwords for one login within `window`, that login is refused
+/// until the oldest failure leaves the window. A right password clears its record.
+final class SignInThrottle: Sendable {
+    let limit: Int
+    let window: Duration
+    private let failures = Mutex<[String: [ContinuousClock.Instant]]>([:])
+
+    init(limit: Int = 5, window: Duration = .seconds(15 * 60)) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// How long `login` must wait before trying again, or nil when it may try now.
+    func wait(for login: String, now: ContinuousClock.Instant = .now) -> Duration? {
+        failures.withLock { failures in
+            let key = login.lowercased()
+            let recent = (failures[key] ?? []).filter { now - $0 < window }
+            failures[key] = recent.isEmpty ? nil : recent
+            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            return window - (now - oldest)
+        }
+    }
+
+    func failed(_ login: String, now: ContinuousClock.Instant = .now) {
+        failures.withLock { failures in
+            var recent = (failures[login.lowercased()] ?? []).filter { now - $0 < window }
+            recent.append(now)
+            // Bound memory however many logins are tried: keep only what the limit needs.
+            failures[login.lowercased()] = Array(recent.suffix(limit))
+            if failures.count > 10_000 { failures = failures.filter { now - ($0.value.last ?? now) < window } }
+        }
+    }
+
+    func succeeded(_ login: String) {
+        failures.withLock { _ = $0.removeValue(forKey: login.lowercased()) }
+    }
 }

@@ -42,21 +42,44 @@ struct PageRoutes: Sendable {
     // MARK: Sign-in
 
     @Sendable func signInPage(_ request: Request, context: WebContext) async throws -> Response {
-        render("signin", ["next": safeNext(request.query("next")), "login": ""], context: context)
+        signInForm(next: safeNext(request.query("next")), login: "", error: nil, status: .ok, context: context)
+    }
+
+    /// The sign-in form with a fresh double-submit token (see `SignInToken`).
+    func signInForm(next: String, login: String, error: String?, status: HTTPResponse.Status, context: WebContext) -> Response {
+        let token = SignInToken.make()
+        var data: [String: Any] = ["next": next, "login": login, "signinToken": token]
+        if let error { data["error"] = error }
+        var response = render("signin", data, status: status, context: context)
+        response.setCookie(SignInToken.cookie(token, secure: env.options.secureCookies))
+        return response
     }
 
     @Sendable func signIn(_ request: Request, context: WebContext) async throws -> Response {
         var request = request
         let form = FormData(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
         let next = safeNext(form["next"])
+        let login = form["login"] ?? ""
+        guard SignInToken.matches(form: form["_csrf"], cookie: request.cookies[SignInToken.cookieName]?.value) else {
+            return signInForm(next: next, login: login, error: "This sign-in form had expired. Please sign in again.",
+                              status: .forbidden, context: context)
+        }
+        if let wait = env.throttle.wait(for: login) {
+            let minutes = max(1, Int((wait.components.seconds + 59) / 60))
+            return signInForm(next: next, login: login, error: "Too many wrong passwords for \(login). "
+                              + "Try again in \(minutes) minute\(minutes == 1 ? "" : "s"), or ask your manager to set a new password.",
+                              status: .tooManyRequests, context: context)
+        }
         do {
-            let (token, _) = try await backoffice.signIn(login: form["login"] ?? "", password: form["password"] ?? "")
+            let (token, _) = try await backoffice.signIn(login: login, password: form["password"] ?? "")
+            env.throttle.succeeded(login)
             var response = Response.redirect(to: next, type: .found)
             response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies))
+            response.setCookie(SignInToken.cookie("", secure: env.options.secureCookies))
             return response
         } catch {
-            return render("signin", ["next": next, "login": form["login"] ?? "", "error": error.description],
-                          status: .unauthorized, context: context)
+            env.throttle.failed(login)
+            return signInForm(next: next, login: login, error: error.description, status: .unauthorized, context: context)
         }
     }
 

@@ -35,6 +35,7 @@ struct WebEnvironment: Sendable {
     let templates: MustacheLibrary
     let feed: ChangeFeed
     let cache: ResponseCache
+    let throttle: SignInThrottle
 }
 
 public enum WebApp {
@@ -47,7 +48,7 @@ public enum WebApp {
         let templates = try await loadTemplates()
         let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
         let environment = WebEnvironment(backoffice: backoffice, options: options, templates: templates, feed: feed,
-                                         cache: ResponseCache(feed: feed))
+                                         cache: ResponseCache(feed: feed), throttle: SignInThrottle())
         let router = buildRouter(environment)
         var log = logger ?? Logger(label: "northwind.web")
         if logger == nil { log.logLevel = .info }

@@ -36,12 +36,26 @@ struct BrowserSession {
     var cookie: String
     var csrf: String
 
+    /// Opens the sign-in page and posts its form, as a browser does: the page's token goes back in the form and
+    /// in its cookie.
+    static func postSignIn(_ client: any TestClientProtocol, login: String, password: String,
+                           token: String? = nil) async throws -> TestResponse {
+        let page = try await client.execute(uri: "/signin?next=%2Forders", method: .get)
+        let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
+        #expect(cookie.contains("SameSite=Strict"))
+        #expect(cookie.contains("HttpOnly"))
+        let formToken = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
+        return try await client.execute(uri: "/signin", method: .post,
+                                        headers: [.contentType: "application/x-www-form-urlencoded",
+                                                  .cookie: String(cookie.split(separator: ";")[0])],
+                                        body: ByteBuffer(string: "_csrf=\(token ?? String(formToken))&login=\(login)&password=\(password)&next=%2Forders"))
+    }
+
     static func signIn(_ client: any TestClientProtocol, login: String, password: String) async throws -> BrowserSession {
-        let response = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                body: ByteBuffer(string: "login=\(login)&password=\(password)&next=%2Forders"))
+        let response = try await postSignIn(client, login: login, password: password)
         #expect(response.status == .found)
         #expect(response.headers[.location] == "/orders")
-        let setCookie = try #require(response.headers[.setCookie])
+        let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("northwind_session=") })
         #expect(setCookie.contains("HttpOnly"))
         #expect(setCookie.contains("Secure"))
         #expect(setCookie.contains("SameSite=Lax"))
@@ -91,11 +105,10 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     @Test func signInRefusesWrongPasswordsAndSignOutEndsTheSession() async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test { client in
-            let wrong = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                 body: ByteBuffer(string: "login=nancy.davolio&password=guess"))
+            let wrong = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "guess")
             #expect(wrong.status == .unauthorized)
             #expect(String(buffer: wrong.body).contains("That login and password do not match."))
-            #expect(wrong.headers[.setCookie] == nil)
+            #expect(!wrong.headers[values: .setCookie].contains { $0.hasPrefix("northwind_session=") })
 
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             let home = try await client.execute(uri: "/", method: .get, headers: session.headers)
@@ -113,6 +126,43 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let after = try await client.execute(uri: "/", method: .get, headers: session.headers)
             #expect(after.status == .found)
         }
+    }
+
+    @Test func signInNeedsItsFormsTokenAndStopsGuessing() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            // A post from another site carries no token (and cannot read or set the cookie).
+            let bare = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                body: ByteBuffer(string: "login=nancy.davolio&password=rep-secret-1"))
+            #expect(bare.status == .forbidden)
+            #expect(!bare.headers[values: .setCookie].contains { $0.hasPrefix("northwind_session=") })
+            let forged = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1", token: "forged")
+            #expect(forged.status == .forbidden)
+            #expect(String(buffer: forged.body).contains("This sign-in form had expired."))
+
+            for _ in 0..<5 {
+                #expect(try await BrowserSession.postSignIn(client, login: "Nancy.Davolio", password: "guess").status == .unauthorized)
+            }
+            // The sixth try is refused without checking, even with the right password; other logins are not held up.
+            let held = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            #expect(held.status == .tooManyRequests)
+            #expect(String(buffer: held.body).contains("Too many wrong passwords for nancy.davolio. Try again in 15 minutes"))
+            _ = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+        }
+    }
+
+    @Test func signInThrottleForgetsOldFailuresAndSuccesses() {
+        let throttle = SignInThrottle(limit: 2, window: .seconds(60))
+        let start = ContinuousClock.now
+        throttle.failed("ann", now: start)
+        #expect(throttle.wait(for: "ann", now: start) == nil)
+        throttle.failed("ANN", now: start + .seconds(10))
+        #expect(throttle.wait(for: "ann", now: start + .seconds(10)) == .seconds(50))
+        #expect(throttle.wait(for: "ann", now: start + .seconds(61)) == nil, "the first failure has left the window")
+        throttle.failed("ann", now: start + .seconds(62))
+        #expect(throttle.wait(for: "ann", now: start + .seconds(62)) != nil)
+        throttle.succeeded("ann")
+        #expect(throttle.wait(for: "ann", now: start + .seconds(62)) == nil)
     }
 
     @Test func everyPageRendersForASignedInEmployee() async throws {
