@@ -47,6 +47,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            resources: [.copy("Resources/reports.sql")],
             swiftSettings: swiftSettings
         ),
         // The shop-floor web application and the JSON API, on Hummingbird, with live updates.

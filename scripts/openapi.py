@@ -66,6 +66,16 @@ schemas = {
 }
 for name in ["Category", "Supplier", "Customer", "Employee", "Shipper"]:
     schemas[name + "Page"] = page(name)
+REPORT_VALUE = {"type": ["string", "integer", "number", "null"],
+    "description": "Money columns (listed in moneyColumns) hold exact decimal strings such as \"440.00\"; dates are yyyy-MM-dd."}
+schemas["ReportSummary"] = obj(["name", "original", "summary", "parameters"], {"name": S, "original": S, "summary": S,
+    "parameters": {"type": "array", "items": obj(["name", "kind", "required", "help"], {"name": S,
+        "kind": {"enum": ["year", "date", "customer", "order", "category"]}, "required": B, "defaultValue": S, "help": S})}})
+schemas["ReportList"] = items("ReportSummary")
+schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "rows"], {"report": ref("ReportSummary"),
+    "parameters": {"type": "object", "additionalProperties": S, "description": "The values used, defaults included."},
+    "columns": {"type": "array", "items": S}, "moneyColumns": {"type": "array", "items": S},
+    "rows": {"type": "array", "items": {"type": "array", "items": REPORT_VALUE}}})
 schemas["CustomerNew"] = {"type": "object", "required": ["code", "companyName"], "properties": {"code": S, "companyName": S}}
 
 def problem(*codes): return {str(c): {"$ref": f"#/components/responses/Problem"} for c in codes}
@@ -122,6 +132,12 @@ paths = {
     "/api/v1/employees": {"get": op("List employees", {**ok("EmployeePage"), **problem(422)}, PAGING)},
     "/api/v1/employees/{id}": {"parameters": [path_param("id")], "get": op("One employee", {**ok("Employee"), **problem(404)})},
     "/api/v1/shippers": {"get": op("List shippers", {**ok("ShipperPage"), **problem(422)}, PAGING)},
+    "/api/v1/reports": {"get": op("The classic Northwind reports and their parameters (managers)", {**ok("ReportList"), **problem(403)})},
+    "/api/v1/reports/{name}": {"parameters": [path_param("name", S)],
+        "get": op("Run a report (managers); pass its parameters in the query, e.g. ?year=1997", {**ok("Report"), **problem(403, 404, 422)},
+                  [q(n, S, d) for n, d in [("year", "A year, e.g. 1997."), ("from", "The first day, yyyy-MM-dd."),
+                   ("to", "The last day, included."), ("customer", "A customer's code."), ("order", "An order's number."),
+                   ("category", "A category's name.")]])},
 }
 for name, plural in [("Category", "categories"), ("Supplier", "suppliers")]:
     paths[f"/api/v1/{plural}"] = {

@@ -67,6 +67,7 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             // Reads map the file instead of copying every page through read(2): most of a large store's read cost.
             try db.execute(sql: "PRAGMA mmap_size = \(Store.mmapSize)")
+            ReportFunctions.register(db)
         }
         if configuration.sqlDebug {
             let logger = Logger(label: "northwind.sql") { label in

@@ -16,6 +16,7 @@ struct APIRoutes: Sendable {
         v1.get("me") { _, context in try me(context) }
         v1.get("summary") { _, _ in try Summary(backoffice.shopSummary()) }
 
+        registerReports(on: v1)
         v1.get("products", use: listProducts)
         v1.get("products/search", use: searchProducts)
         v1.get("products/:id") { _, context in ProductBody(try backoffice.product(id: try id(context))) }

@@ -29,6 +29,7 @@ struct PageRoutes: Sendable {
         pages.get("orders/:number", use: order)
         pages.post("orders/:number/execute", use: executeOrder)
         pages.post("orders/:number/cancel", use: cancelOrder)
+        registerReports(on: pages)
         pages.get("categories", use: categories)
         pages.get("categories/:id", use: category)
         pages.get("categories/:id/picture", use: categoryPicture)

@@ -15,7 +15,7 @@ struct NorthwindCommand: AsyncParsableCommand {
         subcommands: [
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
-            ShippersCommand.self, ServeCommand.self, ImportCommand.self, SeedCommand.self, BenchCommand.self,
+            ShippersCommand.self, ReportCommand.self, ServeCommand.self, ImportCommand.self, SeedCommand.self, BenchCommand.self,
         ])
 }
 

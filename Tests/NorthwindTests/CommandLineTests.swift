@@ -107,12 +107,39 @@ struct CommandLineTests {
 
     @Test(arguments: [
         [], ["products"], ["products", "list"], ["products", "edit"], ["orders", "new"], ["orders", "execute"],
-        ["categories", "add"], ["customers", "edit"], ["employees", "photo"], ["import"], ["seed"], ["bench"],
+        ["categories", "add"], ["customers", "edit"], ["employees", "photo"], ["import"], ["seed"], ["bench"], ["report"],
     ])
     func helpWorksEverywhere(path: [String]) throws {
         let result = try CLI.run(path + ["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: northwind"))
+    }
+
+    @Test func reportsListRunAndPrintCSVPlainly() throws {
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("reports.sqlite").path
+        let list = try CLI.run(["report", "list"])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("category-sales-for-1997"))
+        #expect(list.stdout.contains(/category-sales-for-1997 +view "Category Sales for 1997" +--year \(default 1997\)/))
+        #expect(list.stdout.contains("employee-sales-by-country"))
+        let listed = try JSONSerialization.jsonObject(with: Data(try CLI.run(["report", "list", "--json"]).stdout.utf8)) as? [[String: Any]]
+        #expect(listed?.count == 23)
+
+        // A demo store's orders run from three years ago to today, so take its first shipped year from the CLI.
+        let csv = try CLI.run(["report", "sales-by-year", "--from", "2000-01-01", "--to=2100-12-31", "--format", "csv", "--store", path])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\r\n")
+        #expect(lines.first == "ShippedDate,OrderID,Subtotal,Year")
+        #expect(lines.count > 100)
+        #expect(lines.dropFirst().allSatisfy { $0.wholeMatch(of: /\d{4}-\d\d-\d\d,[^,]+,\d+\.\d\d,\d{4}/) != nil })
+
+        let json = try CLI.run(["report", "cust-orders-orders", "--customer", "NOSUCH", "--format", "json", "--store", path])
+        #expect(json.status == 1)
+        #expect(json.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: No customer NOSUCH exists.")
+        let bad = try CLI.run(["report", "sales-by-year", "--from", "1997-13-01", "--store", path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("from: must be a date written yyyy-MM-dd, such as 1996-07-04, not \"1997-13-01\"; to: is required"))
     }
 
     @Test func sqlDebugLogsStatementsToStandardError() throws {

@@ -165,6 +165,45 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         #expect(throttle.wait(for: "ann", now: start + .seconds(62)) == nil)
     }
 
+    @Test func managersReadReportsWithAChartAFormAndCSV() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let list = String(buffer: try await client.execute(uri: "/reports", method: .get, headers: manager.headers).body)
+            #expect(list.contains("<a href=\"/reports/category-sales-for-1997\">Category Sales for 1997</a>"))
+            #expect(list.contains("procedure &quot;Employee Sales by Country&quot;"))
+
+            let dearest = try await client.execute(uri: "/reports/ten-most-expensive-products", method: .get, headers: manager.headers)
+            #expect(dearest.status == .ok)
+            let html = String(buffer: dearest.body)
+            #expect(html.contains("<svg"))
+            #expect(html.contains("<title>Côte de Blaye: 263.50</title>"))
+            #expect(html.contains("<td data-label=\"UnitPrice\" class=\"num\">263.50</td>"))
+            #expect(html.contains("href=\"/reports/ten-most-expensive-products/csv\""))
+
+            let csv = try await client.execute(uri: "/reports/ten-most-expensive-products/csv", method: .get, headers: manager.headers)
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(csv.headers[.contentDisposition] == "attachment; filename=\"ten-most-expensive-products.csv\"")
+            #expect(String(buffer: csv.body).hasPrefix("TenMostExpensiveProducts,UnitPrice\r\nCôte de Blaye,263.50\r\n"))
+
+            // Mistakes appear beside their fields, with what was typed kept.
+            let bad = try await client.execute(uri: "/reports/sales-by-year?from=1997-02-30&to=1997-01-01", method: .get,
+                                               headers: manager.headers)
+            #expect(bad.status == .unprocessableContent)
+            let form = String(buffer: bad.body)
+            #expect(form.contains("<p class=\"field-error\" id=\"from-error\">Must be a date written yyyy-MM-dd, such as 1996-07-04, not &quot;1997-02-30&quot;</p>"))
+            #expect(form.contains("value=\"1997-02-30\""))
+            let unknown = String(buffer: try await client.execute(uri: "/reports/cust-order-hist?customer=NOPE", method: .get,
+                                                                  headers: manager.headers).body)
+            #expect(unknown.contains("id=\"customer-error\">No customer NOPE exists.</p>"))
+
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            #expect(try await client.execute(uri: "/reports/invoices", method: .get, headers: rep.headers).status == .forbidden)
+            let home = String(buffer: try await client.execute(uri: "/", method: .get, headers: rep.headers).body)
+            #expect(!home.contains("href=\"/reports\""))
+        }
+    }
+
     @Test func everyPageRendersForASignedInEmployee() async throws {
         let fixture = try await WebFixture.make()
         let order = try await fixture.store.backoffice.createOrder(

@@ -248,7 +248,10 @@ struct BrowserTests {
                 ("orders", "/orders"), ("orders-shipped", "/orders?status=shipped"), ("order", "/orders/\(short.order.number)"),
                 ("order-new", "/orders/new"), ("categories", "/categories"), ("category", "/categories/\(category.id ?? 0)"),
                 ("customers", "/customers"), ("customer", "/customers/\(customer.code)"), ("employees", "/employees"),
-                ("employee", "/employees/\(employee.id ?? 0)"), ("not-found", "/products/999999"),
+                ("employee", "/employees/\(employee.id ?? 0)"), ("reports", "/reports"),
+                ("report-chart", "/reports/category-sales-for-1997?year=\(LocalDate.today.year - 1)"),
+                ("report-form", "/reports/sales-by-year?from=\(LocalDate.today.year)-01-01&to=\(LocalDate.today)"),
+                ("not-found", "/products/999999"),
             ]
             for (index, (name, path)) in pages.enumerated() {
                 if index == 1 { try await browser.signIn(server, as: server.manager) }

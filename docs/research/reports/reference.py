@@ -29,7 +29,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SCRIPT = '/work/shared/northwind/mssql/instnwnd.sql'
 DEFAULT_STORE = os.path.join(HERE, 'canonical.sqlite')
-DEFAULT_REPORTS = os.path.join(HERE, 'reports.sql')
+DEFAULT_REPORTS = os.path.join(HERE, '..', '..', '..', 'Sources', 'Northwind', 'Resources', 'reports.sql')
 
 # ---------------------------------------------------------------------------------------------------------------
 # SQL Server's `real`: IEEE binary32. Arithmetic on two reals (or a real and an int/smallint/money, which T-SQL

@@ -1,0 +1,151 @@
+import Foundation
+import Hummingbird
+import Northwind
+
+/// The Reports section: a page per report with its parameter form, a chart where one helps, the table, and CSV.
+extension PageRoutes {
+    /// Longer reports show their first rows; the CSV download has them all.
+    static let reportRowLimit = 500
+
+    func registerReports(on pages: RouterGroup<WebContext>) {
+        pages.get("reports", use: reports)
+        pages.get("reports/:name", use: report)
+        pages.get("reports/:name/csv", use: reportCSV)
+    }
+
+    @Sendable func reports(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireManager(env.options.policy, to: "read reports")
+        return render("reports", ["reports": ReportDefinition.catalogue.map { report -> [String: Any] in
+            ["name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
+             "parameterText": report.parameters.isEmpty ? "nothing" : report.parameters.map(\.name).joined(separator: ", ")]
+        }], context: context)
+    }
+
+    @Sendable func report(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireManager(env.options.policy, to: "read reports")
+        let report = try findReport(context)
+        let given = reportParameters(request, report)
+        var fieldErrors: [String: String] = [:]
+        var problem: String?
+        var table: ReportTable?
+        do {
+            table = try backoffice.runReport(report.name, parameters: given)
+        } catch {
+            switch error {
+            case let .invalid(errors):
+                for error in errors { fieldErrors[error.field] = error.message.prefix(1).uppercased() + error.message.dropFirst() }
+            case let .notFound(entity, _) where report.parameters.contains(where: { $0.name == entity }):
+                fieldErrors[entity] = error.description
+            default:
+                problem = error.description
+            }
+        }
+        var data: [String: Any] = [
+            "name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
+            "hasParameters": !report.parameters.isEmpty,
+            "parameters": report.parameters.map { parameter -> [String: Any] in
+                [
+                    "name": parameter.name, "label": parameter.name.prefix(1).uppercased() + parameter.name.dropFirst(),
+                    "inputType": parameter.kind == .date ? "date" : parameter.kind == .year ? "number" : "text",
+                    "value": given[parameter.name] ?? parameter.defaultValue ?? "",
+                    "placeholder": parameter.help as Any, "error": fieldErrors[parameter.name] as Any,
+                ]
+            },
+            "problem": problem as Any,
+            "hasTable": table != nil,
+        ]
+        if let table {
+            let shown = table.rows.prefix(Self.reportRowLimit)
+            let numeric = table.columns.indices.map { column in
+                table.isMoney(column) || table.rows.allSatisfy {
+                    switch $0[column] {
+                    case .integer, .real, .money, .null: true
+                    case .text: false
+                    }
+                }
+            }
+            data["columns"] = table.columns.indices.map { ["name": table.columns[$0], "numeric": numeric[$0]] }
+            data["rows"] = shown.map { row in
+                ["cells": row.indices.map { ["text": row[$0].description, "label": table.columns[$0], "numeric": numeric[$0]] }]
+            }
+            data["rowText"] = table.rows.count == 1 ? "1 row" : "\(table.rows.count) rows"
+            data["truncated"] = table.rows.count > shown.count
+            data["shown"] = shown.count
+            data["total"] = table.rows.count
+            let query = table.parameters.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            data["csvHref"] = "/reports/\(report.name)/csv" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+            if let chart = ReportChart(table) { data["chart"] = chart.view }
+        }
+        let status: HTTPResponse.Status = fieldErrors.isEmpty && problem == nil ? .ok : .unprocessableContent
+        return render("report", data, status: status, context: context)
+    }
+
+    @Sendable func reportCSV(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireManager(env.options.policy, to: "read reports")
+        let report = try findReport(context)
+        let table = try backoffice.runReport(report.name, parameters: reportParameters(request, report))
+        var headers = HTTPFields()
+        headers[.contentType] = "text/csv; charset=utf-8"
+        headers[.contentDisposition] = "attachment; filename=\"\(report.name).csv\""
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: table.csv)))
+    }
+
+    /// "category-sales-for-1997" → "Category sales for 1997"; procedures keep their own names.
+    static func title(_ report: ReportDefinition) -> String {
+        let original = report.original.split(separator: "\"").dropFirst().first.map(String.init) ?? report.name
+        return original.prefix(1).uppercased() + original.dropFirst()
+    }
+}
+
+/// A horizontal bar chart, as numbers for an SVG template: the markup stays in `report.mustache`, escaped.
+/// Category breakdowns chart their label against their money column; the sales summaries chart totals per year or
+/// quarter of the shipped date.
+struct ReportChart {
+    var title: String
+    var bars: [(label: String, cents: Int)]
+
+    static let maxBars = 30
+
+    init?(_ table: ReportTable) {
+        guard !table.rows.isEmpty, let money = table.columns.indices.last(where: table.isMoney) else { return nil }
+        func cents(_ value: ReportValue) -> Int { if case let .money(amount) = value { amount.cents } else { 0 } }
+        if let shipped = table.columns.firstIndex(of: "ShippedDate"), table.report.name.hasPrefix("summary-of-sales")
+            || table.report.name == "sales-by-year" {
+            let byQuarter = table.report.name.hasSuffix("quarter")
+            var totals: [String: Int] = [:]
+            for row in table.rows {
+                let day = row[shipped].description
+                guard day.count >= 7, let month = Int(day.dropFirst(5).prefix(2)) else { continue }
+                let period = byQuarter ? "\(day.prefix(4)) Q\((month - 1) / 3 + 1)" : String(day.prefix(4))
+                totals[period, default: 0] += cents(row[money])
+            }
+            bars = totals.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            title = "\(table.columns[money]) per \(byQuarter ? "quarter" : "year") shipped"
+        } else {
+            let texts = table.columns.indices.filter { column in
+                table.rows.allSatisfy { if case .text = $0[column] { true } else { false } }
+            }
+            guard texts.count == 1, let label = texts.first, table.rows.count <= Self.maxBars else { return nil }
+            bars = table.rows.map { ($0[label].description, cents($0[money])) }
+            title = "\(table.columns[money]) by \(table.columns[label])"
+        }
+        guard !bars.isEmpty, bars.count <= Self.maxBars else { return nil }
+    }
+
+    var view: [String: Any] {
+        let (labelWidth, barArea, rowHeight) = (190, 380, 26)
+        let largest = max(1, bars.map(\.cents).max() ?? 1)
+        return [
+            "title": title, "width": labelWidth + barArea + 110, "height": bars.count * rowHeight + 8,
+            "bars": bars.enumerated().map { index, bar -> [String: Any] in
+                let width = max(1, bar.cents * barArea / largest)
+                let y = index * rowHeight + 4
+                return ["label": bar.label, "value": Money(cents: bar.cents).description, "labelX": labelWidth - 8,
+                        "x": labelWidth, "y": y, "barWidth": width, "barHeight": rowHeight - 8, "textY": y + rowHeight / 2 + 1,
+                        "valueX": labelWidth + width + 6]
+            },
+        ]
+    }
+}

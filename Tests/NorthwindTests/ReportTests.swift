@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+@testable import Northwind
+
+/// Microsoft's data, imported once from `../shared/northwind/mssql/instnwnd.sql` for the report tests.
+enum Canonical {
+    static let store: TemporaryStore? = {
+        guard let directory = ClassicFixtures.directory, let store = try? TemporaryStore() else { return nil }
+        let path = directory.appendingPathComponent(ClassicFixtures.mssql).path
+        guard (try? ClassicImporter.importFile(atPath: path, into: store.store, replace: false)) != nil else { return nil }
+        return store
+    }()
+
+    static func run(_ name: String, _ parameters: [String: String] = [:]) throws -> ReportTable {
+        try #require(store).backoffice.runReport(name, parameters: parameters)
+    }
+
+    /// One column of a report as plain text, e.g. money as "440.00".
+    static func column(_ table: ReportTable, _ name: String) throws -> [String] {
+        let index = try #require(table.columns.firstIndex(of: name))
+        return table.rows.map { $0[index].description }
+    }
+
+    /// The row whose `key` column reads `value`, as column name → text.
+    static func row(_ table: ReportTable, _ key: String, _ value: String) throws -> [String: String] {
+        let index = try #require(table.columns.firstIndex(of: key))
+        let row = try #require(table.rows.first { $0[index].description == value })
+        return Dictionary(uniqueKeysWithValues: zip(table.columns, row.map(\.description)))
+    }
+}
+
+/// Every expected value below comes from outside the code under test: figures Microsoft's own samples print for the
+/// original on SQL Server, or `docs/research/reports/reference.py`, which parses the T-SQL script itself and
+/// evaluates each view and procedure literally with decimal money and float32 `real` arithmetic.
+@Suite("Classic reports on Microsoft's data", .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"))
+struct ClassicReportTests {
+    @Test func everyViewAndProcedureOfTheScriptIsAReport() throws {
+        let script = try ClassicFixtures.text(ClassicFixtures.mssql)
+        let created = script.matches(of: /(?i)create\s+(view|procedure)\s+"?([^"\r\n]+?)"?\s+(as|@)/).map { match in
+            "\(match.1.lowercased()) \"\(match.2)\""
+        }
+        #expect(created.count == 23)
+        #expect(Set(created) == Set(ReportDefinition.catalogue.map(\.original)))
+        #expect(Set(ReportDefinition.catalogue.map(\.name)).count == 23)
+    }
+
+    @Test func categorySalesFor1997MatchMicrosoftsPublishedFigures() throws {
+        let table = try Canonical.run("category-sales-for-1997")
+        let published = [
+            "Beverages": "102074.31", "Condiments": "55277.60", "Confections": "80894.14", "Dairy Products": "114749.78",
+            "Grains/Cereals": "55948.82", "Meat/Poultry": "81338.06", "Produce": "53019.98", "Seafood": "65544.18",
+        ]
+        let computed = Dictionary(uniqueKeysWithValues: zip(try Canonical.column(table, "CategoryName"),
+                                                            try Canonical.column(table, "CategorySales")))
+        #expect(computed == published)
+        #expect(try Canonical.column(table, "CategoryName") == published.keys.sorted())
+    }
+
+    @Test func orderSubtotalsAndTheDearestProductsMatchPublishedFigures() throws {
+        let subtotals = try Canonical.run("Order Subtotals")
+        #expect(subtotals.rows.count == 830)
+        for (order, amount) in ["10248": "440.00", "10249": "1863.40", "10250": "1552.60", "10251": "654.06", "10252": "3597.90"] {
+            #expect(try Canonical.row(subtotals, "OrderID", order)["Subtotal"] == amount)
+        }
+        let dearest = try Canonical.run("ten-most-expensive-products")
+        #expect(try Canonical.column(dearest, "TenMostExpensiveProducts") == [
+            "Côte de Blaye", "Thüringer Rostbratwurst", "Mishi Kobe Niku", "Sir Rodney's Marmalade", "Carnarvon Tigers",
+            "Raclette Courdavault", "Manjimup Dried Apples", "Tarte au sucre", "Ipoh Coffee", "Rössle Sauerkraut",
+        ])
+        #expect(try Canonical.column(dearest, "UnitPrice").first == "263.50")
+        #expect(try Canonical.column(dearest, "UnitPrice").last == "45.60")
+    }
+
+    /// Row counts with each report's default parameters (and ALFKI, order 10248, the year 1997, Beverages).
+    @Test(arguments: [
+        ("alphabetical-list-of-products", [:], 69), ("current-product-list", [:], 69),
+        ("products-above-average-price", [:], 25), ("products-by-category", [:], 69),
+        ("customer-and-suppliers-by-city", [:], 120), ("invoices", [:], 2155), ("order-details-extended", [:], 2155),
+        ("order-subtotals", [:], 830), ("orders-qry", [:], 830), ("quarterly-orders", [:], 86),
+        ("quarterly-orders", ["year": "1996"], 67), ("product-sales-for-1997", [:], 77),
+        ("category-sales-for-1997", [:], 8), ("sales-by-category", [:], 77), ("sales-totals-by-amount", [:], 66),
+        ("sales-totals-by-amount", ["year": "1998"], 44), ("summary-of-sales-by-quarter", [:], 809),
+        ("summary-of-sales-by-year", [:], 809), ("ten-most-expensive-products", [:], 10),
+        ("cust-order-hist", ["customer": "ALFKI"], 11), ("cust-order-hist", ["customer": "FISSA"], 0),
+        ("cust-orders-detail", ["order": "10248"], 3), ("cust-orders-orders", ["customer": "alfki"], 6),
+        ("employee-sales-by-country", ["from": "1997-01-01", "to": "1997-12-31"], 398),
+        ("sales-by-year", ["from": "1997-01-01", "to": "1997-12-31"], 398),
+        ("sales-by-category", ["year": "1998"], 76), ("sales-by-category", ["year": "1996"], 74),
+    ] as [(String, [String: String], Int)])
+    func rowCounts(report: String, parameters: [String: String], rows: Int) throws {
+        #expect(try Canonical.run(report, parameters).rows.count == rows)
+    }
+
+    @Test func moneyIsRoundedPerLineAsSQLServerDoesIt() throws {
+        // The views and CustOrdersDetail round the same line differently, as on SQL Server.
+        let extended = try Canonical.run("order-details-extended")
+        let lines = Array(zip(try Canonical.column(extended, "OrderID"), try Canonical.column(extended, "ProductID")))
+        let amounts = try Canonical.column(extended, "ExtendedPrice")
+        let amount = { (order: String, product: String) in amounts[lines.firstIndex { $0 == (order, product) } ?? 0] }
+        #expect(amount("10351", "44") == "1133.82")
+        #expect(amount("10954", "31") == "265.63")
+        #expect(try Canonical.row(Canonical.run("cust-orders-detail", ["order": "10351"]), "ProductName", "Gula Malacca")
+            == ["ProductName": "Gula Malacca", "UnitPrice": "15.50", "Quantity": "77", "Discount": "5", "ExtendedPrice": "1133.83"])
+        #expect(try Canonical.column(extended, "ExtendedPrice").compactMap { Money(parsing: $0)?.cents }.reduce(0, +) == 126_579_306)
+    }
+
+    @Test func datesIncludeTheLastDayAndProceduresTakeTheirDefaults() throws {
+        let july = try Canonical.run("sales-by-year", ["from": "1996-07-01", "to": "1996-07-31"])
+        #expect(july.rows.count == 17)
+        #expect(try Canonical.column(july, "OrderID").last == "10266")
+        #expect(try Canonical.column(july, "Subtotal").last == "346.56")
+        #expect(try Canonical.column(july, "Year").allSatisfy { $0 == "1996" })
+        let lastDay = try Canonical.run("sales-by-year", ["from": "1998-05-06", "to": "1998-05-06"])
+        #expect(try Canonical.column(lastDay, "OrderID").contains("11069"))
+        #expect(try Canonical.column(lastDay, "ShippedDate").allSatisfy { $0 == "1998-05-06" })
+
+        let beverages = try Canonical.run("SalesByCategory", ["category": "beverages"])
+        #expect(beverages.parameters["year"] == "1998")
+        #expect(beverages.rows.count == 12)
+        #expect(try Canonical.row(beverages, "ProductName", "Chai")["TotalPurchase"] == "6296.00")
+        let in1997 = try Canonical.run("sales-by-category-proc", ["category": "Beverages", "year": "1997"])
+        #expect(try Canonical.row(in1997, "ProductName", "Chai")["TotalPurchase"] == "4887.00")
+
+        let staff = try Canonical.run("employee-sales-by-country", ["from": "1997-01-01", "to": "1997-12-31"])
+        var perEmployee: [String: Int] = [:]
+        let amounts = try Canonical.column(staff, "SaleAmount").map { Money(parsing: $0)?.cents ?? 0 }
+        for (name, cents) in zip(try Canonical.column(staff, "LastName"), amounts) { perEmployee[name, default: 0] += cents }
+        #expect(perEmployee["Peacock"] == 12_465_557)
+        #expect(perEmployee["Leverling"] == 10_371_908)
+        #expect(perEmployee["Dodsworth"] == 2_441_289)
+    }
+
+    @Test func namesSortAsSQLServerSortsThem() throws {
+        let products = try Canonical.column(Canonical.run("alphabetical-list-of-products"), "ProductName")
+        #expect(products.first == "Aniseed Syrup")
+        #expect(products.last == "Zaanse koeken")
+        #expect(products.firstIndex(of: "Pâté chinois") == 42)
+        #expect(products.firstIndex(of: "Pavlova") == 43)
+        #expect(try #require(products.firstIndex(of: "Röd Kaviar")) < (try #require(products.firstIndex(of: "Rogede sild"))))
+        let meat = try Canonical.column(Canonical.run("SalesByCategory", ["category": "Meat/Poultry", "year": "1997"]), "ProductName")
+        #expect(meat == ["Alice Mutton", "Mishi Kobe Niku", "Pâté chinois", "Perth Pasties", "Thüringer Rostbratwurst", "Tourtière"])
+        let quarterly = try Canonical.run("quarterly-orders")
+        #expect(try Canonical.column(quarterly, "CompanyName").last == "Wolski  Zajazd")
+    }
+}
+
+@Suite("Report parameters")
+struct ReportParameterTests {
+    @Test func mistakesGetMessagesThatNameTheParameter() async throws {
+        let store = try TemporaryStore()
+        _ = try await World.make(store.backoffice)
+        let b = store.backoffice
+        func message(_ name: String, _ parameters: [String: String]) -> String {
+            do {
+                _ = try b.runReport(name, parameters: parameters)
+                return "no error"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(message("no-such-report", [:]) == "No report no-such-report exists.")
+        #expect(message("cust-order-hist", [:]).contains("customer: is required (the customer's code, e.g. ALFKI)"))
+        #expect(message("cust-order-hist", ["customer": "ZZZZZ"]) == "No customer ZZZZZ exists.")
+        #expect(message("cust-orders-detail", ["order": "99999"]) == "No order 99999 exists.")
+        #expect(message("sales-by-category-proc", ["category": "Snacks"]) == "No category Snacks exists.")
+        #expect(message("sales-by-year", ["from": "1997-12-31", "to": "1997-01-01"]).contains("to: must not be before from (1997-12-31)"))
+        #expect(message("sales-by-year", ["from": "1997-02-30", "to": "1997-03-01"]).contains("from: must be a date written yyyy-MM-dd"))
+        #expect(message("category-sales-for-1997", ["year": "nineteen"]).contains("year: must be a year such as 1997, not \"nineteen\""))
+        #expect(message("current-product-list", ["year": "1997"]).contains("year: is not a parameter of current-product-list (it takes none)"))
+        // A year with no sales is an empty report, not an error.
+        #expect(try b.runReport("category-sales-for-1997", parameters: ["year": "1990"]).rows.isEmpty)
+    }
+
+    @Test func reportsNameTheirOriginalsAndFindThemByEitherName() throws {
+        #expect(ReportDefinition.catalogue.count == 23)
+        #expect(ReportDefinition.named("Category Sales for 1997")?.name == "category-sales-for-1997")
+        #expect(ReportDefinition.named("CustOrderHist")?.original == "procedure \"CustOrderHist\"")
+        #expect(ReportDefinition.named("employee-sales-by-country")?.parameters.map(\.name) == ["from", "to"])
+        for report in ReportDefinition.catalogue {
+            #expect(ReportQueries.all[report.query] != nil, "\(report.name) has no query")
+        }
+    }
+}
