@@ -27,6 +27,11 @@ public enum Schema {
         migrator.registerMigration("v1: change log", migrate: createChangeLog)
         migrator.registerMigration("v1: product search", migrate: createProductSearch)
         migrator.registerMigration("v2: accounts", migrate: createAccounts)
+        // The sales reports select a year of shipped orders: without this index SQLite reads every order line
+        // by product first (about 3x slower at scale 100). Partial, since open orders are never in a range.
+        migrator.registerMigration("v3: report indexes") { db in
+            try db.execute(sql: "CREATE INDEX orders_on_shippedDate ON orders(shippedDate) WHERE shippedDate IS NOT NULL")
+        }
         return migrator
     }
 

@@ -22,6 +22,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Argument(help: "A report's name, or `list`.") var name: String
     @Option(help: "table, csv or json.") var format: Format = .table
     @Flag(name: .long, help: "With `list`: print JSON.") var json = false
+    @Flag(name: .long, help: "Print how long the report took to compute (not to print) on stderr.") var timing = false
     @Argument(parsing: .allUnrecognized, help: "The report's parameters, e.g. --year 1997 or --customer ALFKI.")
     var parameters: [String] = []
 
@@ -31,7 +32,13 @@ struct ReportCommand: AsyncParsableCommand {
             return
         }
         let backoffice = try storeOptions.open()
-        let table = try backoffice.runReport(name, parameters: try Self.parse(parameters))
+        let parameters = try Self.parse(parameters)
+        let start = ContinuousClock.now
+        let table = try backoffice.runReport(name, parameters: parameters)
+        if timing {
+            let elapsed = ContinuousClock.now - start
+            FileHandle.standardError.write(Data("\(table.report.name): \(table.rows.count) rows in \(elapsed.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))))\n".utf8))
+        }
         switch format {
         case .table:
             var text = TextTable(headers: table.columns)

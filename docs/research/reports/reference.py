@@ -573,6 +573,7 @@ def open_store(store):
     conn = sqlite3.connect(os.path.join(tmp, 'store.sqlite'))
     conn.create_function('f32', 1, f32, deterministic=True)
     conn.create_collation('sqlserver_ci_as', collate_ci_as)
+    conn.create_function('sqlserver_key', 1, lambda s: None if s is None else fold(s), deterministic=True)
     return conn, tmp
 
 
