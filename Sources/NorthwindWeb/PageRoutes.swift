@@ -68,7 +68,7 @@ struct PageRoutes: Sendable {
         if let wait = env.throttle.wait(for: login) {
             let minutes = max(1, Int((wait.components.seconds + 59) / 60))
             return signInForm(next: next, login: login, error: "Too many wrong passwords for \(login). "
-                              + "Try again in \(minutes) minute\(minutes == 1 ? "" : "s"), or ask your manager to set a new password.",
+                              + "Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                               status: .tooManyRequests, context: context)
         }
         do {
