@@ -19,29 +19,29 @@ struct APIRoutes: Sendable {
         registerReports(on: v1)
         v1.get("products", use: listProducts)
         v1.get("products/search", use: searchProducts)
-        v1.get("products/:id") { _, context in ProductBody(try backoffice.product(id: try id(context))) }
+        v1.get("products/:id") { _, context in ProductBody(try backoffice.product(id: try context.pathID())) }
         v1.post("products", use: createProduct)
         v1.patch("products/:id", use: updateProduct)
         v1.delete("products/:id") { _, context -> Response in
             _ = try context.requireManager(policy, to: "delete products")
-            try await backoffice.deleteProduct(id: try id(context))
+            try await backoffice.deleteProduct(id: try context.pathID())
             return Response(status: .noContent)
         }
         v1.get("products/:id/movements") { _, context in
-            let id = try id(context)
+            let id = try context.pathID()
             _ = try backoffice.product(id: id)
             return Items(items: try backoffice.stockMovements(productID: id, limit: 100).map(MovementBody.init))
         }
 
         v1.get("orders", use: listOrders)
-        v1.get("orders/:number") { _, context in OrderBody(try backoffice.order(number: try string(context, "number"))) }
+        v1.get("orders/:number") { _, context in OrderBody(try backoffice.order(number: try context.pathString("number"))) }
         v1.post("orders", use: createOrder)
         v1.post("orders/:number/execute") { _, context in
             let me = try context.requireSignIn()
-            return OrderBody(try await backoffice.executeOrder(number: try string(context, "number"), employeeID: me.employeeID))
+            return OrderBody(try await backoffice.executeOrder(number: try context.pathString("number"), employeeID: me.employeeID))
         }
         v1.post("orders/:number/cancel") { _, context in
-            OrderBody(try await backoffice.cancelOrder(number: try string(context, "number")))
+            OrderBody(try await backoffice.cancelOrder(number: try context.pathString("number")))
         }
 
         v1.get("customers") { request, _ in
@@ -50,7 +50,7 @@ struct APIRoutes: Sendable {
                                                                      total: -1, offset: 0, limit: limit)) }
             return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: try offsetParameter(request)))
         }
-        v1.get("customers/:code") { _, context in try backoffice.customer(code: try string(context, "code")) }
+        v1.get("customers/:code") { _, context in try backoffice.customer(code: try context.pathString("code")) }
         v1.post("customers") { request, context -> EditedResponse<Customer> in
             let customer: Customer = try await decodeNew(request, context: context)
             return EditedResponse(status: .created, response: try await backoffice.create(customer))
@@ -61,7 +61,7 @@ struct APIRoutes: Sendable {
         v1.get("employees") { request, _ in
             ItemsPage(try backoffice.list(Employee.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
         }
-        v1.get("employees/:id") { _, context in try backoffice.find(Employee.self, id: try id(context)) }
+        v1.get("employees/:id") { _, context in try backoffice.find(Employee.self, id: try context.pathID()) }
         v1.get("shippers") { request, _ in
             ItemsPage(try backoffice.list(Shipper.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
         }
@@ -111,7 +111,7 @@ struct APIRoutes: Sendable {
 
     @Sendable func updateProduct(_ request: Request, context: WebContext) async throws -> ProductBody {
         _ = try context.requireManager(policy, to: "edit products")
-        let id = try id(context)
+        let id = try context.pathID()
         let input = try await request.decode(as: ProductInput.self, context: context)
         guard let version = input.version else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
@@ -157,7 +157,7 @@ struct APIRoutes: Sendable {
         group.get(RouterPath(path)) { request, _ in
             ItemsPage(try backoffice.list(R.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
         }
-        group.get(RouterPath(path + "/:id")) { _, context in try backoffice.find(R.self, id: try id(context)) }
+        group.get(RouterPath(path + "/:id")) { _, context in try backoffice.find(R.self, id: try context.pathID()) }
         group.post(RouterPath(path)) { request, context -> EditedResponse<R> in
             if managersOnly { _ = try context.requireManager(policy, to: "add \(plural)") }
             let record: R = try await decodeNew(request, context: context)
@@ -165,14 +165,14 @@ struct APIRoutes: Sendable {
         }
         group.patch(RouterPath(path + "/:id")) { request, context -> R in
             if managersOnly { _ = try context.requireManager(policy, to: "edit \(plural)") }
-            let id = try id(context)
+            let id = try context.pathID()
             let current = try backoffice.find(R.self, id: id)
             let merged: R = try await merge(current, with: request, context: context)
             return try await backoffice.update(merged)
         }
         group.delete(RouterPath(path + "/:id")) { _, context -> Response in
             if managersOnly { _ = try context.requireManager(policy, to: "delete \(plural)") }
-            try await backoffice.delete(R.self, id: try id(context))
+            try await backoffice.delete(R.self, id: try context.pathID())
             return Response(status: .noContent)
         }
     }
@@ -218,17 +218,6 @@ struct APIRoutes: Sendable {
                       isManager: policy.isManager(me.employee))
     }
 
-    func id(_ context: WebContext) throws -> Int64 {
-        guard let text = context.parameters.get("id"), let id = Int64(text) else {
-            throw WebError.notFound("That address names no record: ids are whole numbers.")
-        }
-        return id
-    }
-
-    func string(_ context: WebContext, _ name: String) throws -> String {
-        guard let value = context.parameters.get(name) else { throw WebError.notFound("That address names no record.") }
-        return value
-    }
 
     func limitParameter(_ request: Request, default value: Int = 50) throws -> Int {
         guard let text = request.query("limit") else { return value }

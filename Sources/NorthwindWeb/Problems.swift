@@ -110,6 +110,18 @@ struct Problem: Codable, Sendable {
     }
 }
 
+extension Problem {
+    /// The problem for `error`; one the server caused (5xx) is logged with the error's details, which the answer
+    /// does not show.
+    static func from(_ error: any Error, logging request: Request, _ context: WebContext) -> Problem {
+        let problem = from(error)
+        if problem.status >= 500 {
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+        }
+        return problem
+    }
+}
+
 /// Turns every error under /api into problem-details JSON, so bad input never surfaces as a bare 500.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = WebContext
@@ -118,10 +130,7 @@ struct ProblemMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let problem = Problem.from(error)
-            if problem.status >= 500 {
-                context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
-            }
+            let problem = Problem.from(error, logging: request, context)
             return problem.response()
         }
     }

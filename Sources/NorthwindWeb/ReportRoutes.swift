@@ -14,7 +14,7 @@ func reportParameters(_ request: Request, _ report: ReportDefinition) -> [String
 }
 
 func findReport(_ context: WebContext) throws -> ReportDefinition {
-    let name = context.parameters.get("name") ?? ""
+    let name = try context.pathString("name")
     guard let report = ReportDefinition.named(name) else { throw NorthwindError.notFound(entity: "report", key: name) }
     return report
 }

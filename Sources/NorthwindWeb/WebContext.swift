@@ -56,3 +56,18 @@ extension WebContext {
         return signedIn
     }
 }
+
+extension WebContext {
+    /// The `:id` in the path. Anything but a whole number names no record, so it is a 404, not a 400.
+    func pathID() throws(WebError) -> Int64 {
+        guard let text = parameters.get("id"), let id = Int64(text) else {
+            throw .notFound("That address names no record: ids are whole numbers.")
+        }
+        return id
+    }
+
+    func pathString(_ name: String) throws(WebError) -> String {
+        guard let value = parameters.get(name) else { throw .notFound("That address names no record.") }
+        return value
+    }
+}
