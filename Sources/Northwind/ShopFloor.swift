@@ -173,16 +173,36 @@ public final class ChangeFeed: Sendable {
 }
 
 extension Backoffice {
-    /// Which categories have a picture, so a list can link the ones that do without loading any.
-    public func categoryIDsWithPictures() throws(NorthwindError) -> Set<Int64> {
-        try read { db in
-            Set(try Int64.fetchAll(db, sql: "SELECT id FROM categories WHERE picture IS NOT NULL OR pictureFile IS NOT NULL"))
-        }
+    /// Every category as its list shows it, in name order: no cap, and no picture bytes, only whether one exists.
+    public func categoryListing() throws(NorthwindError) -> [Listing] {
+        try listing("""
+            SELECT id, name, description, picture IS NOT NULL OR pictureFile IS NOT NULL
+            FROM categories ORDER BY name, id
+            """)
     }
 
-    public func employeeIDsWithPhotos() throws(NorthwindError) -> Set<Int64> {
-        try read { db in
-            Set(try Int64.fetchAll(db, sql: "SELECT id FROM employees WHERE photo IS NOT NULL OR photoFile IS NOT NULL"))
+    /// Every employee as the list shows them, by last name: the title, and whether a photo exists.
+    public func employeeListing() throws(NorthwindError) -> [Listing] {
+        try listing("""
+            SELECT id, firstName || ' ' || lastName, title, photo IS NOT NULL OR photoFile IS NOT NULL
+            FROM employees ORDER BY lastName, firstName, id
+            """)
+    }
+
+    public func categoryHasPicture(id: Int64) throws(NorthwindError) -> Bool {
+        try listing("SELECT id, '', NULL, picture IS NOT NULL OR pictureFile IS NOT NULL FROM categories WHERE id = ?", [id])
+            .first?.hasImage ?? false
+    }
+
+    public func employeeHasPhoto(id: Int64) throws(NorthwindError) -> Bool {
+        try listing("SELECT id, '', NULL, photo IS NOT NULL OR photoFile IS NOT NULL FROM employees WHERE id = ?", [id])
+            .first?.hasImage ?? false
+    }
+
+    private func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
+        try quickRead { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                .map { Listing(id: $0[0], name: $0[1], detail: $0[2], hasImage: $0[3]) }
         }
     }
 
@@ -196,6 +216,14 @@ extension Backoffice {
             return number
         }
     }
+}
+
+/// A category or employee in a list: its name, a line about it (description, title), and whether it has an image.
+public struct Listing: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var detail: String?
+    public var hasImage: Bool
 }
 
 /// A record as a form offers it: its id and the name a person picks it by.

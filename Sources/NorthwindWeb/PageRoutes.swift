@@ -163,7 +163,7 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func product(_ request: Request, context: WebContext) async throws -> Response {
-        let id = try pathID(context)
+        let id = try context.pathID()
         return try renderProduct(id: id, form: nil, context: context)
     }
 
@@ -210,7 +210,7 @@ struct PageRoutes: Sendable {
 
     @Sendable func saveProduct(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireManager(env.options.policy, to: "edit products")
-        let id = try pathID(context)
+        let id = try context.pathID()
         var form = ProductForm(try await FormData.read(request, context: context))
         do {
             let current = try backoffice.product(id: id).product
@@ -257,7 +257,7 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func order(_ request: Request, context: WebContext) async throws -> Response {
-        try renderOrder(number: try pathString(context, "number"), error: nil, context: context)
+        try renderOrder(number: try context.pathString("number"), error: nil, context: context)
     }
 
     func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) throws -> Response {
@@ -297,7 +297,7 @@ struct PageRoutes: Sendable {
     @Sendable func executeOrder(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         _ = try await FormData.read(request, context: context)
-        let number = try pathString(context, "number")
+        let number = try context.pathString("number")
         do {
             _ = try await backoffice.executeOrder(number: number, employeeID: me.employeeID)
             return Response.redirect(to: "/orders/\(number)", type: .normal)
@@ -309,7 +309,7 @@ struct PageRoutes: Sendable {
 
     @Sendable func cancelOrder(_ request: Request, context: WebContext) async throws -> Response {
         _ = try await FormData.read(request, context: context)
-        let number = try pathString(context, "number")
+        let number = try context.pathString("number")
         do {
             _ = try await backoffice.cancelOrder(number: number)
             return Response.redirect(to: "/orders/\(number)", type: .normal)
@@ -365,28 +365,25 @@ struct PageRoutes: Sendable {
     // MARK: Categories, customers, employees
 
     @Sendable func categories(_ request: Request, context: WebContext) async throws -> Response {
-        let categories = try backoffice.list(Northwind.Category.self, limit: 1000).items
-        let withPictures = try backoffice.categoryIDsWithPictures()
-        return render("categories", ["categories": categories.map { category -> [String: Any] in
-            ["id": category.id ?? 0, "name": category.name, "description": category.description ?? "",
-             "hasPicture": withPictures.contains(category.id ?? 0)]
+        render("categories", ["categories": try backoffice.categoryListing().map { category -> [String: Any] in
+            ["id": category.id, "name": category.name, "description": category.detail ?? "", "hasPicture": category.hasImage]
         }], context: context)
     }
 
     @Sendable func category(_ request: Request, context: WebContext) async throws -> Response {
-        let id = try pathID(context)
+        let id = try context.pathID()
         let category = try backoffice.find(Northwind.Category.self, id: id)
         let products = try backoffice.products(categoryID: id)
         return render("category", [
             "category": ["id": id, "name": category.name, "description": category.description ?? ""],
-            "hasPicture": try backoffice.categoryIDsWithPictures().contains(id),
+            "hasPicture": try backoffice.categoryHasPicture(id: id),
             "products": products.map { ["id": $0.id ?? 0, "name": $0.name, "unitPrice": $0.unitPrice.description,
                                         "unitsInStock": $0.unitsInStock] },
         ], context: context)
     }
 
     @Sendable func categoryPicture(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try backoffice.categoryPicture(categoryID: try pathID(context)))
+        try binary(try backoffice.categoryPicture(categoryID: try context.pathID()))
     }
 
     @Sendable func customers(_ request: Request, context: WebContext) async throws -> Response {
@@ -410,7 +407,7 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func customer(_ request: Request, context: WebContext) async throws -> Response {
-        let customer = try backoffice.customer(code: try pathString(context, "code"))
+        let customer = try backoffice.customer(code: try context.pathString("code"))
         let orders = try backoffice.orders(customerID: customer.id ?? 0)
         return render("customer", [
             "customer": customerView(customer),
@@ -419,16 +416,13 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func employees(_ request: Request, context: WebContext) async throws -> Response {
-        let employees = try backoffice.list(Employee.self, limit: 1000).items
-        let withPhotos = try backoffice.employeeIDsWithPhotos()
-        return render("employees", ["employees": employees.map { employee -> [String: Any] in
-            ["id": employee.id ?? 0, "name": employee.fullName, "title": employee.title ?? "",
-             "hasPhoto": withPhotos.contains(employee.id ?? 0)]
+        render("employees", ["employees": try backoffice.employeeListing().map { employee -> [String: Any] in
+            ["id": employee.id, "name": employee.name, "title": employee.detail ?? "", "hasPhoto": employee.hasImage]
         }], context: context)
     }
 
     @Sendable func employee(_ request: Request, context: WebContext) async throws -> Response {
-        let id = try pathID(context)
+        let id = try context.pathID()
         let employee = try backoffice.find(Employee.self, id: id)
         let manager = try employee.reportsTo.map { try backoffice.find(Employee.self, id: $0) }
         return render("employee", [
@@ -438,13 +432,13 @@ struct PageRoutes: Sendable {
                 "notes": employee.notes ?? "",
             ],
             "name": employee.fullName,
-            "hasPhoto": try backoffice.employeeIDsWithPhotos().contains(id),
+            "hasPhoto": try backoffice.employeeHasPhoto(id: id),
             "manager": manager.map { ["id": $0.id ?? 0, "name": $0.fullName] } as Any,
         ], context: context)
     }
 
     @Sendable func employeePhoto(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try backoffice.employeePhoto(employeeID: try pathID(context)))
+        try binary(try backoffice.employeePhoto(employeeID: try context.pathID()))
     }
 
     // MARK: Helpers
@@ -491,17 +485,6 @@ struct PageRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: content.bytes)))
     }
 
-    func pathID(_ context: WebContext) throws -> Int64 {
-        guard let text = context.parameters.get("id"), let id = Int64(text) else {
-            throw WebError.notFound("That address names no record.")
-        }
-        return id
-    }
-
-    func pathString(_ context: WebContext, _ name: String) throws -> String {
-        guard let value = context.parameters.get(name) else { throw WebError.notFound("That address names no record.") }
-        return value
-    }
 
     func pager(_ request: Request, page: Int, total: Int) -> [String: Any]? {
         let pages = max(1, (total + Self.pageSize - 1) / Self.pageSize)
@@ -575,10 +558,7 @@ struct PageErrors: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let problem = Problem.from(error)
-            if problem.status >= 500 {
-                context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
-            }
+            let problem = Problem.from(error, logging: request, context)
             return PageRoutes(env).render("error", ["title": problem.title, "detail": problem.detail],
                                           status: problem.httpStatus, context: context)
         }

@@ -204,6 +204,38 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         }
     }
 
+    @Test func picturesShowWhereTheyExistWhetherInTheRowOrInAFile() async throws {
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let small = BinaryContent(bytes: Data("GIF89a-small".utf8), contentType: "image/gif")
+        let large = BinaryContent(bytes: Data(repeating: 7, count: 200 * 1024), contentType: "image/bmp")
+        try await fixture.store.backoffice.setCategoryPicture(categoryID: w.beverages.id ?? 0, small)
+        try await fixture.store.backoffice.setEmployeePhoto(employeeID: w.nancy.id ?? 0, large)
+        try await fixture.test { client in
+            let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            func page(_ uri: String) async throws -> String {
+                String(buffer: try await client.execute(uri: uri, method: .get, headers: session.headers).body)
+            }
+            let categories = try await page("/categories")
+            #expect(categories.contains("<img src=\"/categories/\(w.beverages.id ?? 0)/picture\""))
+            #expect(!categories.contains("/categories/\(w.condiments.id ?? 0)/picture"))
+            #expect(try await page("/categories/\(w.beverages.id ?? 0)").contains("alt=\"Picture of Beverages\""))
+            #expect(!(try await page("/categories/\(w.condiments.id ?? 0)").contains("Picture of")))
+            let picture = try await client.execute(uri: "/categories/\(w.beverages.id ?? 0)/picture", method: .get, headers: session.headers)
+            #expect(picture.headers[.contentType] == "image/gif")
+            #expect(Data(picture.body.readableBytesView) == small.bytes)
+
+            // Nancy's photo is large enough to live in a file beside the store.
+            let employees = try await page("/employees")
+            #expect(employees.contains("<img src=\"/employees/\(w.nancy.id ?? 0)/photo\""))
+            #expect(!employees.contains("/employees/\(w.andrew.id ?? 0)/photo"))
+            #expect(try await page("/employees/\(w.nancy.id ?? 0)").contains("alt=\"Photo of Nancy Davolio\""))
+            let photo = try await client.execute(uri: "/employees/\(w.nancy.id ?? 0)/photo", method: .get, headers: session.headers)
+            #expect(photo.body.readableBytes == large.bytes.count)
+            #expect(try await client.execute(uri: "/employees/\(w.andrew.id ?? 0)/photo", method: .get, headers: session.headers).status == .notFound)
+        }
+    }
+
     @Test func everyPageRendersForASignedInEmployee() async throws {
         let fixture = try await WebFixture.make()
         let order = try await fixture.store.backoffice.createOrder(
