@@ -45,6 +45,4 @@ final class ResponseCache: Sendable {
         }
         return body
     }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }

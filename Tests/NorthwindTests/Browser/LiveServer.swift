@@ -35,6 +35,11 @@ final class LiveServer: Sendable {
         let printed = Mutex("")
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
+            // End of file: stop listening, or the handler is called again and again once the server exits.
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
             printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
