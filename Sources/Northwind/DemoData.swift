@@ -221,6 +221,8 @@ private struct OrderProducer: Sendable {
                 batch.lines.append(contentsOf: [
                     ids.next().databaseValue, id.databaseValue, Int64(product + 1).databaseValue,
                     products[product].price.databaseValue, quantity.databaseValue, discount.databaseValue,
+                    ReportFunctions.extendedPriceCents(unitPriceCents: Int64(products[product].price),
+                                                       quantity: Int64(quantity), discount: discount).databaseValue,
                 ])
                 batch.lineRows += 1
             }
@@ -546,8 +548,8 @@ private struct Generator {
               shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
             """, columns: 16)
         let insertLine = BulkInsert(db, """
-            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount)
-            """, columns: 6)
+            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+            """, columns: 7)
         var lineCount = 0
         do {
             // Each batch's orders go in before its lines: a line whose order is still pending is a deferred

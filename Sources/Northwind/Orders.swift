@@ -244,8 +244,10 @@ extension Backoffice {
 
     static func insert(_ line: OrderLine, _ db: Database) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [line.recordID, line.orderID, line.productID, line.unitPrice, line.quantity, line.discount])
+            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [line.recordID, line.orderID, line.productID, line.unitPrice, line.quantity, line.discount,
+                                     line.extendedPrice])
     }
 
     static func insert(_ movement: StockMovement, _ db: Database) throws {
@@ -307,7 +309,7 @@ extension Backoffice {
             """), arguments: [orderID])
         return try rows.map { row in
             let line = try OrderLine(row: row)
-            return OrderLineDetail(line: line, productName: row[7], total: line.total, inStock: row[8])
+            return OrderLineDetail(line: line, productName: row["productName"], total: line.total, inStock: row["inStock"])
         }
     }
 

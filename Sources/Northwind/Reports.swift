@@ -14,11 +14,16 @@ public struct ReportParameter: Sendable, Hashable, Codable {
         case order
         /// A category's name, e.g. Beverages.
         case category
+        /// A product's id, or its exact name.
+        case product
+        /// How many rows, e.g. 10.
+        case count
     }
 
     public var name: String
     public var kind: Kind
-    /// The value used when none is given; nil means the parameter is required.
+    /// The value used when none is given; nil means the parameter is required, and "" that it may stay empty
+    /// (an open end of a period, any product).
     public var defaultValue: String?
     public var help: String
     public var isRequired: Bool { defaultValue == nil }
@@ -76,6 +81,8 @@ public struct ReportTable: Sendable {
     public var parameters: [String: String]
     public var columns: [String]
     public var rows: [[ReportValue]]
+    /// False when a limit cut the rows short.
+    public var isComplete = true
 
     public func isMoney(_ column: Int) -> Bool { report.moneyColumns.contains(columns[column]) }
 
@@ -143,6 +150,30 @@ extension ReportDefinition {
             procedure("SalesByCategory", "A category's sales per product in a year, in whole currency units.",
                       [ReportParameter(name: "category", kind: .category, defaultValue: nil, help: "The category's name, e.g. Beverages."),
                        year(1998)], money: ["TotalPurchase"], key: "sales_by_category_proc"),
+        ] + managersReports
+    }()
+
+    /// Reports of our own, for running the business; `reports.sql` states their rules.
+    static let managersReports: [ReportDefinition] = {
+        let period = [
+            ReportParameter(name: "from", kind: .date, defaultValue: "", help: "The first order date, e.g. 2026-01-01; empty for the beginning."),
+            ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last order date, included; empty for no end."),
+        ]
+        let top = ReportParameter(name: "top", kind: .count, defaultValue: "10", help: "How many to list, e.g. 10.")
+        func report(_ title: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = []) -> ReportDefinition {
+            ReportDefinition(name: slug(title), original: "Northwind report \"\(title)\"", summary: summary, parameters: parameters,
+                             moneyColumns: money, query: key(title))
+        }
+        return [
+            report("Reorder list", "Products to reorder, by supplier, with a suggested quantity."),
+            report("Order backlog", "Open orders, the most urgent first, each supplyable or blocked.", money: ["Amount"]),
+            report("Top customers", "The customers who bought most in a period.", period + [top], money: ["Sales", "AverageOrder"]),
+            report("Top products", "The products that sold most in a period.", period + [top], money: ["Sales"]),
+            report("Sales per employee", "Orders taken and sales per employee in a period.", period, money: ["Sales", "AverageOrder"]),
+            report("Stock movements", "Every change to stock, for a product or a period.",
+                   [ReportParameter(name: "product", kind: .product, defaultValue: "", help: "A product's id or exact name; empty for all."),
+                    ReportParameter(name: "from", kind: .date, defaultValue: "", help: "The first day, e.g. 2026-01-01; empty for the beginning."),
+                    ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day, included; empty for no end.")]),
         ]
     }()
 
@@ -200,7 +231,9 @@ enum ReportQueries {
 extension Backoffice {
     /// Runs a report. `parameters` are the report's parameters as text, by name; absent ones take their default.
     /// Values are checked first, so a mistake gets a message naming the parameter rather than an empty table.
-    public func runReport(_ name: String, parameters given: [String: String] = [:]) throws(NorthwindError) -> ReportTable {
+    /// With a `limit`, reading stops there: a screen of the 215k-line listings costs milliseconds, not seconds.
+    public func runReport(_ name: String, parameters given: [String: String] = [:],
+                          limit: Int? = nil) throws(NorthwindError) -> ReportTable {
         guard let report = ReportDefinition.named(name) else {
             throw .notFound(entity: "report", key: name)
         }
@@ -221,6 +254,10 @@ extension Backoffice {
                 continue
             }
             values[parameter.name] = text
+            if text.isEmpty {
+                arguments[parameter.name] = .some(nil)
+                continue
+            }
             switch parameter.kind {
             case .year:
                 guard let year = Int(text), (1753...9999).contains(year) else {
@@ -234,7 +271,13 @@ extension Backoffice {
                     continue
                 }
                 arguments[parameter.name] = day.description
-            case .customer, .order, .category:
+            case .count:
+                guard let count = Int(text), (1...10_000).contains(count) else {
+                    errors.append(.init(parameter.name, "must be a whole number from 1 to 10000, not \"\(text)\""))
+                    continue
+                }
+                arguments[parameter.name] = count
+            case .customer, .order, .category, .product:
                 arguments[parameter.name] = text
             }
         }
@@ -243,40 +286,58 @@ extension Backoffice {
         }
         try errors.throwIfAny()
         return try read { db in
-            try Self.checkReportSubjects(report, arguments, db)
+            var arguments = arguments
+            try Self.checkReportSubjects(report, &arguments, db)
             let statement = try db.cachedStatement(sql: sql)
             let names = Set(statement.sql.matches(of: /:([a-z]+)/).map { String($0.1) })
             try statement.setArguments(StatementArguments(arguments.filter { names.contains($0.key) }))
             let columns = statement.columnNames
             let money = Set(columns.indices.filter { report.moneyColumns.contains(columns[$0]) })
             var rows: [[ReportValue]] = []
+            var isComplete = true
             let cursor = try Row.fetchCursor(statement)
-            while let row = try cursor.next() {
+            // Values straight from the statement: a Row subscript per value was most of the time of big reports.
+            let sqlite = statement.sqliteStatement
+            while try cursor.next() != nil {
+                if let limit, rows.count == limit {
+                    isComplete = false
+                    break
+                }
                 rows.append(columns.indices.map { index in
-                    let value = row[index] as DatabaseValue
-                    switch value.storage {
-                    case .null: return .null
-                    case let .int64(number): return money.contains(index) ? .money(Money(cents: Int(number))) : .integer(number)
-                    case let .double(number): return .real(number)
-                    case let .string(text): return .text(text)
-                    case .blob: return .text("(binary)")
+                    switch DatabaseValue(sqliteStatement: sqlite, index: CInt(index)).storage {
+                    case .null: .null
+                    case let .int64(number): money.contains(index) ? .money(Money(cents: Int(number))) : .integer(number)
+                    case let .double(number): .real(number)
+                    case let .string(text): .text(text)
+                    case .blob: .text("(binary)")
                     }
                 })
             }
-            return ReportTable(report: report, parameters: values, columns: columns, rows: rows)
+            return ReportTable(report: report, parameters: values, columns: columns, rows: rows, isComplete: isComplete)
         }
     }
 
     /// A report about a customer, order or category that does not exist says so instead of returning nothing.
-    static func checkReportSubjects(_ report: ReportDefinition, _ arguments: [String: (any DatabaseValueConvertible)?],
+    /// A product given by name becomes its id.
+    static func checkReportSubjects(_ report: ReportDefinition, _ arguments: inout [String: (any DatabaseValueConvertible)?],
                                     _ db: Database) throws {
         for parameter in report.parameters {
             guard let value = arguments[parameter.name] as? String else { continue }
+            if parameter.kind == .product {
+                let ids = try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE id = ? OR name = ? COLLATE NOCASE LIMIT 2",
+                                             arguments: [Int64(value), value])
+                guard let id = ids.first else { throw NorthwindError.notFound(entity: "product", key: value) }
+                if ids.count > 1 {
+                    throw NorthwindError.invalid(parameter.name, "matches more than one product; give the product's id")
+                }
+                arguments[parameter.name] = id
+                continue
+            }
             let (table, column, entity) = switch parameter.kind {
             case .customer: ("customers", "code", "customer")
             case .order: ("orders", "number", "order")
             case .category: ("categories", "name", "category")
-            case .year, .date: ("", "", "")
+            case .year, .date, .count, .product: ("", "", "")
             }
             guard !table.isEmpty else { continue }
             let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) = ? COLLATE NOCASE)",

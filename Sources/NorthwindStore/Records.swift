@@ -374,6 +374,14 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
         container[Columns.unitPrice] = unitPrice
         container[Columns.quantity] = quantity
         container[Columns.discount] = discount
+        container["extendedPriceCents"] = extendedPrice
+    }
+
+    /// The amount the classic reports sum: `CONVERT(money, UnitPrice*Quantity*(1-Discount)/100)*100` with SQL
+    /// Server's float32 steps. It can differ from `total` by a cent; the store keeps it in `extendedPriceCents`.
+    public var extendedPrice: Money {
+        Money(cents: Int(ReportFunctions.extendedPriceCents(unitPriceCents: Int64(unitPrice.cents), quantity: Int64(quantity),
+                                                           discount: discount)))
     }
 
     /// unitPrice × quantity × (1 − discount), rounded half up to the cent, in integers: the discount is read to the

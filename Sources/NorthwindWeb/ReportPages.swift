@@ -46,7 +46,7 @@ extension PageRoutes {
             "parameters": report.parameters.map { parameter -> [String: Any] in
                 [
                     "name": parameter.name, "label": parameter.name.prefix(1).uppercased() + parameter.name.dropFirst(),
-                    "inputType": parameter.kind == .date ? "date" : parameter.kind == .year ? "number" : "text",
+                    "inputType": parameter.kind == .date ? "date" : [.year, .count].contains(parameter.kind) ? "number" : "text",
                     "value": given[parameter.name] ?? parameter.defaultValue ?? "",
                     "placeholder": parameter.help as Any, "error": fieldErrors[parameter.name] as Any,
                 ]

@@ -31,8 +31,10 @@ enum BareOrders {
             let orderID = db.lastInsertedRowID
             for product in products {
                 guard let row = try db.run("SELECT * FROM products WHERE id = ?", product).first else { throw BenchError("no product") }
-                try db.run("INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount) VALUES (?, ?, ?, ?, ?, ?)",
-                           newRecordID(), orderID, product, row[7], 2, 0.05)
+                let price = row[7] as? Int64 ?? 0
+                try db.run("INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           newRecordID(), orderID, product, price, 2, 0.05,
+                           ReportFunctions.extendedPriceCents(unitPriceCents: price, quantity: 2, discount: 0.05))
             }
             try readBack(db, number: number)
             try db.exec("COMMIT")
@@ -156,7 +158,8 @@ enum BareSeeder {
         try territories.flush()
         try assignments.flush()
         var orders = Bulk(db: db, prefix: "INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status, shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)", columns: 16)
-        var orderLines = Bulk(db: db, prefix: "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount)", columns: 6)
+        var orderLines = Bulk(db: db, prefix: "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)", columns: 7)
+        let extendedPrice = ReportFunctions.extendedPriceCents(unitPriceCents: 1850, quantity: 12, discount: 0.05)
         for id in 1...(830 * scale) {
             try orders.append(id, uuid(), "BARE-\(id)", 1 + id % (9 * scale), "2025-01-01", "2025-01-29", "2025-01-05", "shipped", 1 + id % (3 * scale), 3238,
                               1 + id % (91 * scale), "Customer", "1 Main Street", "Lyon", "69001", "France")
@@ -167,7 +170,7 @@ enum BareSeeder {
                 let product = 1 + Int(random.next() % UInt64(77 * scale))
                 if !used.contains(product) { used.append(product) }
             }
-            for product in used { try orderLines.append(uuid(), id, product, 1850, 12, 0.05) }
+            for product in used { try orderLines.append(uuid(), id, product, 1850, 12, 0.05, extendedPrice) }
             if id % 50 == 0 {
                 try orders.flush()
                 try orderLines.flush()

@@ -5,12 +5,14 @@ import Northwind
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Run one of the classic Northwind reports (the original's views and procedures).",
+        abstract: "Run a report: the classic Northwind views and procedures, or a manager's report.",
         discussion: """
             `northwind report list` names them, with what each reproduces and its parameters. Then, for example:
               northwind report category-sales-for-1997 --year 1997
               northwind report employee-sales-by-country --from 1996-07-01 --to 1996-07-31 --format csv
               northwind report cust-order-hist --customer ALFKI --format json
+              northwind report order-backlog
+              northwind report top-customers --from 2026-01-01 --top 5
             Money is exact and computed as SQL Server computes it; dates are yyyy-MM-dd and ranges include their last day.
             """)
 

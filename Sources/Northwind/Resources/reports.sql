@@ -9,7 +9,8 @@
 -- * Dates are 'yyyy-MM-dd' text. Parameters :from/:to are day strings and are INCLUSIVE of both days.
 -- * Parameters: :year (integer or '1997'; NULL = the original's default), :customer (code, case-insensitive as
 --   customers.code is NOCASE), :order (orders.number, e.g. '10248'), :from, :to, :category (category name, NOCASE).
--- * Two functions must be registered on the connection (GRDB: db.add(function:)):
+-- * Three functions must be registered on the connection (GRDB: db.add(function:)); sqlserver_line_cents is
+--   only called when an order line is written (see the money rules below):
 --     f32(x)            -> x rounded to the nearest IEEE-754 binary32 value, returned as a double
 --                          (Swift: Double(Float(x)); NULL -> NULL). SQL Server's `real` is binary32, and every
 --                          real-typed step of the original expressions is rounded to it.
@@ -26,7 +27,10 @@
 --     y = real(real(a*b) / 100)
 --     money(y) = y rounded half away from zero to 4 decimals, from y's EXACT binary value
 --     *100     = exact, so ExtendedPrice in cents = y * 10000 rounded half away from zero
---   In SQLite:  CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)
+--   In SQLite:  CAST(f32(f32(f32(unitPriceCents * quantity / 100.0) * f32(1 - f32(discount))) / 100) * 10000 + 0.5 AS INTEGER)
+--   which the store keeps in order_lines.extendedPriceCents: written with the line and CHECKed against
+--   sqlserver_line_cents(unitPriceCents, quantity, discount) (migration "v4: order line amounts"). The queries below
+--   read that column, through the index order_lines(orderID, productID, extendedPriceCents, quantity) where they can.
 --   y * 10000 is exact in a double (a 24-bit significand times 10000 needs < 53 bits) and so is + 0.5 at these
 --   magnitudes; CAST truncates, so for the non-negative values the CHECK constraints guarantee (price >= 0,
 --   quantity > 0, 0 <= discount <= 1) this is exactly "half away from zero" -- no dependence on SQLite's round().
@@ -105,7 +109,7 @@ SELECT o.shipName AS "ShipName", o.shipAddress AS "ShipAddress", o.shipCity AS "
        o.shippedDate AS "ShippedDate", s.companyName AS "ShipperName",
        ol.productID AS "ProductID", p.name AS "ProductName", ol.unitPriceCents AS "UnitPrice",
        ol.quantity AS "Quantity", ol.discount AS "Discount",
-       CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER) AS "ExtendedPrice",
+       ol.extendedPriceCents AS "ExtendedPrice",
        o.freightCents AS "Freight"
 FROM orders o
 JOIN customers c ON c.id = o.customerID
@@ -113,7 +117,7 @@ JOIN employees e ON e.id = o.employeeID
 JOIN shippers s ON s.id = o.shipVia
 JOIN order_lines ol ON ol.orderID = o.id
 JOIN products p ON p.id = ol.productID
-ORDER BY o.id, ol.productID;
+ORDER BY ol.orderID, ol.productID;
 
 -- name: order_details_extended
 -- original: view "Order Details Extended"
@@ -122,23 +126,22 @@ ORDER BY o.id, ol.productID;
 -- order: the view's commented ORDER BY OrderID, then ProductID.
 SELECT o.number AS "OrderID", ol.productID AS "ProductID", p.name AS "ProductName",
        ol.unitPriceCents AS "UnitPrice", ol.quantity AS "Quantity", ol.discount AS "Discount",
-       CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER) AS "ExtendedPrice"
+       ol.extendedPriceCents AS "ExtendedPrice"
 FROM order_lines ol
 JOIN orders o ON o.id = ol.orderID
 JOIN products p ON p.id = ol.productID
-ORDER BY o.id, ol.productID;
+ORDER BY ol.orderID, ol.productID;
 
 -- name: order_subtotals
 -- original: view "Order Subtotals" (orders without lines have no row)
 -- params: none. money: Subtotal.
 -- rounding: Subtotal = SUM of ExtendedPrice (each line rounded as in the header; the sum is exact).
 -- order: OrderID.
-SELECT o.number AS "OrderID",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "Subtotal"
+SELECT o.number AS "OrderID", SUM(ol.extendedPriceCents) AS "Subtotal"
 FROM order_lines ol
 JOIN orders o ON o.id = ol.orderID
-GROUP BY o.id
-ORDER BY o.id;
+GROUP BY ol.orderID
+ORDER BY ol.orderID;
 
 -- name: orders_qry
 -- original: view "Orders Qry"
@@ -169,13 +172,14 @@ ORDER BY c.code;
 -- params: :year (NULL = 1997). money: ProductSales.
 -- rounding: SUM of ExtendedPrice per line (header rule).
 -- order: CategoryName, ProductName (CI_AS).
-SELECT c.name AS "CategoryName", p.name AS "ProductName",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "ProductSales"
-FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
-JOIN products p ON p.id = ol.productID
+SELECT c.name AS "CategoryName", p.name AS "ProductName", SUM(sold.cents) AS "ProductSales"
+FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
+      FROM orders o
+      JOIN order_lines ol ON ol.orderID = o.id
+      WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
+      GROUP BY ol.productID) sold
+JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
-WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
 GROUP BY c.name, p.name
 ORDER BY sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name;
 
@@ -184,13 +188,14 @@ ORDER BY sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name;
 -- params: :year (NULL = 1997). money: CategorySales.
 -- rounding: SUM of ExtendedPrice per line (header rule); exact integer sums.
 -- order: CategoryName (CI_AS).
-SELECT c.name AS "CategoryName",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "CategorySales"
-FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
-JOIN products p ON p.id = ol.productID
+SELECT c.name AS "CategoryName", SUM(sold.cents) AS "CategorySales"
+FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
+      FROM orders o
+      JOIN order_lines ol ON ol.orderID = o.id
+      WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
+      GROUP BY ol.productID) sold
+JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
-WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
 GROUP BY c.name
 ORDER BY sqlserver_key(c.name), c.name;
 
@@ -199,13 +204,14 @@ ORDER BY sqlserver_key(c.name), c.name;
 -- params: :year (NULL = 1997). money: ProductSales.
 -- rounding: SUM of ExtendedPrice per line (header rule).
 -- order: the view's commented ORDER BY ProductName (CI_AS), then CategoryID.
-SELECT c.id AS "CategoryID", c.name AS "CategoryName", p.name AS "ProductName",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "ProductSales"
-FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
-JOIN products p ON p.id = ol.productID
+SELECT c.id AS "CategoryID", c.name AS "CategoryName", p.name AS "ProductName", SUM(sold.cents) AS "ProductSales"
+FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
+      FROM orders o
+      JOIN order_lines ol ON ol.orderID = o.id
+      WHERE o.orderDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
+      GROUP BY ol.productID) sold
+JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
-WHERE o.orderDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
 GROUP BY c.id, c.name, p.name
 ORDER BY sqlserver_key(p.name), p.name, c.id;
 
@@ -214,14 +220,14 @@ ORDER BY sqlserver_key(p.name), p.name, c.id;
 -- params: :year (NULL = 1997). money: SaleAmount (the threshold 2500.00 is 250000 cents).
 -- rounding: SaleAmount = "Order Subtotals".Subtotal (header rule per line, exact sum).
 -- order: SaleAmount DESC, OrderID (the view has none).
-SELECT SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "SaleAmount",
+SELECT SUM(ol.extendedPriceCents) AS "SaleAmount",
        o.number AS "OrderID", c.companyName AS "CompanyName", o.shippedDate AS "ShippedDate"
 FROM orders o
 JOIN customers c ON c.id = o.customerID
 JOIN order_lines ol ON ol.orderID = o.id
 WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
-GROUP BY o.id
-HAVING SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) > 250000
+GROUP BY o.shippedDate, o.id
+HAVING SUM(ol.extendedPriceCents) > 250000
 ORDER BY 1 DESC, o.id;
 
 -- name: summary_of_sales_by_quarter
@@ -229,7 +235,7 @@ ORDER BY 1 DESC, o.id;
 -- params: none. money: Subtotal. rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: the view's commented ORDER BY ShippedDate, then OrderID.
 SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "Subtotal"
+       SUM(ol.extendedPriceCents) AS "Subtotal"
 FROM orders o
 JOIN order_lines ol ON ol.orderID = o.id
 WHERE o.shippedDate IS NOT NULL
@@ -241,7 +247,7 @@ ORDER BY o.shippedDate, o.id;
 -- params: none. money: Subtotal. rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: the view's commented ORDER BY ShippedDate, then OrderID.
 SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "Subtotal"
+       SUM(ol.extendedPriceCents) AS "Subtotal"
 FROM orders o
 JOIN order_lines ol ON ol.orderID = o.id
 WHERE o.shippedDate IS NOT NULL
@@ -305,17 +311,22 @@ ORDER BY o.id;
 -- original: procedure "Employee Sales by Country" @Beginning_Date, @Ending_Date (ShippedDate BETWEEN them)
 -- params: :from, :to (required, inclusive day strings). money: SaleAmount.
 -- rounding: SaleAmount = "Order Subtotals".Subtotal (header rule per line, exact sum).
--- order: the original has none; Country, LastName, FirstName, ShippedDate, OrderID.
+-- order: the original has none; Country, LastName, FirstName (CI_AS), ShippedDate, OrderID. The employees are
+--   ranked once in that order (MATERIALIZED keeps SQLite from computing the sort keys again for every order).
+WITH staff AS MATERIALIZED (
+    SELECT id, country, lastName, firstName,
+           row_number() OVER (ORDER BY sqlserver_key(country), country, sqlserver_key(lastName), lastName,
+                                       sqlserver_key(firstName), firstName, id) AS rank
+    FROM employees)
 SELECT e.country AS "Country", e.lastName AS "LastName", e.firstName AS "FirstName",
        o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "SaleAmount"
+       SUM(ol.extendedPriceCents) AS "SaleAmount"
 FROM orders o
-JOIN employees e ON e.id = o.employeeID
+JOIN staff e ON e.id = o.employeeID
 JOIN order_lines ol ON ol.orderID = o.id
 WHERE o.shippedDate BETWEEN :from AND :to
-GROUP BY o.id
-ORDER BY sqlserver_key(e.country), e.country, sqlserver_key(e.lastName), e.lastName, sqlserver_key(e.firstName), e.firstName,
-         o.shippedDate, o.id;
+GROUP BY o.shippedDate, o.id
+ORDER BY e.rank, o.shippedDate, o.id;
 
 -- name: sales_by_year
 -- original: procedure "Sales by Year" @Beginning_Date, @Ending_Date (ShippedDate BETWEEN them;
@@ -324,7 +335,7 @@ ORDER BY sqlserver_key(e.country), e.country, sqlserver_key(e.lastName), e.lastN
 -- rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: ShippedDate, OrderID.
 SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(CAST(f32(f32(f32(ol.unitPriceCents * ol.quantity / 100.0) * f32(1 - f32(ol.discount))) / 100) * 10000 + 0.5 AS INTEGER)) AS "Subtotal",
+       SUM(ol.extendedPriceCents) AS "Subtotal",
        substr(o.shippedDate, 1, 4) AS "Year"
 FROM orders o
 JOIN order_lines ol ON ol.orderID = o.id
@@ -352,3 +363,111 @@ WHERE c.name = :category
   AND o.orderDate BETWEEN printf('%04d-01-01', coalesce(:year, 1998)) AND printf('%04d-12-31', coalesce(:year, 1998))
 GROUP BY p.name
 ORDER BY sqlserver_key(p.name), p.name;
+
+-- The manager's reports. Not in the original; they follow the same conventions. Their amounts are sums of the
+-- lines' ExtendedPrice (the classic views' rule above), so they agree with the classic sales reports; an order
+-- page's total rounds each line once, without float32 steps, and can differ by a cent per line.
+-- A period (:from, :to) is of order dates, inclusive, and either end may be NULL (open). Cancelled orders never count.
+
+-- name: reorder_list
+-- params: none. money: none.
+-- Products still sold whose stock plus units on order is at or below their reorder level, grouped by supplier
+-- (products without one last). SuggestedQuantity brings stock plus units on order up to twice the reorder level,
+-- and is at least one unit.
+SELECT coalesce(s.companyName, '(no supplier)') AS "Supplier", s.phone AS "Phone", p.id AS "ProductID",
+       p.name AS "ProductName", p.unitsInStock AS "UnitsInStock", p.unitsOnOrder AS "UnitsOnOrder",
+       p.reorderLevel AS "ReorderLevel", max(2 * p.reorderLevel - p.unitsInStock - p.unitsOnOrder, 1) AS "SuggestedQuantity"
+FROM products p
+LEFT JOIN suppliers s ON s.id = p.supplierID
+WHERE p.discontinued = 0 AND p.unitsInStock + p.unitsOnOrder <= p.reorderLevel
+ORDER BY s.id IS NULL, sqlserver_key(s.companyName), s.companyName, s.id, sqlserver_key(p.name), p.name, p.id;
+
+-- name: order_backlog
+-- params: none. money: Amount.
+-- Orders not yet shipped or cancelled, the oldest required date first (none last). An order is supplyable when stock
+-- covers every line now, as the Execute button requires; otherwise BlockedBy names the first short product (by
+-- name) and how short it is, and ShortLines counts the short lines. Orders compete for the same stock: each is
+-- judged alone, as staff see it on its page.
+SELECT o.number AS "OrderID", c.code AS "CustomerID", c.companyName AS "CompanyName", o.orderDate AS "OrderDate",
+       o.requiredDate AS "RequiredDate", count(*) AS "Lines", SUM(ol.extendedPriceCents) AS "Amount",
+       CASE WHEN SUM(ol.quantity > p.unitsInStock) = 0 THEN 'supplyable' ELSE 'blocked' END AS "Status",
+       (SELECT bp.name || ' (short by ' || (bl.quantity - bp.unitsInStock) || ')'
+        FROM order_lines bl JOIN products bp ON bp.id = bl.productID
+        WHERE bl.orderID = o.id AND bl.quantity > bp.unitsInStock
+        ORDER BY sqlserver_key(bp.name), bp.name, bp.id LIMIT 1) AS "BlockedBy",
+       SUM(ol.quantity > p.unitsInStock) AS "ShortLines"
+FROM orders o
+JOIN customers c ON c.id = o.customerID
+JOIN order_lines ol ON ol.orderID = o.id
+JOIN products p ON p.id = ol.productID
+WHERE o.status = 'new'
+GROUP BY o.id
+ORDER BY o.requiredDate IS NULL, o.requiredDate, o.id;
+
+-- name: top_customers
+-- params: :from, :to (optional), :top (how many). money: Sales, AverageOrder.
+-- Sales per customer of the orders placed in the period; AverageOrder rounds half up to the cent.
+-- order: Sales descending, then CustomerID.
+WITH placed AS (
+    SELECT o.customerID, (SELECT SUM(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS cents
+    FROM orders o
+    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')),
+bought AS (
+    SELECT customerID, count(*) AS orders, SUM(cents) AS cents FROM placed WHERE cents IS NOT NULL GROUP BY customerID)
+SELECT row_number() OVER (ORDER BY b.cents DESC, c.code) AS "Rank", c.code AS "CustomerID",
+       c.companyName AS "CompanyName", c.country AS "Country", b.orders AS "Orders", b.cents AS "Sales",
+       (2 * b.cents + b.orders) / (2 * b.orders) AS "AverageOrder"
+FROM bought b
+JOIN customers c ON c.id = b.customerID
+ORDER BY b.cents DESC, c.code
+LIMIT :top;
+
+-- name: top_products
+-- params: :from, :to (optional), :top (how many). money: Sales.
+-- Units and sales per product of the orders placed in the period.
+-- order: Sales descending, then ProductID.
+WITH sold AS (
+    SELECT ol.productID, SUM(ol.quantity) AS quantity, count(*) AS lines, SUM(ol.extendedPriceCents) AS cents
+    FROM orders o
+    JOIN order_lines ol ON ol.orderID = o.id
+    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+    GROUP BY ol.productID)
+SELECT row_number() OVER (ORDER BY s.cents DESC, p.id) AS "Rank", p.id AS "ProductID", p.name AS "ProductName",
+       c.name AS "CategoryName", s.lines AS "Orders", s.quantity AS "Quantity", s.cents AS "Sales"
+FROM sold s
+JOIN products p ON p.id = s.productID
+LEFT JOIN categories c ON c.id = p.categoryID
+ORDER BY s.cents DESC, p.id
+LIMIT :top;
+
+-- name: sales_per_employee
+-- params: :from, :to (optional). money: Sales, AverageOrder.
+-- Orders taken and their sales per employee in the period (orders without an employee are left out).
+-- order: Sales descending, then EmployeeID.
+WITH taken AS (
+    SELECT o.employeeID, (SELECT SUM(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS cents
+    FROM orders o
+    WHERE o.status <> 'cancelled' AND o.employeeID IS NOT NULL
+      AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')),
+totals AS (
+    SELECT employeeID, count(*) AS orders, SUM(cents) AS cents FROM taken WHERE cents IS NOT NULL GROUP BY employeeID)
+SELECT e.id AS "EmployeeID", e.firstName || ' ' || e.lastName AS "Employee", e.title AS "Title",
+       e.country AS "Country", t.orders AS "Orders", t.cents AS "Sales",
+       (2 * t.cents + t.orders) / (2 * t.orders) AS "AverageOrder"
+FROM totals t
+JOIN employees e ON e.id = t.employeeID
+ORDER BY t.cents DESC, e.id;
+
+-- name: stock_movements
+-- params: :product (optional, a product id), :from, :to (optional days of the movement, UTC, inclusive). money: none.
+-- Every change to stock: Change is signed; Reason is initial, received, stockTake or shipped.
+-- order: when, then the movement's id.
+SELECT m.createdAt AS "When", p.id AS "ProductID", p.name AS "ProductName", m.delta AS "Change",
+       m.reason AS "Reason", o.number AS "OrderID", e.firstName || ' ' || e.lastName AS "Employee", m.note AS "Note"
+FROM stock_movements m
+JOIN products p ON p.id = m.productID
+LEFT JOIN orders o ON o.id = m.orderID
+LEFT JOIN employees e ON e.id = m.employeeID
+WHERE m.productID BETWEEN coalesce(:product, 0) AND coalesce(:product, 9223372036854775807)
+  AND m.createdAt >= coalesce(:from, '') AND m.createdAt < coalesce(date(:to, '+1 day'), '9999')
+ORDER BY m.createdAt, m.id;
