@@ -10,14 +10,16 @@ public struct ShopSummary: Sendable, Codable, Equatable {
 
 extension Backoffice {
     public func shopSummary() throws(NorthwindError) -> ShopSummary {
-        try read { db in
-            ShopSummary(
-                newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
-                lowStockProducts: try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM products
-                    WHERE NOT discontinued AND unitsInStock + unitsOnOrder <= reorderLevel
-                    """) ?? 0)
-        }
+        try read { db in try Self.shopSummary(db) }
+    }
+
+    static func shopSummary(_ db: Database) throws -> ShopSummary {
+        ShopSummary(
+            newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
+            lowStockProducts: try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM products
+                WHERE NOT discontinued AND unitsInStock + unitsOnOrder <= reorderLevel
+                """) ?? 0)
     }
 
     /// Customers whose code or company name contains `text`, codes that start with it first: the phone-order lookup.

@@ -103,9 +103,23 @@ struct PageRoutes: Sendable {
     // MARK: Home
 
     @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
-        let summary = try backoffice.shopSummary()
-        return render("home", ["summary": ["newOrders": summary.newOrders, "lowStockProducts": summary.lowStockProducts]],
-                      context: context)
+        guard let me = context.identity, env.options.policy.isManager(me.employee) else {
+            let summary = try backoffice.shopSummary()
+            return render("home", ["summary": ["newOrders": summary.newOrders, "lowStockProducts": summary.lowStockProducts]],
+                          context: context)
+        }
+        let board = try backoffice.dashboard()
+        let change = board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" }
+        return render("home", [
+            "summary": ["newOrders": board.newOrders, "lowStockProducts": board.lowStockProducts],
+            "dashboard": [
+                "monthToDate": board.monthToDate.description, "orders": board.ordersMonthToDate,
+                "lastMonthToDate": board.lastMonthToDate.description, "lastMonth": board.lastMonth.description,
+                "change": change as Any,
+                "chart": board.categories.isEmpty ? nil : ReportChart(
+                    title: "Sales by category this month", bars: board.categories.map { ($0.name, $0.sales.cents) }).view as Any,
+            ],
+        ], context: context)
     }
 
     // MARK: Products

@@ -108,6 +108,11 @@ struct ReportChart {
 
     static let maxBars = 30
 
+    init(title: String, bars: [(label: String, cents: Int)]) {
+        self.title = title
+        self.bars = bars
+    }
+
     init?(_ table: ReportTable) {
         guard !table.rows.isEmpty, let money = table.columns.indices.last(where: table.isMoney) else { return nil }
         func cents(_ value: ReportValue) -> Int { if case let .money(amount) = value { amount.cents } else { 0 } }

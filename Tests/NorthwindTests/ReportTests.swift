@@ -217,3 +217,101 @@ struct LineAmountTests {
         #expect(ReportFunctions.fold("Côte de Blaye") < ReportFunctions.fold("Perth Pasties"))
     }
 }
+
+/// The manager's reports and the dashboard on a small world whose figures are worked out by hand below.
+@Suite("Manager's reports")
+struct ManagersReportTests {
+    /// O1 VINET/Nancy 11-05: Chai 3 × 18.00 = 54.00, open. O2 ALFKI/Andrew 11-10, due 11-20: Mustard 8 × 25.00 =
+    /// 200.00, open, 3 short. O3 VINET/Nancy 10-03: Côte 2 × 263.50 = 527.00, shipped. O4 ALFKI/Nancy 10-20:
+    /// Chai 10 × 18.00 less 10% = 162.00, open. O5 VINET/Andrew 11-12: Chai 1, cancelled.
+    static func world() async throws -> (TemporaryStore, World) {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        func order(_ customer: Customer, _ employee: Employee, _ date: String, due: String? = nil, _ product: Product,
+                   _ quantity: Int, discount: Double = 0) async throws -> String {
+            try await b.createOrder(OrderDraft(customerCode: customer.code, employeeID: employee.id, orderDate: LocalDate(date),
+                                               requiredDate: due.flatMap(LocalDate.init), lines: [.init(productID: product.key, quantity: quantity, discount: discount)]))
+                .order.number
+        }
+        _ = try await order(w.vinet, w.nancy, "2026-11-05", w.chai, 3)
+        _ = try await order(w.alfki, w.andrew, "2026-11-10", due: "2026-11-20", w.mustard, 8)
+        _ = try await b.executeOrder(number: try await order(w.vinet, w.nancy, "2026-10-03", w.cote, 2))
+        _ = try await order(w.alfki, w.nancy, "2026-10-20", w.chai, 10, discount: 0.1)
+        _ = try await b.cancelOrder(number: try await order(w.vinet, w.andrew, "2026-11-12", w.chai, 1))
+        return (store, w)
+    }
+
+    static func column(_ table: ReportTable, _ name: String) -> [String] {
+        let index = table.columns.firstIndex(of: name)!
+        return table.rows.map { $0[index].description }
+    }
+
+    @Test func reorderListAndBacklog() async throws {
+        let (store, _) = try await Self.world()
+        let b = store.backoffice
+        let reorder = try b.runReport("reorder-list")
+        #expect(Self.column(reorder, "ProductName") == ["Grandma's Mustard"])
+        #expect(Self.column(reorder, "Supplier") == ["Exotic Liquids"])
+        // Twice the reorder level (10) less stock (5) and units on order (0).
+        #expect(Self.column(reorder, "SuggestedQuantity") == ["15"])
+
+        let backlog = try b.runReport("order-backlog")
+        #expect(Self.column(backlog, "CustomerID") == ["ALFKI", "VINET", "ALFKI"]) // due 11-20 first; no due date last
+        #expect(Self.column(backlog, "Status") == ["blocked", "supplyable", "supplyable"])
+        #expect(Self.column(backlog, "BlockedBy") == ["Grandma's Mustard (short by 3)", "", ""])
+        #expect(Self.column(backlog, "Amount") == ["200.00", "54.00", "162.00"])
+    }
+
+    @Test func topCustomersProductsAndEmployees() async throws {
+        let (store, _) = try await Self.world()
+        let b = store.backoffice
+        let customers = try b.runReport("top-customers", parameters: ["from": "2026-10-01", "to": "2026-11-30"])
+        #expect(Self.column(customers, "CustomerID") == ["VINET", "ALFKI"])
+        #expect(Self.column(customers, "Sales") == ["581.00", "362.00"])
+        #expect(Self.column(customers, "AverageOrder") == ["290.50", "181.00"])
+        // The period includes its last day and leaves out what came before it.
+        let november = try b.runReport("top-customers", parameters: ["from": "2026-11-01", "to": "2026-11-10"])
+        #expect(Self.column(november, "Sales") == ["200.00", "54.00"])
+
+        let products = try b.runReport("top-products", parameters: ["top": "2"])
+        #expect(Self.column(products, "ProductName") == ["Côte de Blaye", "Chai"])
+        #expect(Self.column(products, "Quantity") == ["2", "13"])
+        #expect(Self.column(products, "Sales") == ["527.00", "216.00"])
+
+        let employees = try b.runReport("sales-per-employee")
+        #expect(Self.column(employees, "Employee") == ["Nancy Davolio", "Andrew Fuller"])
+        #expect(Self.column(employees, "Orders") == ["3", "1"])
+        #expect(Self.column(employees, "Sales") == ["743.00", "200.00"])
+
+        #expect(throws: NorthwindError.self) { try b.runReport("top-products", parameters: ["top": "0"]) }
+    }
+
+    @Test func stockMovementsForAProductByIdOrName() async throws {
+        let (store, w) = try await Self.world()
+        let b = store.backoffice
+        for product in [String(w.cote.key), "côte de blaye"] {
+            let moves = try b.runReport("stock-movements", parameters: ["product": product])
+            #expect(Self.column(moves, "Change") == ["10", "-2"])
+            #expect(Self.column(moves, "Reason") == ["initial", "shipped"])
+        }
+        let error = try #require(await northwindError { _ = try b.runReport("stock-movements", parameters: ["product": "Nothing"]) })
+        #expect(error.description == "No product Nothing exists.")
+        #expect(try b.runReport("stock-movements", parameters: ["from": "2000-01-01", "to": "2000-12-31"]).rows.isEmpty)
+    }
+
+    @Test func dashboardComparesThisMonthWithLastMonth() async throws {
+        let (store, _) = try await Self.world()
+        let board = try store.backoffice.dashboard(today: LocalDate("2026-11-22")!)
+        #expect(board.monthToDate == Money(cents: 25_400)) // O1 + O2; O5 is cancelled
+        #expect(board.ordersMonthToDate == 2)
+        #expect(board.lastMonth == Money(cents: 68_900)) // O3 + O4
+        #expect(board.lastMonthToDate == Money(cents: 68_900))
+        #expect(board.changePercent == -63) // 254.00 against 689.00
+        #expect(board.categories.map(\.name) == ["Condiments", "Beverages"])
+        #expect(board.newOrders == 3)
+        #expect(board.lowStockProducts == 1)
+        // On the 15th, last month's comparison stops at October 15th: only O3.
+        #expect(try store.backoffice.dashboard(today: LocalDate("2026-11-15")!).lastMonthToDate == Money(cents: 52_700))
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+/// A manager's home page: this month's sales against last month's, what needs doing, and where sales come from.
+/// Sales are the lines' ExtendedPrice of orders placed (not cancelled), as in the reports.
+public struct Dashboard: Sendable, Codable, Equatable {
+    public struct CategorySales: Sendable, Codable, Equatable {
+        public var name: String
+        public var sales: Money
+    }
+
+    public var today: LocalDate
+    /// Orders placed from the first of this month to today.
+    public var monthToDate: Money
+    public var ordersMonthToDate: Int
+    /// Last month, from its first day to the same day of the month (or its last day), for a fair comparison.
+    public var lastMonthToDate: Money
+    /// The whole of last month.
+    public var lastMonth: Money
+    public var newOrders: Int
+    public var lowStockProducts: Int
+    /// This month's best categories, then the rest summed as "Other categories".
+    public var categories: [CategorySales]
+
+    /// The change against last month to the same day, in whole percent; nil when last month sold nothing.
+    public var changePercent: Int? {
+        lastMonthToDate.cents == 0 ? nil
+            : Int(((Double(monthToDate.cents - lastMonthToDate.cents) / Double(lastMonthToDate.cents)) * 100).rounded())
+    }
+}
+
+extension Backoffice {
+    /// How many categories the chart names; the rest are one bar.
+    static let dashboardCategories = 8
+
+    public func dashboard(today: LocalDate = .today) throws(NorthwindError) -> Dashboard {
+        let first = LocalDate(year: today.year, month: today.month, day: 1)!
+        let lastMonthFirst = today.month == 1 ? LocalDate(year: today.year - 1, month: 12, day: 1)!
+            : LocalDate(year: today.year, month: today.month - 1, day: 1)!
+        var sameDay = today.day
+        while LocalDate(year: lastMonthFirst.year, month: lastMonthFirst.month, day: sameDay) == nil { sameDay -= 1 }
+        let lastMonthSameDay = LocalDate(year: lastMonthFirst.year, month: lastMonthFirst.month, day: sameDay)!
+        return try read { db in
+            // One pass over two months of orders, each order's lines summed from the covering index.
+            let sums = try Row.fetchOne(db, sql: """
+                SELECT sum(CASE WHEN o.orderDate >= :first THEN t END) AS monthToDate,
+                       count(CASE WHEN o.orderDate >= :first THEN t END) AS orders,
+                       sum(CASE WHEN o.orderDate < :first AND o.orderDate <= :sameDay THEN t END) AS lastMonthToDate,
+                       sum(CASE WHEN o.orderDate < :first THEN t END) AS lastMonth
+                FROM (SELECT o.orderDate, (SELECT sum(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS t
+                      FROM orders o
+                      WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN :lastMonthFirst AND :today) o
+                """, arguments: ["first": first.description, "sameDay": lastMonthSameDay.description,
+                                 "lastMonthFirst": lastMonthFirst.description, "today": today.description])
+            let categories = try Row.fetchAll(db, sql: """
+                SELECT c.name AS name, sum(sold.cents) AS cents
+                FROM (SELECT ol.productID, sum(ol.extendedPriceCents) AS cents
+                      FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+                      WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN ? AND ?
+                      GROUP BY ol.productID) sold
+                JOIN products p ON p.id = sold.productID
+                JOIN categories c ON c.id = p.categoryID
+                GROUP BY c.id
+                ORDER BY cents DESC, c.name
+                """, arguments: [first.description, today.description])
+                .map { Dashboard.CategorySales(name: $0["name"], sales: Money(cents: $0["cents"])) }
+            var shown = Array(categories.prefix(Self.dashboardCategories))
+            let others = categories.dropFirst(Self.dashboardCategories).reduce(0) { $0 + $1.sales.cents }
+            if others > 0 { shown.append(.init(name: "Other categories", sales: Money(cents: others))) }
+            let summary = try Self.shopSummary(db)
+            return Dashboard(
+                today: today, monthToDate: Money(cents: sums?["monthToDate"] ?? 0), ordersMonthToDate: sums?["orders"] ?? 0,
+                lastMonthToDate: Money(cents: sums?["lastMonthToDate"] ?? 0), lastMonth: Money(cents: sums?["lastMonth"] ?? 0),
+                newOrders: summary.newOrders, lowStockProducts: summary.lowStockProducts, categories: shown)
+        }
+    }
+}
