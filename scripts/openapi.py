@@ -70,7 +70,7 @@ REPORT_VALUE = {"type": ["string", "integer", "number", "null"],
     "description": "Money columns (listed in moneyColumns) hold exact decimal strings such as \"440.00\"; dates are yyyy-MM-dd."}
 schemas["ReportSummary"] = obj(["name", "original", "summary", "parameters"], {"name": S, "original": S, "summary": S,
     "parameters": {"type": "array", "items": obj(["name", "kind", "required", "help"], {"name": S,
-        "kind": {"enum": ["year", "date", "customer", "order", "category"]}, "required": B, "defaultValue": S, "help": S})}})
+        "kind": {"enum": ["year", "date", "customer", "order", "category", "product", "count"]}, "required": B, "defaultValue": S, "help": S})}})
 schemas["ReportList"] = items("ReportSummary")
 schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "rows"], {"report": ref("ReportSummary"),
     "parameters": {"type": "object", "additionalProperties": S, "description": "The values used, defaults included."},
@@ -132,7 +132,7 @@ paths = {
     "/api/v1/employees": {"get": op("List employees", {**ok("EmployeePage"), **problem(422)}, PAGING)},
     "/api/v1/employees/{id}": {"parameters": [path_param("id")], "get": op("One employee", {**ok("Employee"), **problem(404)})},
     "/api/v1/shippers": {"get": op("List shippers", {**ok("ShipperPage"), **problem(422)}, PAGING)},
-    "/api/v1/reports": {"get": op("The classic Northwind reports and their parameters (managers)", {**ok("ReportList"), **problem(403)})},
+    "/api/v1/reports": {"get": op("The classic Northwind reports, the manager's reports, and their parameters (managers)", {**ok("ReportList"), **problem(403)})},
     "/api/v1/reports/{name}": {"parameters": [path_param("name", S)],
         "get": op("Run a report (managers); pass its parameters in the query, e.g. ?year=1997", {**ok("Report"), **problem(403, 404, 422)},
                   [q(n, S, d) for n, d in [("year", "A year, e.g. 1997."), ("from", "The first day, yyyy-MM-dd."),
