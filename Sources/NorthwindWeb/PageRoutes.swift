@@ -110,15 +110,18 @@ struct PageRoutes: Sendable {
         }
         let board = try backoffice.dashboard()
         let change = board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" }
+        var dashboard: [String: Any] = [
+            "monthToDate": board.monthToDate.description, "orders": board.ordersMonthToDate,
+            "lastMonthToDate": board.lastMonthToDate.description, "lastMonth": board.lastMonth.description,
+        ]
+        // Absent keys, not nil values: Mustache would print an Optional wrapped in Any as "nil".
+        if let change { dashboard["change"] = change }
+        if !board.categories.isEmpty {
+            dashboard["chart"] = ReportChart(title: "Sales by category this month",
+                                             bars: board.categories.map { ($0.name, $0.sales.cents) }).view
+        }
         return render("home", [
-            "summary": ["newOrders": board.newOrders, "lowStockProducts": board.lowStockProducts],
-            "dashboard": [
-                "monthToDate": board.monthToDate.description, "orders": board.ordersMonthToDate,
-                "lastMonthToDate": board.lastMonthToDate.description, "lastMonth": board.lastMonth.description,
-                "change": change as Any,
-                "chart": board.categories.isEmpty ? nil : ReportChart(
-                    title: "Sales by category this month", bars: board.categories.map { ($0.name, $0.sales.cents) }).view as Any,
-            ],
+            "summary": ["newOrders": board.newOrders, "lowStockProducts": board.lowStockProducts], "dashboard": dashboard,
         ], context: context)
     }
 
