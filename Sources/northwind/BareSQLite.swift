@@ -18,26 +18,18 @@ final class BareSQLite {
         try exec("PRAGMA temp_store = MEMORY")
         try exec("PRAGMA synchronous = NORMAL") // as GRDB sets it for a pool in WAL mode
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
-        registerReportFunctions()
+        registerLineAmountFunction()
     }
 
-    /// The store's SQL functions through the C API: order lines cannot be written without the first, and the
-    /// reports need the other two. Same arithmetic as the store's, so both sides compute the same thing.
-    private func registerReportFunctions() {
+    /// The store's line-amount function through the C API: its CHECK refuses order lines without it. Same
+    /// arithmetic as the store's, so both sides compute the same thing.
+    private func registerLineAmountFunction() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(handle, "sqlserver_line_cents", 3, flags, nil, { context, _, arguments in
             guard let arguments, let price = arguments[0], let quantity = arguments[1], let discount = arguments[2] else { return }
             sqlite3_result_int64(context, ReportFunctions.extendedPriceCents(
                 unitPriceCents: sqlite3_value_int64(price), quantity: sqlite3_value_int64(quantity),
                 discount: sqlite3_value_double(discount)))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(handle, "f32", 1, flags, nil, { context, _, arguments in
-            guard let value = arguments?[0], sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
-            sqlite3_result_double(context, Double(Float(sqlite3_value_double(value))))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(handle, "sqlserver_key", 1, flags, nil, { context, _, arguments in
-            guard let value = arguments?[0], let text = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
-            sqlite3_result_text(context, ReportFunctions.fold(String(cString: text)), -1, BareSQLite.transient)
         }, nil, nil, nil)
     }
 
