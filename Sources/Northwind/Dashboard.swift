@@ -35,11 +35,9 @@ extension Backoffice {
 
     public func dashboard(today: LocalDate = .today) throws(NorthwindError) -> Dashboard {
         let first = LocalDate(year: today.year, month: today.month, day: 1)!
-        let lastMonthFirst = today.month == 1 ? LocalDate(year: today.year - 1, month: 12, day: 1)!
-            : LocalDate(year: today.year, month: today.month - 1, day: 1)!
-        var sameDay = today.day
-        while LocalDate(year: lastMonthFirst.year, month: lastMonthFirst.month, day: sameDay) == nil { sameDay -= 1 }
-        let lastMonthSameDay = LocalDate(year: lastMonthFirst.year, month: lastMonthFirst.month, day: sameDay)!
+        let lastMonthEnd = first.adding(days: -1)
+        let lastMonthFirst = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: 1)!
+        let lastMonthSameDay = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: min(today.day, lastMonthEnd.day))!
         return try read { db in
             // One pass over two months of orders, each order's lines summed from the covering index.
             let sums = try Row.fetchOne(db, sql: """
