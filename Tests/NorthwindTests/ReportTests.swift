@@ -285,6 +285,12 @@ struct ManagersReportTests {
         #expect(Self.column(employees, "Sales") == ["743.00", "200.00"])
 
         #expect(throws: NorthwindError.self) { try b.runReport("top-products", parameters: ["top": "0"]) }
+
+        // A limit stops reading and says so; a limit the rows fit in does not.
+        let first = try b.runReport("top-customers", limit: 1)
+        #expect(Self.column(first, "CustomerID") == ["VINET"])
+        #expect(!first.isComplete)
+        #expect(try b.runReport("top-customers", limit: 2).isComplete)
     }
 
     @Test func stockMovementsForAProductByIdOrName() async throws {
@@ -313,5 +319,12 @@ struct ManagersReportTests {
         #expect(board.lowStockProducts == 1)
         // On the 15th, last month's comparison stops at October 15th: only O3.
         #expect(try store.backoffice.dashboard(today: LocalDate("2026-11-15")!).lastMonthToDate == Money(cents: 52_700))
+        // In December, November is last month: on the 31st its comparison stops at November 30th, its last day.
+        let december = try store.backoffice.dashboard(today: LocalDate("2026-12-31")!)
+        #expect(december.lastMonth == Money(cents: 25_400))
+        #expect(december.lastMonthToDate == Money(cents: 25_400))
+        #expect(december.monthToDate == .zero)
+        #expect(december.changePercent == -100)
+        #expect(december.categories.isEmpty)
     }
 }

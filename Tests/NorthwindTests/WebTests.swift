@@ -201,6 +201,24 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(try await client.execute(uri: "/reports/invoices", method: .get, headers: rep.headers).status == .forbidden)
             let home = String(buffer: try await client.execute(uri: "/", method: .get, headers: rep.headers).body)
             #expect(!home.contains("href=\"/reports\""))
+            #expect(!home.contains("Sales this month"))
+        }
+    }
+
+    @Test func aManagersHomeIsTheDashboard() async throws {
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        // Today: 3 Chai at 18.00, in Beverages.
+        _ = try await fixture.store.backoffice.createOrder(OrderDraft(
+            customerCode: w.vinet.code, employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 3)]))
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let home = String(buffer: try await client.execute(uri: "/", method: .get, headers: manager.headers).body)
+            #expect(home.contains("<h2 id=\"dashboard-title\">Sales this month</h2>"))
+            #expect(home.contains("<span class=\"figure\" id=\"month-sales\">54.00</span> from 1 orders so far"))
+            #expect(home.contains("<title>Beverages: 54.00</title>"))
+            #expect(home.contains("id=\"new-orders-count\">1<"))
+            #expect(!home.contains(">nil<"))
         }
     }
 
