@@ -52,7 +52,8 @@ enum BareOrders {
                 throw BenchError("no order")
             }
             let lines = try db.run(linesSQL, orderID)
-            for line in lines where (line[5] as? Int64 ?? 0) > (line[8] as? Int64 ?? 0) { throw BenchError("short") }
+            // inStock is the last column, after order_lines.* (whose width the schema may change).
+            for line in lines where (line[5] as? Int64 ?? 0) > (line.last as? Int64 ?? 0) { throw BenchError("short") }
             let now = Date().formatted(.iso8601)
             for line in lines {
                 try db.run("INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt) VALUES (?, ?, ?, 'shipped', ?, ?, NULL, ?)",
