@@ -115,6 +115,14 @@ struct CommandLineTests {
         #expect(result.stdout.contains("USAGE: northwind"))
     }
 
+    /// The bench's bare-SQLite side writes and reads the schema by hand, so a schema change can break it unseen.
+    @Test func benchRunsBothSidesAtTheSmallestScale() throws {
+        let bench = try CLI.run(["bench", "--scale", "1", "--reads", "10", "--writes", "10"])
+        #expect(bench.status == 0, "\(bench.stderr)")
+        #expect(bench.stdout.contains("order creation (3 lines)"))
+        #expect(bench.stdout.contains("order execution"))
+    }
+
     @Test func reportsListRunAndPrintCSVPlainly() throws {
         let store = try TemporaryStore()
         let path = store.directory.appendingPathComponent("reports.sqlite").path
