@@ -111,7 +111,7 @@ struct PageRoutes: Sendable {
         let board = try backoffice.dashboard()
         let change = board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" }
         var dashboard: [String: Any] = [
-            "monthToDate": board.monthToDate.description, "orders": board.ordersMonthToDate,
+            "monthToDate": board.monthToDate.description, "orders": board.ordersMonthToDate == 1 ? "1 order" : "\(board.ordersMonthToDate) orders",
             "lastMonthToDate": board.lastMonthToDate.description, "lastMonth": board.lastMonth.description,
         ]
         // Absent keys, not nil values: Mustache would print an Optional wrapped in Any as "nil".

@@ -215,7 +215,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let home = String(buffer: try await client.execute(uri: "/", method: .get, headers: manager.headers).body)
             #expect(home.contains("<h2 id=\"dashboard-title\">Sales this month</h2>"))
-            #expect(home.contains("<span class=\"figure\" id=\"month-sales\">54.00</span> from 1 orders so far"))
+            #expect(home.contains("<span class=\"figure\" id=\"month-sales\">54.00</span> from 1 order so far"))
             #expect(home.contains("<title>Beverages: 54.00</title>"))
             #expect(home.contains("id=\"new-orders-count\">1<"))
             #expect(!home.contains(">nil<"))
