@@ -39,15 +39,15 @@ extension Backoffice {
         let lastMonthFirst = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: 1)!
         let lastMonthSameDay = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: min(today.day, lastMonthEnd.day))!
         return try read { db in
-            // One pass over two months of orders, each order's lines summed from the covering index.
+            // One pass over two months of orders and their kept totals.
             let sums = try Row.fetchOne(db, sql: """
-                SELECT sum(CASE WHEN o.orderDate >= :first THEN t END) AS monthToDate,
-                       count(CASE WHEN o.orderDate >= :first THEN t END) AS orders,
-                       sum(CASE WHEN o.orderDate < :first AND o.orderDate <= :sameDay THEN t END) AS lastMonthToDate,
-                       sum(CASE WHEN o.orderDate < :first THEN t END) AS lastMonth
-                FROM (SELECT o.orderDate, (SELECT sum(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS t
-                      FROM orders o
-                      WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN :lastMonthFirst AND :today) o
+                SELECT sum(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS monthToDate,
+                       count(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS orders,
+                       sum(CASE WHEN o.orderDate < :first AND o.orderDate <= :sameDay THEN t.amountCents END) AS lastMonthToDate,
+                       sum(CASE WHEN o.orderDate < :first THEN t.amountCents END) AS lastMonth
+                FROM orders o
+                JOIN order_totals t ON t.orderID = o.id
+                WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN :lastMonthFirst AND :today
                 """, arguments: ["first": first.description, "sameDay": lastMonthSameDay.description,
                                  "lastMonthFirst": lastMonthFirst.description, "today": today.description])
             let categories = try Row.fetchAll(db, sql: """

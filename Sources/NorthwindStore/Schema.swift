@@ -33,7 +33,81 @@ public enum Schema {
             try db.execute(sql: "CREATE INDEX orders_on_shippedDate ON orders(shippedDate) WHERE shippedDate IS NOT NULL")
         }
         migrator.registerMigration("v4: order line amounts", migrate: storeLineAmounts)
+        migrator.registerMigration("v5: report summaries", migrate: createReportSummaries)
         return migrator
+    }
+
+    /// Two summaries that triggers keep in step with the order lines, in the writer's own transaction, so a report
+    /// never reads a stale total. Derived, so neither syncs nor has a change log: each store computes its own.
+    /// - `order_totals`: each order's line count and ExtendedPrice total, for orders with lines. Period and
+    ///   per-customer reports read 83k totals instead of summing 215k lines (top customers: 595 ms to 80 ms).
+    /// - `sold_lines`: the lines of orders not cancelled, with their order's date. Its index sums a period's sales
+    ///   per product in product order, without a sort (top products over all history: 280 ms to 55 ms).
+    private static func createReportSummaries(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE order_totals (
+              orderID INTEGER PRIMARY KEY,
+              lineCount INTEGER NOT NULL,
+              amountCents INTEGER NOT NULL);
+            CREATE TABLE sold_lines (
+              lineID INTEGER PRIMARY KEY,
+              productID INTEGER NOT NULL,
+              orderDate TEXT NOT NULL,
+              quantity INTEGER NOT NULL,
+              amountCents INTEGER NOT NULL);
+            CREATE INDEX sold_lines_on_product ON sold_lines(productID, orderDate, quantity, amountCents);
+            """)
+        try db.execute(sql: reportSummaryTriggers)
+        try rebuildReportSummaries(db)
+    }
+
+    static let reportSummaryTriggers = """
+        CREATE TRIGGER order_lines_summary_insert AFTER INSERT ON order_lines BEGIN
+          INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+            ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+          INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+            SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
+            FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
+        END;
+        CREATE TRIGGER order_lines_summary_delete AFTER DELETE ON order_lines BEGIN
+          UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+            WHERE orderID = OLD.orderID;
+          DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+          DELETE FROM sold_lines WHERE lineID = OLD.id;
+        END;
+        CREATE TRIGGER order_lines_summary_update AFTER UPDATE OF orderID, productID, quantity, extendedPriceCents
+        ON order_lines BEGIN
+          UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+            WHERE orderID = OLD.orderID;
+          DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+          INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+            ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+          DELETE FROM sold_lines WHERE lineID = OLD.id;
+          INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+            SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
+            FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
+        END;
+        CREATE TRIGGER orders_summary_update AFTER UPDATE OF orderDate, status ON orders
+        WHEN NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled') BEGIN
+          DELETE FROM sold_lines WHERE lineID IN (SELECT id FROM order_lines WHERE orderID = NEW.id);
+          INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+            SELECT ol.id, ol.productID, NEW.orderDate, ol.quantity, ol.extendedPriceCents
+            FROM order_lines ol WHERE ol.orderID = NEW.id AND NEW.status <> 'cancelled';
+        END;
+        """
+
+    /// Computes both report summaries afresh from the orders and their lines.
+    static func rebuildReportSummaries(_ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM order_totals;
+            DELETE FROM sold_lines;
+            INSERT INTO order_totals (orderID, lineCount, amountCents)
+              SELECT orderID, count(*), SUM(extendedPriceCents) FROM order_lines GROUP BY orderID;
+            INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+              SELECT ol.id, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents
+              FROM order_lines ol JOIN orders o ON o.id = ol.orderID
+              WHERE o.status <> 'cancelled';
+            """)
     }
 
     /// Every sales report sums the lines' ExtendedPrice, whose float32 arithmetic cost five calls into Swift per line
@@ -263,9 +337,9 @@ public enum Schema {
         """
     }
 
-    /// Runs a bulk load with the insert triggers (change log, product search) and the secondary indexes of synced
-    /// tables lifted; then logs every new row with one statement per table, rebuilds the indexes by sorting and the
-    /// search index in one pass, and restores the triggers. All of it happens inside the caller's transaction, so no
+    /// Runs a bulk load with the insert triggers (change log, product search), the report summaries' triggers and the
+    /// secondary indexes of synced tables lifted; then logs every new row with one statement per table, rebuilds the
+    /// indexes by sorting, the search index and the report summaries in one pass each, and restores the triggers. All of it happens inside the caller's transaction, so no
     /// other connection ever sees a trigger or an index missing. Per-row triggers and random index inserts cost more
     /// than the rows themselves in loads of millions of rows.
     public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
@@ -277,13 +351,15 @@ public enum Schema {
         let lifted = try Row.fetchAll(db, sql: """
             SELECT type, name, sql FROM sqlite_master
             WHERE (type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables)))
-               OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'))
+               OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'
+                                         OR name LIKE '%\\_summary\\_%' ESCAPE '\\'))
             """).map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
         for object in lifted { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name.quotedDatabaseIdentifier)") }
 
         let result = try body()
 
         try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
+        try rebuildReportSummaries(db)
         let now = try String.fetchOne(db, sql: "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
         for table in syncedTables {
             try db.execute(sql: """

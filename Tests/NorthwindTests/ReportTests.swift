@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import Northwind
+@testable import NorthwindStore
 
 /// Microsoft's data, imported once from `../shared/northwind/mssql/instnwnd.sql` for the report tests.
 enum Canonical {
@@ -326,5 +327,101 @@ struct ManagersReportTests {
         #expect(december.monthToDate == .zero)
         #expect(december.changePercent == -100)
         #expect(december.categories.isEmpty)
+    }
+}
+
+/// The report summaries are derived by triggers; each check recomputes them from the orders and lines by a plain
+/// query written here, independently of the triggers and of the store's rebuild.
+@Suite("Report summaries")
+struct ReportSummaryTests {
+    static func expectInStep(_ store: TemporaryStore, _ comment: Comment) throws {
+        try store.store.pool.read { db in
+            let totals = try Row.fetchAll(db, sql: "SELECT orderID, lineCount, amountCents FROM order_totals ORDER BY orderID")
+            let recomputed = try Row.fetchAll(db, sql: """
+                SELECT orderID, count(*) AS lineCount, sum(extendedPriceCents) AS amountCents
+                FROM order_lines GROUP BY orderID ORDER BY orderID
+                """)
+            #expect(totals == recomputed, comment)
+            let sold = try Row.fetchAll(db, sql: "SELECT lineID, productID, orderDate, quantity, amountCents FROM sold_lines ORDER BY lineID")
+            let lines = try Row.fetchAll(db, sql: """
+                SELECT ol.id AS lineID, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents AS amountCents
+                FROM order_lines ol JOIN orders o ON o.id = ol.orderID
+                WHERE o.status <> 'cancelled' ORDER BY ol.id
+                """)
+            #expect(sold == lines, comment)
+        }
+    }
+
+    @Test func summariesFollowEveryChangeToOrdersAndLines() async throws {
+        let (store, w) = try await ManagersReportTests.world()
+        let b = store.backoffice
+        try Self.expectInStep(store, "after the orders of the world")
+        let numbers = try await store.store.pool.read { db in try String.fetchAll(db, sql: "SELECT number FROM orders ORDER BY id") }
+        // The world's cancelled order keeps its total but sells nothing.
+        #expect(try store.count("SELECT count(*) FROM sold_lines") == 4)
+        #expect(try store.count("SELECT count(*) FROM order_totals") == 5)
+
+        // O1 edited: Chai 5 × 18.00 and Mustard 1 × 25.00 = 115.00.
+        _ = try await b.updateOrderLines(number: numbers[0], lines: [.init(productID: w.chai.key, quantity: 5),
+                                                                     .init(productID: w.mustard.key, quantity: 1)])
+        #expect(try store.count("SELECT amountCents FROM order_totals t JOIN orders o ON o.id = t.orderID WHERE o.number = ?",
+                                [numbers[0]]) == 11500)
+        try Self.expectInStep(store, "after editing an order's lines")
+
+        _ = try await b.cancelOrder(number: numbers[3])
+        try Self.expectInStep(store, "after cancelling an order")
+        let top = try b.runReport("top-products")
+        // Côte 2 × 263.50 (O3); Mustard 8 (O2) + 1 (O1) × 25.00; Chai 5 × 18.00 (O1), O4 and O5 being cancelled.
+        #expect(ManagersReportTests.column(top, "ProductName") == ["Côte de Blaye", "Grandma's Mustard", "Chai"])
+        #expect(ManagersReportTests.column(top, "Quantity") == ["2", "9", "5"])
+        #expect(ManagersReportTests.column(top, "Sales") == ["527.00", "225.00", "90.00"])
+
+        // Writes that the app does not make, but another tool could: the triggers still follow.
+        try await store.store.pool.write { db in
+            try db.execute(sql: "UPDATE orders SET orderDate = '2026-09-30' WHERE number = ?", arguments: [numbers[1]])
+            try db.execute(sql: "UPDATE orders SET status = 'new' WHERE number = ?", arguments: [numbers[4]])
+            try db.execute(sql: "UPDATE order_lines SET orderID = (SELECT id FROM orders WHERE number = ?) WHERE productID = ? AND orderID = (SELECT id FROM orders WHERE number = ?)",
+                           arguments: [numbers[2], w.mustard.key, numbers[0]])
+            try db.execute(sql: "DELETE FROM orders WHERE number = ?", arguments: [numbers[4]])
+        }
+        try Self.expectInStep(store, "after moving a line, changing a date and a status, and deleting an order")
+        try await store.store.pool.write { db in
+            try db.execute(sql: "DELETE FROM order_lines WHERE orderID = (SELECT id FROM orders WHERE number = ?)", arguments: [numbers[2]])
+        }
+        // An order without lines has no total, as "Order Subtotals" leaves it out.
+        #expect(try store.count("SELECT count(*) FROM order_totals t JOIN orders o ON o.id = t.orderID WHERE o.number = ?", [numbers[2]]) == 0)
+        try Self.expectInStep(store, "after deleting an order's lines")
+    }
+
+    /// A store made before the stored line amount (v3) and its orders: opening it migrates the lines and fills the
+    /// summaries, with amounts worked out by hand.
+    @Test func aStoreWithOrdersMigratesToTheSummaries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        do {
+            let old = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(old, upTo: "v3: report indexes")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
+                    INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
+                    INSERT INTO orders (id, number, customerID, orderDate, status) VALUES
+                      (1, '10248', 1, '1996-07-04', 'new'), (2, '10249', 1, '1996-07-05', 'cancelled');
+                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES
+                      (1, 1, 1800, 12, 0), (1, 2, 3100, 10, 0.25), (2, 1, 1800, 1, 0);
+                    """)
+            }
+        }
+        let store = try Store(StoreConfiguration(path: path))
+        try store.pool.read { db in
+            // 12 × 18.00 = 216.00; 10 × 31.00 less 25% = 232.50.
+            #expect(try Int.fetchAll(db, sql: "SELECT extendedPriceCents FROM order_lines ORDER BY id") == [21600, 23250, 1800])
+            let totals = try Row.fetchAll(db, sql: "SELECT orderID, lineCount, amountCents FROM order_totals ORDER BY orderID")
+            #expect(totals == [["orderID": 1, "lineCount": 2, "amountCents": 44850], ["orderID": 2, "lineCount": 1, "amountCents": 1800]])
+            #expect(try Int.fetchAll(db, sql: "SELECT amountCents FROM sold_lines ORDER BY lineID") == [21600, 23250])
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+        }
     }
 }

@@ -31,6 +31,10 @@
 --   which the store keeps in order_lines.extendedPriceCents: written with the line and CHECKed against
 --   sqlserver_line_cents(unitPriceCents, quantity, discount) (migration "v4: order line amounts"). The queries below
 --   read that column, through the index order_lines(orderID, productID, extendedPriceCents, quantity) where they can.
+--   Two summaries kept by triggers in the writer's transaction (migration "v5: report summaries") spare the big
+--   reports most of that reading: order_totals(orderID, lineCount, amountCents) holds each order's SUM of
+--   ExtendedPrice (orders without lines have no row, as with an inner join), and sold_lines(lineID, productID,
+--   orderDate, quantity, amountCents) holds the lines of orders not cancelled with their order's date.
 --   y * 10000 is exact in a double (a 24-bit significand times 10000 needs < 53 bits) and so is + 0.5 at these
 --   magnitudes; CAST truncates, so for the non-negative values the CHECK constraints guarantee (price >= 0,
 --   quantity > 0, 0 <= discount <= 1) this is exactly "half away from zero" -- no dependence on SQLite's round().
@@ -137,11 +141,10 @@ ORDER BY ol.orderID, ol.productID;
 -- params: none. money: Subtotal.
 -- rounding: Subtotal = SUM of ExtendedPrice (each line rounded as in the header; the sum is exact).
 -- order: OrderID.
-SELECT o.number AS "OrderID", SUM(ol.extendedPriceCents) AS "Subtotal"
-FROM order_lines ol
-JOIN orders o ON o.id = ol.orderID
-GROUP BY ol.orderID
-ORDER BY ol.orderID;
+SELECT o.number AS "OrderID", t.amountCents AS "Subtotal"
+FROM order_totals t
+JOIN orders o ON o.id = t.orderID
+ORDER BY t.orderID;
 
 -- name: orders_qry
 -- original: view "Orders Qry"
@@ -220,38 +223,33 @@ ORDER BY sqlserver_key(p.name), p.name, c.id;
 -- params: :year (NULL = 1997). money: SaleAmount (the threshold 2500.00 is 250000 cents).
 -- rounding: SaleAmount = "Order Subtotals".Subtotal (header rule per line, exact sum).
 -- order: SaleAmount DESC, OrderID (the view has none).
-SELECT SUM(ol.extendedPriceCents) AS "SaleAmount",
+SELECT t.amountCents AS "SaleAmount",
        o.number AS "OrderID", c.companyName AS "CompanyName", o.shippedDate AS "ShippedDate"
 FROM orders o
+JOIN order_totals t ON t.orderID = o.id
 JOIN customers c ON c.id = o.customerID
-JOIN order_lines ol ON ol.orderID = o.id
 WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
-GROUP BY o.shippedDate, o.id
-HAVING SUM(ol.extendedPriceCents) > 250000
+  AND t.amountCents > 250000
 ORDER BY 1 DESC, o.id;
 
 -- name: summary_of_sales_by_quarter
 -- original: view "Summary of Sales by Quarter" (every shipped order with its subtotal)
 -- params: none. money: Subtotal. rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: the view's commented ORDER BY ShippedDate, then OrderID.
-SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(ol.extendedPriceCents) AS "Subtotal"
+SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID", t.amountCents AS "Subtotal"
 FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
+JOIN order_totals t ON t.orderID = o.id
 WHERE o.shippedDate IS NOT NULL
-GROUP BY o.shippedDate, o.id
 ORDER BY o.shippedDate, o.id;
 
 -- name: summary_of_sales_by_year
 -- original: view "Summary of Sales by Year" (same definition as the quarter view; the reports group it)
 -- params: none. money: Subtotal. rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: the view's commented ORDER BY ShippedDate, then OrderID.
-SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(ol.extendedPriceCents) AS "Subtotal"
+SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID", t.amountCents AS "Subtotal"
 FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
+JOIN order_totals t ON t.orderID = o.id
 WHERE o.shippedDate IS NOT NULL
-GROUP BY o.shippedDate, o.id
 ORDER BY o.shippedDate, o.id;
 
 -- name: ten_most_expensive_products
@@ -320,12 +318,11 @@ WITH staff AS MATERIALIZED (
     FROM employees)
 SELECT e.country AS "Country", e.lastName AS "LastName", e.firstName AS "FirstName",
        o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(ol.extendedPriceCents) AS "SaleAmount"
+       t.amountCents AS "SaleAmount"
 FROM orders o
 JOIN staff e ON e.id = o.employeeID
-JOIN order_lines ol ON ol.orderID = o.id
+JOIN order_totals t ON t.orderID = o.id
 WHERE o.shippedDate BETWEEN :from AND :to
-GROUP BY o.shippedDate, o.id
 ORDER BY e.rank, o.shippedDate, o.id;
 
 -- name: sales_by_year
@@ -335,12 +332,11 @@ ORDER BY e.rank, o.shippedDate, o.id;
 -- rounding: "Order Subtotals" (header rule per line, exact sum).
 -- order: ShippedDate, OrderID.
 SELECT o.shippedDate AS "ShippedDate", o.number AS "OrderID",
-       SUM(ol.extendedPriceCents) AS "Subtotal",
+       t.amountCents AS "Subtotal",
        substr(o.shippedDate, 1, 4) AS "Year"
 FROM orders o
-JOIN order_lines ol ON ol.orderID = o.id
+JOIN order_totals t ON t.orderID = o.id
 WHERE o.shippedDate BETWEEN :from AND :to
-GROUP BY o.shippedDate, o.id
 ORDER BY o.shippedDate, o.id;
 
 -- name: sales_by_category_proc
@@ -408,13 +404,13 @@ ORDER BY o.requiredDate IS NULL, o.requiredDate, o.id;
 -- params: :from, :to (optional), :top (how many). money: Sales, AverageOrder.
 -- Sales per customer of the orders placed in the period; AverageOrder rounds half up to the cent.
 -- order: Sales descending, then CustomerID.
-WITH placed AS (
-    SELECT o.customerID, (SELECT SUM(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS cents
-    FROM orders o
-    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')),
-bought AS (
+WITH bought AS (
     -- "+": group on a temporary b-tree rather than walk orders by customer, which reads the orders table at random.
-    SELECT customerID, count(cents) AS orders, SUM(cents) AS cents FROM placed GROUP BY +customerID HAVING count(cents) > 0)
+    SELECT o.customerID, count(*) AS orders, SUM(t.amountCents) AS cents
+    FROM orders o
+    JOIN order_totals t ON t.orderID = o.id
+    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+    GROUP BY +o.customerID)
 SELECT row_number() OVER (ORDER BY b.cents DESC, c.code) AS "Rank", c.code AS "CustomerID",
        c.companyName AS "CompanyName", c.country AS "Country", b.orders AS "Orders", b.cents AS "Sales",
        (2 * b.cents + b.orders) / (2 * b.orders) AS "AverageOrder"
@@ -428,11 +424,11 @@ LIMIT :top;
 -- Units and sales per product of the orders placed in the period.
 -- order: Sales descending, then ProductID.
 WITH sold AS (
-    SELECT ol.productID, SUM(ol.quantity) AS quantity, count(*) AS lines, SUM(ol.extendedPriceCents) AS cents
-    FROM orders o
-    JOIN order_lines ol ON ol.orderID = o.id
-    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
-    GROUP BY ol.productID)
+    -- In product order from sold_lines' index, so the sums need no sort.
+    SELECT productID, SUM(quantity) AS quantity, count(*) AS lines, SUM(amountCents) AS cents
+    FROM sold_lines
+    WHERE orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+    GROUP BY productID)
 SELECT row_number() OVER (ORDER BY s.cents DESC, p.id) AS "Rank", p.id AS "ProductID", p.name AS "ProductName",
        c.name AS "CategoryName", s.lines AS "Orders", s.quantity AS "Quantity", s.cents AS "Sales"
 FROM sold s
@@ -445,13 +441,13 @@ LIMIT :top;
 -- params: :from, :to (optional). money: Sales, AverageOrder.
 -- Orders taken and their sales per employee in the period (orders without an employee are left out).
 -- order: Sales descending, then EmployeeID.
-WITH taken AS (
-    SELECT o.employeeID, (SELECT SUM(ol.extendedPriceCents) FROM order_lines ol WHERE ol.orderID = o.id) AS cents
+WITH totals AS (
+    SELECT o.employeeID, count(*) AS orders, SUM(t.amountCents) AS cents
     FROM orders o
+    JOIN order_totals t ON t.orderID = o.id
     WHERE o.status <> 'cancelled' AND o.employeeID IS NOT NULL
-      AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')),
-totals AS (
-    SELECT employeeID, count(cents) AS orders, SUM(cents) AS cents FROM taken GROUP BY +employeeID HAVING count(cents) > 0)
+      AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+    GROUP BY +o.employeeID)
 SELECT e.id AS "EmployeeID", e.firstName || ' ' || e.lastName AS "Employee", e.title AS "Title",
        e.country AS "Country", t.orders AS "Orders", t.cents AS "Sales",
        (2 * t.cents + t.orders) / (2 * t.orders) AS "AverageOrder"
