@@ -14,6 +14,7 @@ struct StoreTests {
             "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
             "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
             "stock_movements", "change_log", "store_metadata", "grdb_migrations", "credentials", "access_tokens",
+            "order_totals", "sold_lines",
         ])
         let (journal, foreignKeys, violations) = try store.store.pool.read { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
