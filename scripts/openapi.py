@@ -72,10 +72,12 @@ schemas["ReportSummary"] = obj(["name", "original", "summary", "parameters"], {"
     "parameters": {"type": "array", "items": obj(["name", "kind", "required", "help"], {"name": S,
         "kind": {"enum": ["year", "date", "customer", "order", "category", "product", "count"]}, "required": B, "defaultValue": S, "help": S})}})
 schemas["ReportList"] = items("ReportSummary")
-schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "rows"], {"report": ref("ReportSummary"),
+schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "rows", "offset", "limit", "complete"], {"report": ref("ReportSummary"),
     "parameters": {"type": "object", "additionalProperties": S, "description": "The values used, defaults included."},
     "columns": {"type": "array", "items": S}, "moneyColumns": {"type": "array", "items": S},
-    "rows": {"type": "array", "items": {"type": "array", "items": REPORT_VALUE}}})
+    "rows": {"type": "array", "items": {"type": "array", "items": REPORT_VALUE}},
+    "offset": I, "limit": I, "complete": {**B, "description": "False when more rows follow this page."},
+    "next": {**S, "description": "The path of the next page; absent on the last. Each page runs the report again: for every row, ask for format=csv."}})
 schemas["CustomerNew"] = {"type": "object", "required": ["code", "companyName"], "properties": {"code": S, "companyName": S}}
 
 def problem(*codes): return {str(c): {"$ref": f"#/components/responses/Problem"} for c in codes}
@@ -134,10 +136,17 @@ paths = {
     "/api/v1/shippers": {"get": op("List shippers", {**ok("ShipperPage"), **problem(422)}, PAGING)},
     "/api/v1/reports": {"get": op("The classic Northwind reports, the manager's reports, and their parameters (managers)", {**ok("ReportList"), **problem(403)})},
     "/api/v1/reports/{name}": {"parameters": [path_param("name", S)],
-        "get": op("Run a report (managers); pass its parameters in the query, e.g. ?year=1997", {**ok("Report"), **problem(403, 404, 422)},
+        "get": op("Run a report (managers); pass its parameters in the query, e.g. ?year=1997. JSON answers a page of rows; "
+                  "format=csv sends every row, streamed as it is read",
+                  {"200": {"description": "OK", "content": {"application/json": {"schema": ref("Report")},
+                                                          "text/csv": {"schema": S}}}, **problem(403, 404, 422)},
                   [q(n, S, d) for n, d in [("year", "A year, e.g. 1997."), ("from", "The first day, yyyy-MM-dd."),
                    ("to", "The last day, included."), ("customer", "A customer's code."), ("order", "An order's number."),
-                   ("category", "A category's name.")]])},
+                   ("category", "A category's name."), ("product", "A product's id or exact name."),
+                   ("top", "How many rows a top list shows.")]]
+                  + [q("format", {"enum": ["json", "csv"]}, "json (default): a page of rows; csv: every row, with a header row."),
+                     q("limit", {**I, "minimum": 1, "maximum": 10000}, "Rows per JSON page (default 1000)."),
+                     q("offset", {**I, "minimum": 0}, "Rows to skip.")])},
 }
 for name, plural in [("Category", "categories"), ("Supplier", "suppliers")]:
     paths[f"/api/v1/{plural}"] = {

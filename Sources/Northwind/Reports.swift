@@ -88,12 +88,15 @@ public struct ReportTable: Sendable {
 
     /// RFC 4180 CSV with a header row; values printed plainly (`1996-07-04`, `440.00`).
     public var csv: String {
-        ([columns] + rows.map { $0.map(\.description) }).map { fields in
-            fields.map { field in
-                field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-            }.joined(separator: ",")
-        }.joined(separator: "\r\n") + "\r\n"
+        ([columns] + rows.map { $0.map(\.description) }).map(Self.csvRecord).joined()
+    }
+
+    /// One CSV record, with its line break: a field holding a comma, quote or line break is quoted.
+    public static func csvRecord(_ fields: [String]) -> String {
+        fields.map { field in
+            field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+        }.joined(separator: ",") + "\r\n"
     }
 }
 
@@ -232,8 +235,45 @@ extension Backoffice {
     /// Runs a report. `parameters` are the report's parameters as text, by name; absent ones take their default.
     /// Values are checked first, so a mistake gets a message naming the parameter rather than an empty table.
     /// With a `limit`, reading stops there: a screen of the 215k-line listings costs milliseconds, not seconds.
+    /// An `offset` skips rows first; each page runs the query again, so reading every row is `streamReport`'s job.
     public func runReport(_ name: String, parameters given: [String: String] = [:],
-                          limit: Int? = nil) throws(NorthwindError) -> ReportTable {
+                          limit: Int? = nil, offset: Int = 0) throws(NorthwindError) -> ReportTable {
+        var rows: [[ReportValue]] = []
+        var isComplete = true
+        var skipped = 0
+        var table = try scanReport(name, parameters: given) { _ in } row: { values in
+            if skipped < offset {
+                skipped += 1
+                return true
+            }
+            if let limit, rows.count == limit {
+                isComplete = false
+                return false
+            }
+            rows.append(values())
+            return true
+        }
+        table.rows = rows
+        table.isComplete = isComplete
+        return table
+    }
+
+    /// Runs a report and hands over its rows one at a time as they are read, in one read transaction, so a download
+    /// of every row holds one row in memory, not the table. `columns` comes first, once; a parameter mistake is thrown
+    /// before it. An error thrown by either closure stops the reading.
+    public func streamReport(_ name: String, parameters given: [String: String] = [:],
+                             columns: ([String]) throws -> Void, row: ([ReportValue]) throws -> Void) throws(NorthwindError) {
+        _ = try scanReport(name, parameters: given, columns: columns) { values in
+            try row(values())
+            return true
+        }
+    }
+
+    /// The one reading loop: `row` gets a reader of the current row's values (skipping costs no reading), and
+    /// returns false to stop. Returns the report's table without rows.
+    private func scanReport(_ name: String, parameters given: [String: String],
+                            columns: ([String]) throws -> Void,
+                            row: (() -> [ReportValue]) throws -> Bool) throws(NorthwindError) -> ReportTable {
         guard let report = ReportDefinition.named(name) else {
             throw .notFound(entity: "report", key: name)
         }
@@ -289,21 +329,16 @@ extension Backoffice {
             var arguments = arguments
             try Self.checkReportSubjects(report, &arguments, db)
             let statement = try db.cachedStatement(sql: sql)
-            let names = Set(statement.sql.matches(of: /:([a-z]+)/).map { String($0.1) })
-            try statement.setArguments(StatementArguments(arguments.filter { names.contains($0.key) }))
-            let columns = statement.columnNames
-            let money = Set(columns.indices.filter { report.moneyColumns.contains(columns[$0]) })
-            var rows: [[ReportValue]] = []
-            var isComplete = true
+            let used = Set(statement.sql.matches(of: /:([a-z]+)/).map { String($0.1) })
+            try statement.setArguments(StatementArguments(arguments.filter { used.contains($0.key) }))
+            let names = statement.columnNames
+            try columns(names)
+            let money = Set(names.indices.filter { report.moneyColumns.contains(names[$0]) })
             let cursor = try Row.fetchCursor(statement)
             // Values straight from the statement: a Row subscript per value was most of the time of big reports.
             let sqlite = statement.sqliteStatement
-            while try cursor.next() != nil {
-                if let limit, rows.count == limit {
-                    isComplete = false
-                    break
-                }
-                rows.append(columns.indices.map { index in
+            let readRow = {
+                names.indices.map { index -> ReportValue in
                     switch DatabaseValue(sqliteStatement: sqlite, index: CInt(index)).storage {
                     case .null: .null
                     case let .int64(number): money.contains(index) ? .money(Money(cents: Int(number))) : .integer(number)
@@ -311,9 +346,12 @@ extension Backoffice {
                     case let .string(text): .text(text)
                     case .blob: .text("(binary)")
                     }
-                })
+                }
             }
-            return ReportTable(report: report, parameters: values, columns: columns, rows: rows, isComplete: isComplete)
+            while try cursor.next() != nil {
+                if try !row(readRow) { break }
+            }
+            return ReportTable(report: report, parameters: values, columns: names, rows: [])
         }
     }
 

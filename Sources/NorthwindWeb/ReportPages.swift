@@ -87,12 +87,7 @@ extension PageRoutes {
     @Sendable func reportCSV(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireManager(env.options.policy, to: "read reports")
         let report = try findReport(context)
-        let table = try backoffice.runReport(report.name, parameters: reportParameters(request, report))
-        var headers = HTTPFields()
-        headers[.contentType] = "text/csv; charset=utf-8"
-        headers[.contentDisposition] = "attachment; filename=\"\(report.name).csv\""
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: table.csv)))
+        return try await ReportDownload.csv(backoffice, report: report, parameters: reportParameters(request, report))
     }
 
     /// "category-sales-for-1997" → "Category sales for 1997"; procedures keep their own names.

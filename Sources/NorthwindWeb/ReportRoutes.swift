@@ -41,18 +41,31 @@ struct ReportSummaryBody: ResponseEncodable, Sendable {
     }
 }
 
-/// A report's answer: money columns hold decimal strings, like every amount in the API.
+/// A page of a report's answer: money columns hold decimal strings, like every amount in the API. `complete` is
+/// false when rows follow, and `next` then reads the next page.
 struct ReportBody: ResponseEncodable, Sendable {
     var report: ReportSummaryBody
     var parameters: [String: String]
     var columns: [String]
     var moneyColumns: [String]
     var rows: [[ReportValue]]
+    var offset: Int
+    var limit: Int
+    var complete: Bool
+    var next: String?
 
-    init(_ table: ReportTable) {
+    init(_ table: ReportTable, offset: Int, limit: Int) {
         report = ReportSummaryBody(table.report)
         (parameters, columns, rows) = (table.parameters, table.columns, table.rows)
         moneyColumns = table.columns.filter { table.report.moneyColumns.contains($0) }
+        (self.offset, self.limit, complete) = (offset, limit, table.isComplete)
+        if !table.isComplete {
+            let query = table.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                + [("offset", String(offset + limit)), ("limit", String(limit))]
+            next = "/api/v1/reports/\(table.report.name)?" + query.map {
+                "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            }.joined(separator: "&")
+        }
     }
 }
 
@@ -63,10 +76,36 @@ extension APIRoutes {
             _ = try context.requireManager(policy, to: "read reports")
             return Items(items: ReportDefinition.catalogue.map(ReportSummaryBody.init))
         }
-        v1.get("reports/:name") { request, context in
+        // A page of rows as JSON (`limit`, `offset`), or every row as CSV (`format=csv`), sent as it is read.
+        v1.get("reports/:name") { request, context -> Response in
             _ = try context.requireManager(policy, to: "read reports")
             let report = try findReport(context)
-            return ReportBody(try backoffice.runReport(report.name, parameters: reportParameters(request, report)))
+            let parameters = reportParameters(request, report)
+            switch request.query("format") ?? "json" {
+            case "csv":
+                return try await ReportDownload.csv(backoffice, report: report, parameters: parameters)
+            case "json":
+                let (limit, offset) = try Self.reportPage(request)
+                let table = try backoffice.runReport(report.name, parameters: parameters, limit: limit, offset: offset)
+                return try ReportBody(table, offset: offset, limit: limit).response(from: request, context: context)
+            case let other:
+                throw NorthwindError.invalid([.init("format", "must be json or csv, not \"\(other)\"")])
+            }
         }
+    }
+
+    static let reportPageLimit = 1000
+
+    /// `limit` (1 to 10,000, default 1,000) and `offset` (default 0).
+    static func reportPage(_ request: Request) throws(NorthwindError) -> (limit: Int, offset: Int) {
+        var errors: [NorthwindError.FieldError] = []
+        let limitText = request.query("limit") ?? String(reportPageLimit)
+        let offsetText = request.query("offset") ?? "0"
+        let limit = Int(limitText).flatMap { (1...10_000).contains($0) ? $0 : nil }
+        let offset = Int(offsetText).flatMap { $0 >= 0 ? $0 : nil }
+        if limit == nil { errors.append(.init("limit", "must be a whole number from 1 to 10000, not \"\(limitText)\"")) }
+        if offset == nil { errors.append(.init("offset", "must be a whole number from 0, not \"\(offsetText)\"")) }
+        if !errors.isEmpty { throw .invalid(errors) }
+        return (limit ?? reportPageLimit, offset ?? 0)
     }
 }

@@ -24,7 +24,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Argument(help: "A report's name, or `list`.") var name: String
     @Option(help: "table, csv or json.") var format: Format = .table
     @Flag(name: .long, help: "With `list`: print JSON.") var json = false
-    @Flag(name: .long, help: "Print how long the report took to compute (not to print) on stderr.") var timing = false
+    @Flag(name: .long, help: "Print how long the report took on stderr: to compute, or with csv to compute and write.") var timing = false
     @Argument(parsing: .allUnrecognized, help: "The report's parameters, e.g. --year 1997 or --customer ALFKI.")
     var parameters: [String] = []
 
@@ -36,11 +36,31 @@ struct ReportCommand: AsyncParsableCommand {
         let backoffice = try storeOptions.open()
         let parameters = try Self.parse(parameters)
         let start = ContinuousClock.now
-        let table = try backoffice.runReport(name, parameters: parameters)
-        if timing {
-            let elapsed = ContinuousClock.now - start
-            FileHandle.standardError.write(Data("\(table.report.name): \(table.rows.count) rows in \(elapsed.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))))\n".utf8))
+        func printTiming(_ rows: Int) {
+            guard timing else { return }
+            let elapsed = (ContinuousClock.now - start).formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1)))
+            let name = ReportDefinition.named(name)?.name ?? name
+            FileHandle.standardError.write(Data("\(name): \(rows) rows in \(elapsed)\(format == .csv ? ", written" : "")\n".utf8))
         }
+        if format == .csv {
+            // Written as read: a listing of every order line never sits in memory whole.
+            var output = Data()
+            var rows = 0
+            try backoffice.streamReport(name, parameters: parameters) { columns in
+                output.append(contentsOf: ReportTable.csvRecord(columns).utf8)
+            } row: { values in
+                output.append(contentsOf: ReportTable.csvRecord(values.map(\.description)).utf8)
+                rows += 1
+                if output.count >= 64 * 1024 {
+                    FileHandle.standardOutput.write(output)
+                    output.removeAll(keepingCapacity: true)
+                }
+            }
+            FileHandle.standardOutput.write(output)
+            return printTiming(rows)
+        }
+        let table = try backoffice.runReport(name, parameters: parameters)
+        printTiming(table.rows.count)
         switch format {
         case .table:
             var text = TextTable(headers: table.columns)
@@ -48,7 +68,7 @@ struct ReportCommand: AsyncParsableCommand {
             print(text.render())
             print(table.rows.count == 1 ? "1 row." : "\(table.rows.count) rows.")
         case .csv:
-            FileHandle.standardOutput.write(Data(table.csv.utf8))
+            break
         case .json:
             try printJSON(table.rows.map { Dictionary(uniqueKeysWithValues: zip(table.columns, $0)) })
         }

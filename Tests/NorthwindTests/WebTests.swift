@@ -205,6 +205,61 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         }
     }
 
+    /// The API pages JSON and streams every row as CSV; both agree with the report read whole.
+    @Test func theReportAPIPagesJSONAndStreamsCSV() async throws {
+        let fixture = try await WebFixture.make()
+        let whole = try fixture.store.backoffice.runReport("current-product-list")
+        #expect(whole.rows.count == 3) // Chai, Côte de Blaye, Grandma's Mustard; Old Tea is discontinued
+        try await fixture.test { client in
+            let token = bearer(fixture.managerToken)
+            var uri: String? = "/api/v1/reports/current-product-list?limit=2"
+            var names: [String] = []
+            var pages = 0
+            while let next = uri {
+                let response = try await client.execute(uri: next, method: .get, headers: token)
+                #expect(response.status == .ok)
+                let page = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any] ?? [:]
+                names += (page["rows"] as? [[Any]] ?? []).compactMap { $0[1] as? String }
+                #expect(page["complete"] as? Bool == (page["next"] == nil))
+                uri = page["next"] as? String
+                pages += 1
+            }
+            #expect(pages == 2)
+            #expect(names == ["Chai", "Côte de Blaye", "Grandma's Mustard"])
+
+            let csv = try await client.execute(uri: "/api/v1/reports/current-product-list?format=csv", method: .get, headers: token)
+            #expect(csv.status == .ok)
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            let ids = whole.rows.map { $0[0].description }
+            #expect(String(buffer: csv.body) == "ProductID,ProductName\r\n\(ids[0]),Chai\r\n\(ids[1]),Côte de Blaye\r\n\(ids[2]),Grandma's Mustard\r\n")
+
+            // A mistake is found before the download starts, so it still gets its status and message.
+            let bad = try await client.execute(uri: "/api/v1/reports/sales-by-year?from=1997-01-01&to=1996-01-01&format=csv",
+                                               method: .get, headers: token)
+            #expect(bad.status == .unprocessableContent)
+            #expect(String(buffer: bad.body).contains("must not be before from"))
+            for query in ["limit=0", "limit=10001", "offset=-1", "format=xml"] {
+                let refused = try await client.execute(uri: "/api/v1/reports/current-product-list?\(query)", method: .get, headers: token)
+                #expect(refused.status == .unprocessableContent, "\(query)")
+            }
+        }
+    }
+
+    /// Over a real connection, a download longer than the chunks the reader may run ahead arrives whole and in order.
+    @Test func aLongCSVDownloadArrivesWhole() async throws {
+        let store = try TemporaryStore(seed: .init(scale: 1))
+        let manager = try store.count("SELECT id FROM employees WHERE title = 'Vice President, Sales' ORDER BY id LIMIT 1")
+        let token = try await store.backoffice.issueAPIToken(employeeID: Int64(manager))
+        let whole = try store.backoffice.runReport("invoices")
+        let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0))
+        try await app.test(.live) { client in
+            let csv = try await client.execute(uri: "/api/v1/reports/invoices?format=csv", method: .get, headers: bearer(token))
+            #expect(csv.status == .ok)
+            #expect(csv.body.readableBytes > 5 * 64 * 1024)
+            #expect(String(buffer: csv.body) == whole.csv)
+        }
+    }
+
     @Test func aManagersHomeIsTheDashboard() async throws {
         let fixture = try await WebFixture.make()
         let w = fixture.world
