@@ -41,6 +41,9 @@ public struct ReportDefinition: Sendable, Hashable, Codable {
     public var moneyColumns: [String]
     /// The statement's key in `reports.sql`.
     var query: String
+
+    /// The report's SQL, with its parameters as `:name`: for tools that run it without this layer, such as the bench.
+    public var sql: String? { ReportQueries.all[query] }
 }
 
 /// A value in a report's table.

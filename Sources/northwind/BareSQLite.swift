@@ -19,6 +19,22 @@ final class BareSQLite {
         try exec("PRAGMA synchronous = NORMAL") // as GRDB sets it for a pool in WAL mode
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
         registerLineAmountFunction()
+        registerReportFunctions()
+    }
+
+    /// The reports' two functions through the C API, with the store's arithmetic and folding, so both sides of the
+    /// reports bench compute the same thing.
+    private func registerReportFunctions() {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(handle, "f32", 1, flags, nil, { context, _, arguments in
+            guard let value = arguments?[0], sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
+            sqlite3_result_double(context, Double(Float(sqlite3_value_double(value))))
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "sqlserver_key", 1, flags, nil, { context, _, arguments in
+            guard let value = arguments?[0], let text = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
+            let key = ReportFunctions.fold(String(cString: text))
+            sqlite3_result_text(context, key, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }, nil, nil, nil)
     }
 
     /// The store's line-amount function through the C API: its CHECK refuses order lines without it. Same
@@ -75,6 +91,26 @@ final class BareSQLite {
     func run(_ sql: String, _ values: Any?...) throws -> [[Any?]] {
         let statement = try statement(sql)
         bind(statement, values)
+        return try rows(statement)
+    }
+
+    /// The same, with `:name` parameters; those the statement lacks are ignored, and those not given are NULL.
+    @discardableResult
+    func run(_ sql: String, named values: [String: Any]) throws -> [[Any?]] {
+        let statement = try statement(sql)
+        for (name, value) in values {
+            let position = sqlite3_bind_parameter_index(statement, ":" + name)
+            guard position > 0 else { continue }
+            switch value {
+            case let value as Int: sqlite3_bind_int64(statement, position, Int64(value))
+            case let value as String: sqlite3_bind_text(statement, position, value, -1, Self.transient)
+            default: sqlite3_bind_null(statement, position)
+            }
+        }
+        return try rows(statement)
+    }
+
+    private func rows(_ statement: OpaquePointer) throws -> [[Any?]] {
         var rows: [[Any?]] = []
         while true {
             let code = sqlite3_step(statement)

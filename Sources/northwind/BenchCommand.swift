@@ -6,18 +6,20 @@ import Northwind
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure search, lookup, list, order creation and execution, and seeding, against bare SQLite.",
+        abstract: "Measure search, lookup, list, order creation and execution, seeding and every report, against bare SQLite.",
         discussion: "Each scale is seeded into a temporary store that is removed afterwards. Figures: operations per second, p50 and p99 latency, and our rate as a share of bare SQLite's.")
 
     @Option(name: .customLong("scale"), help: "A scale to measure at (repeatable; default 1 and 1000).")
     var scales: [Int] = []
     @Option(help: "Repetitions of each read operation.") var reads = 2000
     @Option(help: "Repetitions of each write operation.") var writes = 300
+    @Option(help: "Runs of each report (0 leaves the reports out).") var reportRuns = 3
     @Option(help: "Keep the bench stores in this folder instead of a temporary one.") var directory: String?
 
     func validate() throws {
         if scales.contains(where: { !(1...10_000).contains($0) }) { throw ValidationError("--scale must be between 1 and 10000.") }
         if reads < 10 || writes < 10 { throw ValidationError("--reads and --writes must be at least 10.") }
+        if reportRuns < 0 { throw ValidationError("--report-runs must not be negative.") }
     }
 
     func run() async throws {
@@ -27,7 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
         defer { if directory == nil { try? FileManager.default.removeItem(at: folder) } }
         print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
         for scale in scales.isEmpty ? [1, 1000] : scales {
-            var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes)
+            var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes, reportRuns: reportRuns)
             try await bench.run()
         }
     }
@@ -47,6 +49,16 @@ struct Sample {
         return result
     }
 
+    /// The same, for synchronous work; runs of each side alternate, so both meet the same state of the host.
+    mutating func timeSync<T>(_ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try body()
+        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        nanos.append(elapsed)
+        total += elapsed
+        return result
+    }
+
     var opsPerSecond: Double { Double(nanos.count) / (Double(total) / 1e9) }
     func percentile(_ p: Double) -> Double {
         let sorted = nanos.sorted()
@@ -59,10 +71,11 @@ struct Bench {
     let folder: URL
     let reads: Int
     let writes: Int
+    let reportRuns: Int
     var table = TextTable("Operation", "Ours ops/s", "p50 ms", "p99 ms", "Bare ops/s", "p50 ms", "p99 ms", "Ours/bare")
 
-    init(scale: Int, folder: URL, reads: Int, writes: Int) {
-        (self.scale, self.folder, self.reads, self.writes) = (scale, folder, reads, writes)
+    init(scale: Int, folder: URL, reads: Int, writes: Int, reportRuns: Int) {
+        (self.scale, self.folder, self.reads, self.writes, self.reportRuns) = (scale, folder, reads, writes, reportRuns)
     }
 
     mutating func report(_ name: String, _ ours: Sample, _ bare: Sample) {
@@ -163,5 +176,49 @@ struct Bench {
         for number in bareNumbers { try await raw.time { try BareOrders.execute(bare, number: number) } }
         report("order execution", ours, raw)
         print(table.render())
+        if reportRuns > 0 { try reports(backoffice, bare) }
+    }
+
+    /// Every report, through `runReport` (values checked, rows read into report values) and as its bare SQL through
+    /// the C API (every column of every row read), on the same store. Parameters: defaults, the data's last full year,
+    /// and the first customer, order and category.
+    func reports(_ backoffice: Backoffice, _ bare: BareSQLite) throws {
+        let year = (Int(try bare.run("SELECT substr(max(orderDate), 1, 4) FROM orders")[0][0] as? String ?? "") ?? 1998) - 1
+        let given = [
+            "year": String(year), "from": "\(year)-01-01", "to": "\(year)-12-31",
+            "customer": try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? "",
+            "order": try bare.run("SELECT number FROM orders ORDER BY id LIMIT 1")[0][0] as? String ?? "",
+            "category": try bare.run("SELECT name FROM categories ORDER BY id LIMIT 1")[0][0] as? String ?? "",
+        ]
+        var text = TextTable("Report", "Parameters", "Rows", "Ours p50 ms", "Bare p50 ms", "Ours/bare")
+        for definition in ReportDefinition.catalogue {
+            guard let sql = definition.sql else { throw BenchError("\(definition.name) has no SQL") }
+            // Optional parameters (the manager's periods) keep their default, the whole history; a year is the data's.
+            let parameters = given.filter { name, _ in
+                definition.parameters.contains { $0.name == name && ($0.isRequired || $0.kind == .year) }
+            }
+            var named: [String: Any] = [:]
+            for parameter in definition.parameters {
+                let value = parameters[parameter.name] ?? parameter.defaultValue ?? ""
+                if [.year, .count].contains(parameter.kind) {
+                    named[parameter.name] = Int(value) ?? 0
+                } else if !value.isEmpty {
+                    named[parameter.name] = value
+                }
+            }
+            var ours = Sample(), raw = Sample()
+            var rows = 0
+            for _ in 0..<reportRuns {
+                rows = try ours.timeSync { try backoffice.runReport(definition.name, parameters: parameters) }.rows.count
+                let bareRows = try raw.timeSync { try bare.run(sql, named: named) }.count
+                if bareRows != rows { throw BenchError("\(definition.name): \(rows) rows ours, \(bareRows) bare") }
+            }
+            func f(_ x: Double) -> String { String(format: "%.1f", x) }
+            text.add(definition.name, parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
+                     String(rows), f(ours.percentile(0.5)), f(raw.percentile(0.5)),
+                     String(format: "%.0f%%", 100 * raw.percentile(0.5) / ours.percentile(0.5)))
+        }
+        print("\nReports (\(reportRuns) runs each; Ours/bare is bare time over ours, so 100% means no overhead):")
+        print(text.render())
     }
 }

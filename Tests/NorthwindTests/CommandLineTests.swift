@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Northwind
 import Testing
 @testable import northwind
 
@@ -121,6 +122,11 @@ struct CommandLineTests {
         #expect(bench.status == 0, "\(bench.stderr)")
         #expect(bench.stdout.contains("order creation (3 lines)"))
         #expect(bench.stdout.contains("order execution"))
+        // Every report, on both sides, with the same number of rows (the bench stops otherwise).
+        let lines = bench.stdout.split(separator: "\n")
+        for report in ReportDefinition.catalogue {
+            #expect(lines.contains { $0.hasPrefix(report.name + " ") }, "\(report.name)")
+        }
     }
 
     @Test func reportsListRunAndPrintCSVPlainly() throws {
