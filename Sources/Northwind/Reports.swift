@@ -91,15 +91,42 @@ public struct ReportTable: Sendable {
 
     /// RFC 4180 CSV with a header row; values printed plainly (`1996-07-04`, `440.00`).
     public var csv: String {
-        ([columns] + rows.map { $0.map(\.description) }).map(Self.csvRecord).joined()
+        var bytes: [UInt8] = []
+        Self.appendCSV(columns.map(ReportValue.text), to: &bytes)
+        for row in rows { Self.appendCSV(row, to: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// One CSV record, with its line break: a field holding a comma, quote or line break is quoted.
-    public static func csvRecord(_ fields: [String]) -> String {
-        fields.map { field in
-            field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-        }.joined(separator: ",") + "\r\n"
+    private static func needsQuotes(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"): true
+        default: false
+        }
+    }
+
+    /// Appends one CSV record and its line break; a field holding a comma, quote or line break is quoted. Works on
+    /// bytes: building Strings per field made a 56 MB download take three times as long as its query.
+    public static func appendCSV(_ values: [ReportValue], to bytes: inout [UInt8]) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            switch value {
+            case .null: break
+            case let .text(text):
+                guard text.utf8.contains(where: Self.needsQuotes) else {
+                    bytes.append(contentsOf: text.utf8)
+                    continue
+                }
+                bytes.append(UInt8(ascii: "\""))
+                for byte in text.utf8 {
+                    bytes.append(byte)
+                    if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+                }
+                bytes.append(UInt8(ascii: "\""))
+            case .integer, .real, .money:
+                bytes.append(contentsOf: value.description.utf8)
+            }
+        }
+        bytes.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
     }
 }
 

@@ -17,22 +17,22 @@ enum ReportDownload {
         continuation.onTermination = { _ in flow.stop() }
         try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
             Thread.detachNewThread {
-                var buffer = ByteBuffer()
+                var bytes: [UInt8] = []
                 var hasStarted = false
                 do throws(NorthwindError) {
                     try backoffice.streamReport(report.name, parameters: parameters) { columns in
-                        buffer.writeString(ReportTable.csvRecord(columns))
+                        ReportTable.appendCSV(columns.map(ReportValue.text), to: &bytes)
                         hasStarted = true
                         started.resume()
                     } row: { values in
-                        buffer.writeString(ReportTable.csvRecord(values.map(\.description)))
-                        if buffer.readableBytes >= chunkBytes {
+                        ReportTable.appendCSV(values, to: &bytes)
+                        if bytes.count >= chunkBytes {
                             guard flow.acquire() else { throw CancellationError() }
-                            continuation.yield(buffer)
-                            buffer = ByteBuffer()
+                            continuation.yield(ByteBuffer(bytes: bytes))
+                            bytes.removeAll(keepingCapacity: true)
                         }
                     }
-                    if flow.acquire() { continuation.yield(buffer) }
+                    if flow.acquire() { continuation.yield(ByteBuffer(bytes: bytes)) }
                     continuation.finish()
                 } catch {
                     if hasStarted {

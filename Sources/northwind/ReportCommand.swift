@@ -44,19 +44,19 @@ struct ReportCommand: AsyncParsableCommand {
         }
         if format == .csv {
             // Written as read: a listing of every order line never sits in memory whole.
-            var output = Data()
+            var output: [UInt8] = []
             var rows = 0
             try backoffice.streamReport(name, parameters: parameters) { columns in
-                output.append(contentsOf: ReportTable.csvRecord(columns).utf8)
+                ReportTable.appendCSV(columns.map(ReportValue.text), to: &output)
             } row: { values in
-                output.append(contentsOf: ReportTable.csvRecord(values.map(\.description)).utf8)
+                ReportTable.appendCSV(values, to: &output)
                 rows += 1
                 if output.count >= 64 * 1024 {
-                    FileHandle.standardOutput.write(output)
+                    FileHandle.standardOutput.write(Data(output))
                     output.removeAll(keepingCapacity: true)
                 }
             }
-            FileHandle.standardOutput.write(output)
+            FileHandle.standardOutput.write(Data(output))
             return printTiming(rows)
         }
         let table = try backoffice.runReport(name, parameters: parameters)
