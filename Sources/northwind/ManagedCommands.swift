@@ -16,7 +16,7 @@ protocol ManagedKind {
 
 extension ManagedKind {
     static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64 {
-        guard let id = Int64(key) else { throw ValidationError("'\(key)' is not a \(Record.entityName) id.") }
+        guard let id = Int64(key) else { throw ValidationError("'\(key)' is not \(withArticle(Record.entityName)) id.") }
         return id
     }
 
@@ -59,7 +59,7 @@ extension ManagedKind {
         do {
             return try JSONDecoder().decode(Record.self, from: JSONSerialization.data(withJSONObject: object))
         } catch {
-            throw ValidationError("The values do not fit a \(Record.entityName) (dates are YYYY-MM-DD; required fields cannot be cleared).")
+            throw ValidationError("The values do not fit \(withArticle(Record.entityName)) (dates are YYYY-MM-DD; required fields cannot be cleared).")
         }
     }
 }
@@ -112,7 +112,7 @@ func describe(_ record: some Any) -> String {
 
 struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "add", abstract: "Add a \(Kind.Record.entityName).", discussion: Kind.fieldHelp)
+        CommandConfiguration(commandName: "add", abstract: "Add \(withArticle(Kind.Record.entityName)).", discussion: Kind.fieldHelp)
     }
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
@@ -128,7 +128,7 @@ struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
 
 struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "edit", abstract: "Change a \(Kind.Record.entityName)'s details.", discussion: Kind.fieldHelp)
+        CommandConfiguration(commandName: "edit", abstract: "Change \(withArticle(Kind.Record.entityName))'s details.", discussion: Kind.fieldHelp)
     }
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
@@ -150,7 +150,7 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
 
 struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "delete", abstract: "Delete a \(Kind.Record.entityName) that nothing refers to.")
+        CommandConfiguration(commandName: "delete", abstract: "Delete \(withArticle(Kind.Record.entityName)) that nothing refers to.")
     }
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "Its id.") var id: String
@@ -272,7 +272,7 @@ enum EmployeePhoto: BinaryAttributeKind {
 
 struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: Kind.name, abstract: "Save, replace or remove a \(Kind.owner)'s \(Kind.name).")
+        CommandConfiguration(commandName: Kind.name, abstract: "Save, replace or remove \(withArticle(Kind.owner))'s \(Kind.name).")
     }
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The \(Kind.owner) id.") var id: Int64
@@ -303,4 +303,9 @@ struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
             print("Removed the \(Kind.name) of \(Kind.owner) #\(id).")
         }
     }
+}
+
+/// "an employee", "a category".
+func withArticle(_ noun: String) -> String {
+    (noun.first.map { "aeiou".contains($0.lowercased()) } ?? false ? "an " : "a ") + noun
 }
