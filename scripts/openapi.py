@@ -9,6 +9,12 @@ import json, os
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
 def opt(t): return {"type": [t, "null"]}
 S, I, B, N = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "number"}
+# The input limits of Sources/Northwind/Limits.swift: the server refuses anything outside them with a 422.
+UNITS = {"type": "integer", "minimum": 0, "maximum": 1_000_000_000}
+LINE_QUANTITY = {"type": "integer", "minimum": 1, "maximum": 1_000_000}
+MAX_OFFSET = 100_000_000
+MONEY_IN = {"type": ["string", "number"], "description": "An amount from 0.00 to 9,999,999.99: \"18.50\" (exact, preferred) or 18.5."}
+VERSION_IN = {"type": "integer", "minimum": 1}
 MONEY = {"type": "string", "pattern": r"^-?\d+\.\d{2}$", "description": "An exact amount, e.g. \"18.00\"."}
 DATE = {"type": "string", "format": "date"}
 def obj(required, props, extra=False):
@@ -30,10 +36,13 @@ schemas = {
         {"id": I, "recordID": S, "name": S, "categoryID": opt("integer"), "categoryName": opt("string"), "supplierID": opt("integer"),
          "supplierName": opt("string"), "quantityPerUnit": opt("string"), "unitPrice": MONEY, "unitsInStock": I, "unitsOnOrder": I,
          "reorderLevel": I, "discontinued": B, "lowStock": B, "version": I}),
-    "ProductInput": obj([], {"name": S, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
-        "unitPrice": {"type": ["string", "number"]}, "unitsInStock": {**I, "description": "Opening stock; only when creating."},
-        "unitsOnOrder": I, "reorderLevel": I, "discontinued": B,
-        "version": {**I, "description": "Required on PATCH: the version that was read."}}),
+    "ProductInput": obj(["name"], {"name": S, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
+        "unitPrice": MONEY_IN, "unitsInStock": {**UNITS, "description": "Opening stock."},
+        "unitsOnOrder": UNITS, "reorderLevel": UNITS, "discontinued": B}),
+    "ProductPatch": obj(["version"], {"name": S, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
+        "unitPrice": MONEY_IN, "unitsInStock": {**UNITS, "description": "Only the current stock: stock changes by receiving or a stock take."},
+        "unitsOnOrder": UNITS, "reorderLevel": UNITS, "discontinued": B,
+        "version": {**VERSION_IN, "description": "The version that was read."}}),
     "ProductPage": page("Product"), "ProductList": items("Product"),
     "Movement": obj(["id", "delta", "reason", "createdAt"], {"id": I, "delta": I, "reason": {"type": "string",
         "enum": ["initial", "received", "stockTake", "shipped"]}, "note": opt("string"), "createdAt": S}),
@@ -49,9 +58,9 @@ schemas = {
          "lines": {"type": "array", "items": obj(["productID", "productName", "unitPrice", "quantity", "discount", "total", "inStock", "short"],
             {"productID": I, "productName": S, "unitPrice": MONEY, "quantity": I, "discount": N, "total": MONEY, "inStock": I, "short": I})}}),
     "OrderInput": obj(["customerCode", "lines"], {"customerCode": S, "employeeID": {**I, "description": "Defaults to the signed-in employee."},
-        "requiredDate": DATE, "shipVia": I, "freight": {"type": ["string", "number"]},
-        "lines": {"type": "array", "items": obj(["productID", "quantity"], {"productID": I, "quantity": I,
-            "discount": {**N, "description": "A fraction: 0.15 for 15%."}})}}),
+        "requiredDate": DATE, "shipVia": I, "freight": MONEY_IN,
+        "lines": {"type": "array", "minItems": 1, "items": obj(["productID", "quantity"], {"productID": I, "quantity": LINE_QUANTITY,
+            "discount": {**N, "minimum": 0, "maximum": 1, "description": "A fraction: 0.15 for 15%."}})}}),
     "Category": obj(["id", "recordID", "name", "version"], {"id": I, "recordID": S, "name": S, "description": opt("string"), "version": I}),
     "Supplier": obj(["id", "recordID", "companyName", "version"], {"id": I, "recordID": S, "companyName": S, **{k: opt("string") for k in
         ["contactName", "contactTitle", "address", "city", "region", "postalCode", "country", "phone", "fax", "homePage"]}, "version": I}),
@@ -78,7 +87,16 @@ schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "row
     "rows": {"type": "array", "items": {"type": "array", "items": REPORT_VALUE}},
     "offset": I, "limit": I, "complete": {**B, "description": "False when more rows follow this page."},
     "next": {**S, "description": "The path of the next page; absent on the last. Each page runs the report again: for every row, ask for format=csv."}})
-schemas["CustomerNew"] = {"type": "object", "required": ["code", "companyName"], "properties": {"code": S, "companyName": S}}
+# What a client may set: the record's fields without its ids and version, which the server keeps. POST needs the
+# required ones; PATCH sends any of them with the version that was read, and null clears an optional one.
+INPUTS = {"Category": (["name"], {"name": S, "description": opt("string")}),
+          "Supplier": (["companyName"], {"companyName": S, **{k: opt("string") for k in ["contactName", "contactTitle", "address",
+                       "city", "region", "postalCode", "country", "phone", "fax", "homePage"]}}),
+          "Customer": (["code", "companyName"], {"code": S, "companyName": S, **{k: opt("string") for k in ["contactName",
+                       "contactTitle", "address", "city", "region", "postalCode", "country", "phone", "fax"]}})}
+for name, (required, props) in INPUTS.items():
+    schemas[name + "Input"] = obj(required, props)
+    schemas[name + "Patch"] = obj(["version"], {**props, "version": {**VERSION_IN, "description": "The version that was read."}})
 
 def problem(*codes): return {str(c): {"$ref": f"#/components/responses/Problem"} for c in codes}
 def ok(schema, code=200, desc="OK"):
@@ -86,7 +104,7 @@ def ok(schema, code=200, desc="OK"):
 def body(schema): return {"required": True, "content": {"application/json": {"schema": ref(schema)}}}
 def q(name, schema, desc): return {"name": name, "in": "query", "required": False, "schema": schema, "description": desc}
 LIMIT = q("limit", {**I, "minimum": 1, "maximum": 1000}, "Page size (default 50).")
-OFFSET = q("offset", {**I, "minimum": 0}, "Rows to skip.")
+OFFSET = q("offset", {**I, "minimum": 0, "maximum": MAX_OFFSET}, "Rows to skip.")
 CURSOR = q("cursor", S, "The `nextCursor` of the previous page.")
 PAGING = [LIMIT, OFFSET, CURSOR]
 def path_param(name, schema=I): return {"name": name, "in": "path", "required": True, "schema": schema}
@@ -113,7 +131,7 @@ paths = {
         "parameters": [path_param("id")],
         "get": op("One product", {**ok("Product"), **problem(404)}),
         "patch": op("Change a product's details (managers); send the version you read", {**ok("Product"), **problem(403, 404, 409, 422)},
-                    request="ProductInput"),
+                    request="ProductPatch"),
         "delete": op("Delete a product no order mentions (managers)", {"204": {"description": "Deleted"}, **problem(403, 404, 409)})},
     "/api/v1/products/{id}/movements": {"parameters": [path_param("id")],
         "get": op("A product's recent stock movements", {**ok("MovementList"), **problem(404)})},
@@ -129,7 +147,7 @@ paths = {
         "post": op("Cancel an unshipped order", {**ok("Order"), **problem(404, 409)})},
     "/api/v1/customers": {
         "get": op("List customers, or look them up with q", {**ok("CustomerPage"), **problem(422)}, [q("q", S, "Part of a code, company or contact.")] + PAGING),
-        "post": op("Add a customer", {**ok("Customer", 201, "Created"), **problem(409, 422)}, request="CustomerNew")},
+        "post": op("Add a customer", {**ok("Customer", 201, "Created"), **problem(409, 422)}, request="CustomerInput")},
     "/api/v1/customers/{code}": {"parameters": [path_param("code", S)], "get": op("One customer", {**ok("Customer"), **problem(404)})},
     "/api/v1/employees": {"get": op("List employees", {**ok("EmployeePage"), **problem(422)}, PAGING)},
     "/api/v1/employees/{id}": {"parameters": [path_param("id")], "get": op("One employee", {**ok("Employee"), **problem(404)})},
@@ -146,16 +164,16 @@ paths = {
                    ("top", "How many rows a top list shows.")]]
                   + [q("format", {"enum": ["json", "csv"]}, "json (default): a page of rows; csv: every row, with a header row."),
                      q("limit", {**I, "minimum": 1, "maximum": 10000}, "Rows per JSON page (default 1000)."),
-                     q("offset", {**I, "minimum": 0}, "Rows to skip.")])},
+                     q("offset", {**I, "minimum": 0, "maximum": MAX_OFFSET}, "Rows to skip.")])},
 }
 for name, plural in [("Category", "categories"), ("Supplier", "suppliers")]:
     paths[f"/api/v1/{plural}"] = {
         "get": op(f"List {plural}", {**ok(name + "Page"), **problem(422)}, PAGING),
-        "post": op(f"Add a {name.lower()} (managers)", {**ok(name, 201, "Created"), **problem(403, 409, 422)}, request=name)}
+        "post": op(f"Add a {name.lower()} (managers)", {**ok(name, 201, "Created"), **problem(403, 409, 422)}, request=name + "Input")}
     paths[f"/api/v1/{plural}/{{id}}"] = {"parameters": [path_param("id")],
         "get": op(f"One {name.lower()}", {**ok(name), **problem(404)}),
         "patch": op(f"Change a {name.lower()} (managers); fields left out keep their values; version is required",
-                    {**ok(name), **problem(403, 404, 409, 422)}, request=name),
+                    {**ok(name), **problem(403, 404, 409, 422)}, request=name + "Patch"),
         "delete": op(f"Delete a {name.lower()} nothing refers to (managers)", {"204": {"description": "Deleted"}, **problem(403, 404, 409)})}
 
 document = {

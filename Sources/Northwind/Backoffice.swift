@@ -65,6 +65,8 @@ public struct Backoffice: Sendable {
                 return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
             case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
                 return .invalid([.init("record", "Another record already uses that value (\(error.message ?? "unique")).")])
+            case .SQLITE_CONSTRAINT_TRIGGER:
+                return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
             case .SQLITE_CONSTRAINT_NOTNULL:
                 return .invalid([.init("record", "A required value is missing (\(error.message ?? "not null")).")])
             default:
@@ -104,16 +106,14 @@ extension Page: Encodable where Item: Encodable {}
 
 extension Array where Element == NorthwindError.FieldError {
     /// Throws when any field failed, so validation reads as a list of checks.
-    func throwIfAny() throws(NorthwindError) {
+    public func throwIfAny() throws(NorthwindError) {
         if !isEmpty { throw .invalid(self) }
     }
 }
 
 func checkPaging(limit: Int, offset: Int) throws(NorthwindError) {
-    var errors: [NorthwindError.FieldError] = []
-    if !(1...1000).contains(limit) { errors.append(.init("limit", "must be between 1 and 1000")) }
-    if offset < 0 { errors.append(.init("offset", "must not be negative")) }
-    try errors.throwIfAny()
+    try [Limits.check(limit, Limits.pageSize, "limit"), Limits.check(offset, Limits.offset, "offset")]
+        .compactMap { $0 }.throwIfAny()
 }
 
 /// Trims text fields and turns blank optional ones into nil, so "  " never reaches the store.

@@ -24,8 +24,10 @@ public struct Dashboard: Sendable, Codable, Equatable {
 
     /// The change against last month to the same day, in whole percent; nil when last month sold nothing.
     public var changePercent: Int? {
-        lastMonthToDate.cents == 0 ? nil
-            : Int(((Double(monthToDate.cents - lastMonthToDate.cents) / Double(lastMonthToDate.cents)) * 100).rounded())
+        guard lastMonthToDate.cents != 0 else { return nil }
+        // In Double throughout: an out-of-range stored amount must not trap the home page.
+        let percent = ((Double(monthToDate.cents) - Double(lastMonthToDate.cents)) / Double(lastMonthToDate.cents) * 100).rounded()
+        return Int(exactly: percent) ?? (percent > 0 ? .max : .min)
     }
 }
 
@@ -63,8 +65,8 @@ extension Backoffice {
                 """, arguments: [first.description, today.description])
                 .map { Dashboard.CategorySales(name: $0["name"], sales: Money(cents: $0["cents"])) }
             var shown = Array(categories.prefix(Self.dashboardCategories))
-            let others = categories.dropFirst(Self.dashboardCategories).reduce(0) { $0 + $1.sales.cents }
-            if others > 0 { shown.append(.init(name: "Other categories", sales: Money(cents: others))) }
+            let others = categories.dropFirst(Self.dashboardCategories).reduce(Money.zero) { $0 + $1.sales }
+            if others > .zero { shown.append(.init(name: "Other categories", sales: others)) }
             let summary = try Self.shopSummary(db)
             return Dashboard(
                 today: today, monthToDate: Money(cents: sums?["monthToDate"] ?? 0), ordersMonthToDate: sums?["orders"] ?? 0,

@@ -4,7 +4,7 @@ import GRDB
 /// A record that people list, show, create, update and delete through the generic operations below:
 /// categories, suppliers, customers, employees and shippers.
 public protocol ManagedRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable
-where ID == Int64? {
+where ID == Int64?, Columns: ColumnExpression & CaseIterable {
     /// How people call one of these, e.g. "category".
     static var entityName: String { get }
     var id: Int64? { get set }
@@ -23,6 +23,11 @@ where ID == Int64? {
 
 extension ManagedRecord {
     public static func dependents(_ db: Database, id: Int64) throws -> [String] { [] }
+
+    /// The fields a person may set: all but the ids and the version, which the store keeps.
+    public static var editableFields: [String] {
+        Columns.allCases.map(\.name).filter { !["id", "recordID", "version"].contains($0) }
+    }
 
     static func count(_ db: Database, _ noun: String, sql: String, id: Int64) throws -> [String] {
         let n = try Int.fetchOne(db, sql: sql, arguments: [id]) ?? 0

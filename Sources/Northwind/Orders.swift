@@ -100,7 +100,7 @@ extension Backoffice {
         if let required = draft.requiredDate, required < orderDate {
             throw .invalid("requiredDate", "must not be before the order date \(orderDate)")
         }
-        if draft.freight.cents < 0 { throw .invalid("freight", "must not be negative") }
+        if let error = Limits.check(draft.freight, Limits.money, "freight") { throw .invalid([error]) }
         return try await write { db in
             let customer = try Self.customer(code: draft.customerCode, db)
             try Self.checkEmployee(draft.employeeID, db)
@@ -266,12 +266,11 @@ extension Backoffice {
         var seen = Set<Int64>()
         for (index, line) in lines.enumerated() {
             let field = "lines[\(index)]"
-            if line.quantity <= 0 { errors.append(.init("\(field).quantity", "must be at least 1")) }
-            if line.quantity > 1_000_000 { errors.append(.init("\(field).quantity", "must be at most 1,000,000")) }
+            if let error = Limits.check(line.quantity, Limits.lineQuantity, "\(field).quantity") { errors.append(error) }
             if !(0...1).contains(line.discount) || line.discount.isNaN {
                 errors.append(.init("\(field).discount", "must be a fraction between 0 and 1, e.g. 0.15 for 15%"))
             }
-            if let price = line.unitPrice, price.cents < 0 { errors.append(.init("\(field).unitPrice", "must not be negative")) }
+            if let price = line.unitPrice, let error = Limits.check(price, Limits.money, "\(field).unitPrice") { errors.append(error) }
             if !seen.insert(line.productID).inserted {
                 errors.append(.init("\(field).productID", "product #\(line.productID) is already on another line; change that line's quantity instead"))
             }
@@ -286,6 +285,10 @@ extension Backoffice {
             }
             if product.discontinued {
                 throw NorthwindError.invalid("lines[\(index)].productID", "'\(product.name)' is discontinued and can no longer be ordered")
+            }
+            // A price stored out of range (by hand, or by an older version) is refused, not carried into an order.
+            if draft.unitPrice == nil, !Limits.money.contains(product.unitPrice) {
+                throw NorthwindError.invalid("lines[\(index)].productID", "'\(product.name)' has a price out of range (\(product.unitPrice)); correct the product first")
             }
             let line = OrderLine(orderID: orderID, productID: draft.productID, unitPrice: draft.unitPrice ?? product.unitPrice,
                                  quantity: draft.quantity, discount: draft.discount)
@@ -309,7 +312,8 @@ extension Backoffice {
             """), arguments: [orderID])
         return try rows.map { row in
             let line = try OrderLine(row: row)
-            return OrderLineDetail(line: line, productName: row["productName"], total: line.total, inStock: row["inStock"])
+            return OrderLineDetail(line: line, productName: try row.decode(forColumn: "productName"), total: line.total,
+                                   inStock: try row.decode(forColumn: "inStock"))
         }
     }
 

@@ -118,8 +118,9 @@ extension Backoffice {
     /// Adds a product. Its `unitsInStock` becomes the opening balance, recorded as an "initial" movement.
     public func createProduct(_ product: Product, employeeID: Int64? = nil) async throws(NorthwindError) -> Product {
         var product = product
-        try product.normalizeAndValidate().throwIfAny()
-        if product.unitsInStock < 0 { throw .invalid("unitsInStock", "must not be negative") }
+        // The opening stock is checked here: an edit never changes stock, so it is no field of the product's own rules.
+        try (product.normalizeAndValidate() + [Limits.check(product.unitsInStock, Limits.units, "unitsInStock")].compactMap { $0 })
+            .throwIfAny()
         let draft = product
         return try await write { db in
             try Self.checkReferences(draft, db)
@@ -177,10 +178,13 @@ extension Backoffice {
 
     /// Books goods in: stock rises, and units on order fall by as much as arrived.
     public func receiveStock(productID: Int64, quantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
-        guard quantity > 0 else { throw .invalid("quantity", "must be a positive number of units") }
+        if let error = Limits.check(quantity, 1...Limits.units.upperBound, "quantity") { throw .invalid([error]) }
         return try await write { db in
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
+            guard product.unitsInStock <= Limits.units.upperBound - quantity else {
+                throw NorthwindError.invalid("quantity", "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units")
+            }
             var movement = StockMovement(productID: productID, delta: quantity, reason: .received, employeeID: employeeID, note: clean(note))
             try movement.insert(db)
             let arrivedOnOrder = min(quantity, product.unitsOnOrder)
@@ -193,7 +197,7 @@ extension Backoffice {
 
     /// Records a stock take: the counted quantity replaces the stock, and the difference becomes a movement.
     public func adjustStock(productID: Int64, countedQuantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
-        guard countedQuantity >= 0 else { throw .invalid("countedQuantity", "must not be negative") }
+        if let error = Limits.check(countedQuantity, Limits.units, "countedQuantity") { throw .invalid([error]) }
         return try await write { db in
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
@@ -237,16 +241,15 @@ extension Backoffice {
 
 extension Product {
     /// Time to reorder: what is in stock and on order does not reach the reorder level. Discontinued products are
-    /// never reordered, so they never count as low.
-    public var isLowStock: Bool { !discontinued && unitsInStock + unitsOnOrder <= reorderLevel }
+    /// never reordered, so they never count as low. Saturating, so an out-of-range stored value cannot trap.
+    public var isLowStock: Bool { !discontinued && unitsInStock.saturatingAdd(unitsOnOrder) <= reorderLevel }
 
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         required(&name, "name", &errors, max: 80)
         quantityPerUnit = clean(quantityPerUnit)
-        if unitPrice.cents < 0 { errors.append(.init("unitPrice", "must not be negative")) }
-        if unitsOnOrder < 0 { errors.append(.init("unitsOnOrder", "must not be negative")) }
-        if reorderLevel < 0 { errors.append(.init("reorderLevel", "must not be negative")) }
+        errors += [Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(unitsOnOrder, Limits.units, "unitsOnOrder"),
+                   Limits.check(reorderLevel, Limits.units, "reorderLevel")].compactMap { $0 }
         return errors
     }
 }
@@ -267,7 +270,7 @@ extension ProductRow {
     /// Expects `products.*` followed by the category and supplier names, as `productRowSelect` selects them.
     public init(row: Row) throws {
         product = try Product(row: row)
-        categoryName = row[12]
-        supplierName = row[13]
+        categoryName = try row.decode(atIndex: 12)
+        supplierName = try row.decode(atIndex: 13)
     }
 }

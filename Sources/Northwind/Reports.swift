@@ -96,7 +96,23 @@ public struct ReportTable: Sendable {
         }
     }
 
-    /// Appends one RFC 4180 CSV record and its line break, values printed plainly (`1996-07-04`, `440.00`); a field holding a comma, quote or line break is quoted. Works on
+    /// Whether a spreadsheet would run a cell that starts with this byte as a formula (OWASP's list).
+    private static func startsFormula(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: true
+        default: false
+        }
+    }
+
+    /// Text that is a plain number, such as "-12.5": a spreadsheet reads it as that number, so it stays as it is.
+    private static func isPlainNumber(_ text: String) -> Bool {
+        text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "+")].contains($0) }
+            && Double(text) != nil
+    }
+
+    /// Appends one RFC 4180 CSV record and its line break, values printed plainly (`1996-07-04`, `440.00`); a field
+    /// holding a comma, quote or line break is quoted. Text that a spreadsheet would run as a formula (a product named
+    /// `=HYPERLINK(…)`) is quoted and prefixed with `'`, as OWASP advises, so it shows as the text it is. Works on
     /// bytes: building Strings per field made a 56 MB download take three times as long as its query.
     public static func appendCSV(_ values: [ReportValue], to bytes: inout [UInt8]) {
         for (index, value) in values.enumerated() {
@@ -104,11 +120,13 @@ public struct ReportTable: Sendable {
             switch value {
             case .null: break
             case let .text(text):
-                guard text.utf8.contains(where: Self.needsQuotes) else {
+                let isFormula = text.utf8.first.map(Self.startsFormula) == true && !Self.isPlainNumber(text)
+                guard isFormula || text.utf8.contains(where: Self.needsQuotes) else {
                     bytes.append(contentsOf: text.utf8)
                     continue
                 }
                 bytes.append(UInt8(ascii: "\""))
+                if isFormula { bytes.append(UInt8(ascii: "'")) }
                 for byte in text.utf8 {
                     bytes.append(byte)
                     if byte == UInt8(ascii: "\"") { bytes.append(byte) }

@@ -97,22 +97,19 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     /// Decodes by position: `SELECT *` (or `products.*` first) follows the table's column order, and migrations only
     /// ever append columns. Faster than Codable on the hottest paths.
     public init(row: Row) throws {
-        id = row[0]
-        recordID = row[1]
-        name = row[2]
-        supplierID = row[3]
-        categoryID = row[4]
-        quantityPerUnit = row[5]
-        unitPrice = Money(cents: row[6])
-        unitsInStock = row[7]
-        unitsOnOrder = row[8]
-        reorderLevel = row[9]
-        discontinued = row[10]
-        version = row[11]
+        id = try row.decode(atIndex: 0)
+        recordID = try row.decode(atIndex: 1)
+        name = try row.decode(atIndex: 2)
+        supplierID = try row.decode(atIndex: 3)
+        categoryID = try row.decode(atIndex: 4)
+        quantityPerUnit = try row.decode(atIndex: 5)
+        unitPrice = Money(cents: try row.decode(atIndex: 6))
+        unitsInStock = try row.decode(atIndex: 7)
+        unitsOnOrder = try row.decode(atIndex: 8)
+        reorderLevel = try row.decode(atIndex: 9)
+        discontinued = try row.decode(atIndex: 10)
+        version = try row.decode(atIndex: 11)
     }
-
-    /// Low stock as Northwind defines it: what is here and on its way no longer covers the reorder level.
-    public var isLowStock: Bool { unitsInStock + unitsOnOrder <= reorderLevel }
 
 }
 
@@ -149,8 +146,8 @@ public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        (id, recordID, code, companyName, contactName, contactTitle) = (row[0], row[1], row[2], row[3], row[4], row[5])
-        (address, city, region, postalCode, country, phone, fax, version) = (row[6], row[7], row[8], row[9], row[10], row[11], row[12], row[13])
+        (id, recordID, code, companyName, contactName, contactTitle) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4), row.decode(atIndex: 5))
+        (address, city, region, postalCode, country, phone, fax, version) = try (row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10), row.decode(atIndex: 11), row.decode(atIndex: 12), row.decode(atIndex: 13))
     }
 }
 
@@ -192,9 +189,9 @@ public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does; columns 15–17 hold the photo, read through `ExternalStorage`.
     public init(row: Row) throws {
-        (id, recordID, lastName, firstName, title, titleOfCourtesy) = (row[0], row[1], row[2], row[3], row[4], row[5])
-        (birthDate, hireDate, address, city, region, postalCode) = (row[6], row[7], row[8], row[9], row[10], row[11])
-        (country, homePhone, `extension`, notes, reportsTo, photoPath, version) = (row[12], row[13], row[14], row[18], row[19], row[20], row[21])
+        (id, recordID, lastName, firstName, title, titleOfCourtesy) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4), row.decode(atIndex: 5))
+        (birthDate, hireDate, address, city, region, postalCode) = try (row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10), row.decode(atIndex: 11))
+        (country, homePhone, `extension`, notes, reportsTo, photoPath, version) = try (row.decode(atIndex: 12), row.decode(atIndex: 13), row.decode(atIndex: 14), row.decode(atIndex: 18), row.decode(atIndex: 19), row.decode(atIndex: 20), row.decode(atIndex: 21))
     }
     public var fullName: String { "\(firstName) \(lastName)" }
 }
@@ -221,7 +218,7 @@ public struct Shipper: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        (id, recordID, companyName, phone, version) = (row[0], row[1], row[2], row[3], row[4])
+        (id, recordID, companyName, phone, version) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4))
     }
 }
 
@@ -279,27 +276,27 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        id = row[0]
-        recordID = row[1]
-        number = row[2]
-        customerID = row[3]
-        employeeID = row[4]
+        id = try row.decode(atIndex: 0)
+        recordID = try row.decode(atIndex: 1)
+        number = try row.decode(atIndex: 2)
+        customerID = try row.decode(atIndex: 3)
+        employeeID = try row.decode(atIndex: 4)
         orderDate = try Self.date(row, 5)
-        requiredDate = row[6]
-        shippedDate = row[7]
-        status = row[8]
-        shipVia = row[9]
-        freight = Money(cents: row[10])
-        shipName = row[11]
-        shipAddress = row[12]
-        shipCity = row[13]
-        shipRegion = row[14]
-        shipPostalCode = row[15]
-        shipCountry = row[16]
-        version = row[17]
+        requiredDate = try row.decode(atIndex: 6)
+        shippedDate = try row.decode(atIndex: 7)
+        status = try row.decode(atIndex: 8)
+        shipVia = try row.decode(atIndex: 9)
+        freight = Money(cents: try row.decode(atIndex: 10))
+        shipName = try row.decode(atIndex: 11)
+        shipAddress = try row.decode(atIndex: 12)
+        shipCity = try row.decode(atIndex: 13)
+        shipRegion = try row.decode(atIndex: 14)
+        shipPostalCode = try row.decode(atIndex: 15)
+        shipCountry = try row.decode(atIndex: 16)
+        version = try row.decode(atIndex: 17)
     }
     private static func date(_ row: Row, _ index: Int) throws -> LocalDate {
-        guard let date: LocalDate = row[index] else {
+        guard let date: LocalDate = try row.decode(atIndex: index) else {
             throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "orders.orderDate is not a yyyy-MM-dd date")
         }
         return date
@@ -357,13 +354,13 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        id = row[0]
-        recordID = row[1]
-        orderID = row[2]
-        productID = row[3]
-        unitPrice = Money(cents: row[4])
-        quantity = row[5]
-        discount = row[6]
+        id = try row.decode(atIndex: 0)
+        recordID = try row.decode(atIndex: 1)
+        orderID = try row.decode(atIndex: 2)
+        productID = try row.decode(atIndex: 3)
+        unitPrice = Money(cents: try row.decode(atIndex: 4))
+        quantity = try row.decode(atIndex: 5)
+        discount = try row.decode(atIndex: 6)
     }
     /// Encodes without `Codable`, as `Order` does.
     public func encode(to container: inout PersistenceContainer) {
@@ -379,17 +376,25 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
 
     /// The amount the classic reports sum: `CONVERT(money, UnitPrice*Quantity*(1-Discount)/100)*100` with SQL
     /// Server's float32 steps. It can differ from `total` by a cent; the store keeps it in `extendedPriceCents`.
+    /// `Int.max` cents when the line is out of range, which the store refuses to write.
     public var extendedPrice: Money {
-        Money(cents: Int(ReportFunctions.extendedPriceCents(unitPriceCents: Int64(unitPrice.cents), quantity: Int64(quantity),
-                                                           discount: discount)))
+        let cents = ReportFunctions.extendedPriceCents(unitPriceCents: Int64(unitPrice.cents), quantity: Int64(quantity),
+                                                       discount: discount)
+        return Money(cents: cents.map(Int.init) ?? .max)
     }
 
     /// unitPrice × quantity × (1 − discount), rounded half up to the cent, in integers: the discount is read to the
-    /// millionth (discounts are whole percents or their halves), so no binary fraction reaches the sum.
+    /// millionth (discounts are whole percents or their halves), so no binary fraction reaches the sum. Never traps,
+    /// whatever the store holds: the amount saturates, and the multiplication by the discount factor is split so that
+    /// it cannot overflow where the amount itself does not.
     public var total: Money {
-        let millionths = Int((discount * 1_000_000).rounded())
-        let scaled = unitPrice.cents * quantity * (1_000_000 - millionths)
-        return Money(cents: (scaled + 500_000) / 1_000_000)
+        let fraction = discount.isNaN ? 0 : min(max(discount, 0), 1)
+        let factor = 1_000_000 - Int((fraction * 1_000_000).rounded())
+        let amount = unitPrice.cents.saturatingMultiply(quantity)
+        guard amount != .max, amount != .min else { return Money(cents: amount) }
+        // amount × factor / 1,000,000 = q × factor + r × factor / 1,000,000, where amount = q × 1,000,000 + r.
+        let (q, r) = amount.quotientAndRemainder(dividingBy: 1_000_000)
+        return Money(cents: (q * factor).saturatingAdd((r * factor + 500_000) / 1_000_000))
     }
 }
 

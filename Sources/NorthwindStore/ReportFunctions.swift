@@ -21,21 +21,24 @@ public enum ReportFunctions {
     /// `sqlserver_line_cents(unitPriceCents, quantity, discount)`: a line's ExtendedPrice in cents, as the views of
     /// the original compute `CONVERT(money, UnitPrice*Quantity*(1-Discount)/100)*100`: every step that SQL Server
     /// types `real` rounded to binary32, then money rounding half away from zero from the exact value. The store keeps
-    /// it in `order_lines.extendedPriceCents` (checked against this), so reports sum integers instead of calling into
-    /// Swift per line.
+    /// it in `order_lines.extendedPriceCents` (triggers hold every write to this), so reports sum integers instead of
+    /// calling into Swift per line. NULL when the amount does not fit, which the triggers refuse.
     static let lineCents = DatabaseFunction("sqlserver_line_cents", argumentCount: 3, pure: true) { values in
         guard let price = Int64.fromDatabaseValue(values[0]), let quantity = Int64.fromDatabaseValue(values[1]),
               let discount = Double.fromDatabaseValue(values[2]) else { return nil }
         return extendedPriceCents(unitPriceCents: price, quantity: quantity, discount: discount)
     }
 
-    public static func extendedPriceCents(unitPriceCents: Int64, quantity: Int64, discount: Double) -> Int64 {
+    /// nil when the amount is out of any range money can have (a negative amount, a discount outside 0...1, or more
+    /// cents than `Int64` holds), rather than trapping: a server must never die on a value it is given.
+    public static func extendedPriceCents(unitPriceCents: Int64, quantity: Int64, discount: Double) -> Int64? {
         func real(_ x: Double) -> Double { Double(Float(x)) }
-        let amount = real(Double(unitPriceCents * quantity) / 100)
+        let (cents, overflow) = unitPriceCents.multipliedReportingOverflow(by: quantity)
+        guard !overflow, cents >= 0, (0...1).contains(discount) else { return nil }
+        let amount = real(Double(cents) / 100)
         let y = real(real(amount * real(1 - real(discount))) / 100)
-        // y * 10000 is exact in a double, and truncating y * 10000 + 0.5 rounds half away from zero for y >= 0,
-        // which the CHECK constraints guarantee.
-        return Int64(y * 10000 + 0.5)
+        // y * 10000 is exact in a double, and truncating y * 10000 + 0.5 rounds half away from zero for y >= 0.
+        return Int64(exactly: (y * 10000 + 0.5).rounded(.towardZero))
     }
 
     public static func fold(_ text: String) -> String {

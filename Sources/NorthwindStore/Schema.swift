@@ -34,6 +34,7 @@ public enum Schema {
         }
         migrator.registerMigration("v4: order line amounts", migrate: storeLineAmounts)
         migrator.registerMigration("v5: report summaries", migrate: createReportSummaries)
+        migrator.registerMigration("v6: line amounts checked by triggers", migrate: checkLineAmountsByTriggers)
         return migrator
     }
 
@@ -112,8 +113,8 @@ public enum Schema {
 
     /// Every sales report sums the lines' ExtendedPrice, whose float32 arithmetic cost five calls into Swift per line
     /// (0.5-1 s per report at scale 100). The store keeps it in a column, written with the line, and the index beside
-    /// it lets a report sum an order's or a product's lines without reading the table. The CHECK holds every writer
-    /// to the one definition. (A generated column would be simpler, but SQLite 3.40 cannot read one from a covering
+    /// it lets a report sum an order's or a product's lines without reading the table. The CHECK held every writer
+    /// to the one definition (v6 moved it into triggers, see `checkLineAmountsByTriggers`). (A generated column would be simpler, but SQLite 3.40 cannot read one from a covering
     /// index.) SQLite cannot add a column with such a CHECK, hence the rebuild; GRDB checks foreign keys at the end
     /// of the migration. The sqlite3 shell reads the file but cannot write lines, lacking the function: as well,
     /// since such writes would bypass the business rules.
@@ -140,6 +141,46 @@ public enum Schema {
             """)
         try db.execute(sql: changeLogTriggers("order_lines"))
     }
+
+    /// v4's CHECK called `sqlserver_line_cents`, which only the app registers, so `PRAGMA integrity_check` failed in
+    /// the stock `sqlite3` tool and in backup verifiers. The same rule now lives in triggers, which run on writes only:
+    /// any tool can check the file, and a writer without the function (or with a wrong amount) is still refused.
+    /// SQLite cannot drop a CHECK, hence the rebuild; the triggers that name the table are dropped and made again.
+    private static func checkLineAmountsByTriggers(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP TRIGGER orders_summary_update;
+            CREATE TABLE order_lines_new (
+              id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression),
+              orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+              productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+              unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+              quantity INTEGER NOT NULL CHECK (quantity > 0),
+              discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
+              extendedPriceCents INTEGER NOT NULL,
+              UNIQUE (orderID, productID));
+            INSERT INTO order_lines_new (id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+              SELECT id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents FROM order_lines;
+            DROP TABLE order_lines;
+            ALTER TABLE order_lines_new RENAME TO order_lines;
+            CREATE INDEX order_lines_on_productID ON order_lines(productID);
+            CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
+            """)
+        try db.execute(sql: changeLogTriggers("order_lines"))
+        try db.execute(sql: reportSummaryTriggers)
+        try db.execute(sql: lineAmountTriggers)
+    }
+
+    static let lineAmountTriggers = """
+        CREATE TRIGGER order_lines_amount_insert BEFORE INSERT ON order_lines
+        WHEN NEW.extendedPriceCents IS NOT sqlserver_line_cents(NEW.unitPriceCents, NEW.quantity, NEW.discount) BEGIN
+          SELECT RAISE(ABORT, 'the line amount is out of range or is not unit price x quantity x (1 - discount)');
+        END;
+        CREATE TRIGGER order_lines_amount_update BEFORE UPDATE OF unitPriceCents, quantity, discount, extendedPriceCents
+        ON order_lines
+        WHEN NEW.extendedPriceCents IS NOT sqlserver_line_cents(NEW.unitPriceCents, NEW.quantity, NEW.discount) BEGIN
+          SELECT RAISE(ABORT, 'the line amount is out of range or is not unit price x quantity x (1 - discount)');
+        END;
+        """
 
     private static func createClassicSchema(_ db: Database) throws {
         let recordID = "recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression)"

@@ -5,28 +5,40 @@ import GRDB
 ///
 /// Prices are stored as integer cents so that sums never pick up binary floating-point error.
 ///     Money(cents: 1850).description // "18.50"
+///
+/// Input is held to `Limits.money`, but a store written by hand or by an older version may hold any integer, so
+/// arithmetic on amounts saturates instead of trapping: a server must never die on what it reads.
 public struct Money: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public var cents: Int
 
     public init(cents: Int) { self.cents = cents }
 
-    /// Rounds a decimal amount to the nearest cent, halves away from zero (as SQL Server's money conversion does).
-    public init(_ amount: Decimal) {
+    /// Rounds a decimal amount to the nearest cent, halves away from zero (as SQL Server's money conversion does);
+    /// nil when the amount does not fit in cents at all.
+    public init?(_ amount: Decimal) {
         var value = amount * 100
         var rounded = Decimal()
         NSDecimalRound(&rounded, &value, 0, .plain)
-        self.cents = NSDecimalNumber(decimal: rounded).intValue
+        // Decimal's own conversions clamp or wrap out of range; its description is exact, so parse that.
+        guard rounded.isFinite, let cents = Int(rounded.description) else { return nil }
+        self.cents = cents
     }
 
-    /// Parses "18", "18.5" or "18.50"; nil for anything else, including more than two decimals that aren't zero.
+    /// Parses "18", "18.5", "18.50", ".5" or "-3.00"; nil for anything else, including more than two decimals that aren't
+    /// zero and amounts too large to hold in cents. Plain digits only: no exponent, grouping or spaces inside.
     public init?(parsing text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, let amount = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")),
-            trimmed.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" })
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        let negative = rest.first == "-"
+        if negative { rest = rest.dropFirst() }
+        let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
+        let isDigits = { (part: Substring) in part.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard !(whole.isEmpty && fraction.isEmpty), isDigits(whole), isDigits(fraction), parts.count == 1 || !fraction.isEmpty,
+              fraction.dropFirst(2).allSatisfy({ $0 == "0" })
         else { return nil }
-        let money = Money(amount)
-        guard money.decimal == amount else { return nil }
-        self = money
+        let cents = String(fraction.prefix(2)).padding(toLength: 2, withPad: "0", startingAt: 0)
+        guard let value = Int((negative ? "-" : "") + whole + cents) else { return nil }
+        self.cents = value
     }
 
     public static let zero = Money(cents: 0)
@@ -38,7 +50,8 @@ public struct Money: Hashable, Comparable, Sendable, Codable, CustomStringConver
         return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
     public static func < (lhs: Money, rhs: Money) -> Bool { lhs.cents < rhs.cents }
-    public static func + (lhs: Money, rhs: Money) -> Money { Money(cents: lhs.cents + rhs.cents) }
+    /// Saturates at the ends of `Int` (see the type's note).
+    public static func + (lhs: Money, rhs: Money) -> Money { Money(cents: lhs.cents.saturatingAdd(rhs.cents)) }
 
     public init(from decoder: any Decoder) throws {
         cents = try decoder.singleValueContainer().decode(Int.self)
@@ -46,6 +59,20 @@ public struct Money: Hashable, Comparable, Sendable, Codable, CustomStringConver
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(cents)
+    }
+}
+
+extension Int {
+    /// `self + other`, held at `Int.min` or `Int.max` instead of trapping.
+    public func saturatingAdd(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self * other`, held at `Int.min` or `Int.max` instead of trapping.
+    public func saturatingMultiply(_ other: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) == (other < 0) ? .max : .min) : product
     }
 }
 

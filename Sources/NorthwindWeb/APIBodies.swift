@@ -94,28 +94,25 @@ struct ProductInput: Decodable, Sendable {
     var discontinued: Bool?
     var version: Int?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case name, categoryID, supplierID, quantityPerUnit, unitPrice, unitsInStock, unitsOnOrder, reorderLevel
         case discontinued, version
     }
 
     init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self, of: "product")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // An explicit null clears an optional field; a missing key leaves it alone.
-        func nullable<T: Decodable>(_ key: CodingKeys) throws -> T?? {
-            guard c.contains(key) else { return nil }
-            return .some(try c.decodeIfPresent(T.self, forKey: key))
-        }
-        name = try c.decodeIfPresent(String.self, forKey: .name)
-        categoryID = try nullable(.categoryID)
-        supplierID = try nullable(.supplierID)
-        quantityPerUnit = try nullable(.quantityPerUnit)
-        unitPrice = try c.decodeIfPresent(MoneyInput.self, forKey: .unitPrice)
-        unitsInStock = try c.decodeIfPresent(Int.self, forKey: .unitsInStock)
-        unitsOnOrder = try c.decodeIfPresent(Int.self, forKey: .unitsOnOrder)
-        reorderLevel = try c.decodeIfPresent(Int.self, forKey: .reorderLevel)
-        discontinued = try c.decodeIfPresent(Bool.self, forKey: .discontinued)
-        version = try c.decodeIfPresent(Int.self, forKey: .version)
+        name = try c.optional(String.self, .name)
+        categoryID = try c.nullable(Int64.self, .categoryID)
+        supplierID = try c.nullable(Int64.self, .supplierID)
+        quantityPerUnit = try c.nullable(String.self, .quantityPerUnit)
+        unitPrice = try c.optional(MoneyInput.self, .unitPrice)
+        unitsInStock = try c.wholeNumber(.unitsInStock, in: Limits.units)
+        unitsOnOrder = try c.wholeNumber(.unitsOnOrder, in: Limits.units)
+        reorderLevel = try c.wholeNumber(.reorderLevel, in: Limits.units)
+        discontinued = try c.optional(Bool.self, .discontinued)
+        version = try c.wholeNumber(.version, in: 1...Int.max)
     }
 
     func apply(to product: inout Product, creating: Bool) throws(NorthwindError) {
@@ -223,6 +220,19 @@ struct OrderInput: Decodable, Sendable {
         var productID: Int64
         var quantity: Int
         var discount: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case productID, quantity, discount }
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order line")
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            productID = try c.decode(Int64.self, forKey: .productID)
+            guard let quantity = try c.wholeNumber(.quantity, in: Limits.lineQuantity) else {
+                throw NorthwindError.invalid(fieldName(c.codingPath + [CodingKeys.quantity]), "is required")
+            }
+            self.quantity = quantity
+            discount = try c.optional(Double.self, .discount)
+        }
     }
     var customerCode: String
     var employeeID: Int64?
@@ -230,6 +240,19 @@ struct OrderInput: Decodable, Sendable {
     var shipVia: Int64?
     var freight: MoneyInput?
     var lines: [Line]
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case customerCode, employeeID, requiredDate, shipVia, freight, lines }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order")
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        customerCode = try c.decode(String.self, forKey: .customerCode)
+        employeeID = try c.optional(Int64.self, .employeeID)
+        requiredDate = try c.optional(String.self, .requiredDate)
+        shipVia = try c.optional(Int64.self, .shipVia)
+        freight = try c.optional(MoneyInput.self, .freight)
+        lines = try c.decode([Line].self, forKey: .lines)
+    }
 
     func draft(defaultEmployee: Int64) throws(NorthwindError) -> OrderDraft {
         var parser = FieldParser()

@@ -102,7 +102,8 @@ struct APIRoutes: Sendable {
 
     @Sendable func createProduct(_ request: Request, context: WebContext) async throws -> EditedResponse<ProductBody> {
         let me = try context.requireManager(policy, to: "add products")
-        let input = try await request.decode(as: ProductInput.self, context: context)
+        let input = try await request.decodeStrictly(as: ProductInput.self, context: context)
+        if input.version != nil { throw NorthwindError.invalid("version", "is not a field of a new product: the server gives it") }
         var product = Product(name: input.name ?? "")
         try input.apply(to: &product, creating: true)
         let created = try await backoffice.createProduct(product, employeeID: me.employeeID)
@@ -112,7 +113,7 @@ struct APIRoutes: Sendable {
     @Sendable func updateProduct(_ request: Request, context: WebContext) async throws -> ProductBody {
         _ = try context.requireManager(policy, to: "edit products")
         let id = try context.pathID()
-        let input = try await request.decode(as: ProductInput.self, context: context)
+        let input = try await request.decodeStrictly(as: ProductInput.self, context: context)
         guard let version = input.version else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
         }
@@ -144,7 +145,7 @@ struct APIRoutes: Sendable {
 
     @Sendable func createOrder(_ request: Request, context: WebContext) async throws -> EditedResponse<OrderBody> {
         let me = try context.requireSignIn()
-        let input = try await request.decode(as: OrderInput.self, context: context)
+        let input = try await request.decodeStrictly(as: OrderInput.self, context: context)
         let created = try await backoffice.createOrder(try input.draft(defaultEmployee: me.employeeID))
         return EditedResponse(status: .created, response: OrderBody(created))
     }
@@ -177,37 +178,38 @@ struct APIRoutes: Sendable {
         }
     }
 
-    /// A PATCH body overlays the current record: fields it leaves out keep their values. It must carry `version`.
+    /// A PATCH body overlays the current record: fields it leaves out keep their values, null clears an optional
+    /// one. It must carry `version`, and may name only the record's own fields (ids are the server's).
     func merge<R: ManagedRecord>(_ current: R, with request: Request, context: WebContext) async throws -> R {
-        var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        guard let patch = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-            throw WebError.badRequest("The body must be a JSON object of the fields to change.")
-        }
-        guard patch["version"] is Int else {
+        let patch = try await fields(of: R.self, request, context: context, allowed: R.editableFields + ["version"])
+        guard patch["version"] != nil else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
         }
         var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(current)) as? [String: Any] ?? [:]
-        for (key, value) in patch where key != "id" && key != "recordID" {
-            guard object.keys.contains(key) else {
-                throw NorthwindError.invalid(key, "is not a field of \(R.entityName)")
-            }
-            object[key] = value
-        }
+        object.merge(patch) { _, new in new }
         return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
     }
 
     /// A POST body is the new record's fields; the server gives it its ids and first version.
     func decodeNew<R: ManagedRecord>(_ request: Request, context: WebContext) async throws -> R {
-        var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        guard var object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-            throw WebError.badRequest("The body must be a JSON object with the new \(R.entityName)'s fields.")
-        }
-        object["id"] = nil
+        var object = try await fields(of: R.self, request, context: context, allowed: R.editableFields)
         object["recordID"] = newRecordID()
         object["version"] = 1
         return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    /// The body as a JSON object of `allowed` fields; any other field gets a 422 that names it.
+    func fields<R: ManagedRecord>(of type: R.Type, _ request: Request, context: WebContext,
+                                  allowed: [String]) async throws -> [String: Any] {
+        let body = try await request.strictJSONBody(context: context)
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw WebError.badRequest("The body must be a JSON object of the \(R.entityName)'s fields.")
+        }
+        let unknown = object.keys.filter { !allowed.contains($0) }.sorted()
+        guard unknown.isEmpty else {
+            throw NorthwindError.invalid(unknown.map { .init($0, "is not a field of \(R.entityName) that a client may set") })
+        }
+        return object
     }
 
     // MARK: Parameters
@@ -219,28 +221,28 @@ struct APIRoutes: Sendable {
     }
 
 
-    func limitParameter(_ request: Request, default value: Int = 50) throws -> Int {
-        guard let text = request.query("limit") else { return value }
-        guard let limit = Int(text), (1...1000).contains(limit) else {
-            throw NorthwindError.invalid("limit", "must be a whole number from 1 to 1000, not '\(text)'")
-        }
-        return limit
+    func limitParameter(_ request: Request, default value: Int = 50) throws(NorthwindError) -> Int {
+        var errors: [NorthwindError.FieldError] = []
+        let limit = request.wholeNumber("limit", in: Limits.pageSize, errors: &errors)
+        try errors.throwIfAny()
+        return limit ?? value
     }
 
-    func offsetParameter(_ request: Request) throws -> Int {
-        let text = request.query("cursor") ?? request.query("offset")
-        guard let text else { return 0 }
-        guard let offset = Int(text), offset >= 0 else {
-            throw NorthwindError.invalid("offset", "must be a whole number, 0 or more, not '\(text)'")
-        }
-        return offset
+    /// `cursor` (a `nextCursor`) or `offset`: both count rows to skip.
+    func offsetParameter(_ request: Request) throws(NorthwindError) -> Int {
+        var errors: [NorthwindError.FieldError] = []
+        let offset = request.wholeNumber("cursor", in: Limits.offset, errors: &errors)
+            ?? request.wholeNumber("offset", in: Limits.offset, errors: &errors)
+        try errors.throwIfAny()
+        return offset ?? 0
     }
 
+    /// `true` or `false`, as the API document says; nothing else is taken for either.
     func bool(_ request: Request, _ name: String) throws -> Bool? {
         guard let text = request.query(name) else { return nil }
-        switch text.lowercased() {
-        case "1", "true", "yes": return true
-        case "0", "false", "no": return false
+        switch text {
+        case "true": return true
+        case "false": return false
         default: throw NorthwindError.invalid(name, "must be true or false, not '\(text)'")
         }
     }

@@ -57,19 +57,36 @@ struct FieldParser {
             errors.append(.init(field, "must be an amount such as 18.00, not '\(text)'"))
             return nil
         }
+        if let error = Limits.check(value, Limits.money, field) { errors.append(error) }
         return value
     }
 
-    mutating func int(_ text: String?, _ field: String, required: Bool = false) -> Int? {
+    /// A whole number; with a `range`, one outside it (even beyond what `Int` holds) gets a message that names it.
+    mutating func int(_ text: String?, _ field: String, required: Bool = false, in range: ClosedRange<Int>? = nil) -> Int? {
         guard let text, !text.isEmpty else {
             if required { errors.append(.init(field, "is required")) }
             return nil
         }
         guard let value = Int(text) else {
-            errors.append(.init(field, "must be a whole number, not '\(text)'"))
+            let isNumber = text.drop { $0 == "-" }.allSatisfy { $0.isASCII && $0.isNumber }
+            if let range, isNumber, let error = Limits.check(range.upperBound.saturatingAdd(1), range, field) {
+                errors.append(error)
+            } else {
+                errors.append(.init(field, "must be a whole number, not '\(text)'"))
+            }
+            return nil
+        }
+        if let range, let error = Limits.check(value, range, field) {
+            errors.append(error)
             return nil
         }
         return value
+    }
+
+    /// A list's `page`: from 1 to the last page a list of `Limits.offset` rows has; 1 when absent.
+    mutating func page(_ request: Request, pageSize: Int = PageRoutes.pageSize) -> Int {
+        let last = Limits.offset.upperBound / pageSize + 1
+        return int(request.query("page"), "page", in: 1...last) ?? 1
     }
 
     mutating func id(_ text: String?, _ field: String) -> Int64? {
@@ -96,6 +113,18 @@ struct FieldParser {
 }
 
 extension Request {
+    /// A whole-number query parameter within `range`, or nil when absent; a bad one adds an error that names the
+    /// parameter and the range.
+    func wholeNumber(_ name: String, in range: ClosedRange<Int>, errors: inout [NorthwindError.FieldError]) -> Int? {
+        guard let text = query(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            errors.append(.init(name, "must be a whole number from \(Limits.grouped(range.lowerBound)) to "
+                                + "\(Limits.grouped(range.upperBound)), not '\(text)'"))
+            return nil
+        }
+        return value
+    }
+
     /// A query parameter, or nil when absent or blank.
     func query(_ name: String) -> String? {
         guard let value = uri.queryParameters.get(name)?.trimmingCharacters(in: .whitespaces),

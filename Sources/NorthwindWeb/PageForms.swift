@@ -36,9 +36,9 @@ struct ProductForm {
         product.name = values["name"] ?? ""
         product.quantityPerUnit = values["quantityPerUnit"]
         if let price = parser.money(values["unitPrice"], "unitPrice", required: true) { product.unitPrice = price }
-        if let onOrder = parser.int(values["unitsOnOrder"], "unitsOnOrder") { product.unitsOnOrder = onOrder }
-        if let level = parser.int(values["reorderLevel"], "reorderLevel") { product.reorderLevel = level }
-        if allowStock, let stock = parser.int(values["unitsInStock"], "unitsInStock") { product.unitsInStock = stock }
+        if let onOrder = parser.int(values["unitsOnOrder"], "unitsOnOrder", in: Limits.units) { product.unitsOnOrder = onOrder }
+        if let level = parser.int(values["reorderLevel"], "reorderLevel", in: Limits.units) { product.reorderLevel = level }
+        if allowStock, let stock = parser.int(values["unitsInStock"], "unitsInStock", in: Limits.units) { product.unitsInStock = stock }
         product.categoryID = parser.id(values["categoryID"], "categoryID")
         product.supplierID = parser.id(values["supplierID"], "supplierID")
         product.discontinued = values["discontinued"] == "1"
@@ -144,7 +144,7 @@ struct NewOrderForm {
                 parser.errors.append(.init(field, "choose a product from the list"))
                 continue
             }
-            guard let quantity = parser.int(line.quantity, field + " quantity", required: true) else { continue }
+            guard let quantity = parser.int(line.quantity, field + " quantity", required: true, in: Limits.lineQuantity) else { continue }
             let percent = line.discount.isEmpty ? 0 : Double(line.discount)
             guard let percent, (0...100).contains(percent) else {
                 parser.errors.append(.init(field + " discount", "must be a percentage from 0 to 100"))

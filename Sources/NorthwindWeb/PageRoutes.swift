@@ -43,7 +43,7 @@ struct PageRoutes: Sendable {
     // MARK: Sign-in
 
     @Sendable func signInPage(_ request: Request, context: WebContext) async throws -> Response {
-        signInForm(next: safeNext(request.query("next")), login: "", error: nil, status: .ok, context: context)
+        signInForm(next: Self.safeNext(request.query("next")), login: "", error: nil, status: .ok, context: context)
     }
 
     /// The sign-in form with a fresh double-submit token (see `SignInToken`).
@@ -59,7 +59,7 @@ struct PageRoutes: Sendable {
     @Sendable func signIn(_ request: Request, context: WebContext) async throws -> Response {
         var request = request
         let form = FormData(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
-        let next = safeNext(form["next"])
+        let next = Self.safeNext(form["next"])
         let login = form["login"] ?? ""
         guard SignInToken.matches(form: form["_csrf"], cookie: request.cookies[SignInToken.cookieName]?.value) else {
             return signInForm(next: next, login: login, error: "This sign-in form had expired. Please sign in again.",
@@ -94,9 +94,13 @@ struct PageRoutes: Sendable {
         return response
     }
 
-    /// Only same-site paths, so a crafted link cannot bounce a user elsewhere after signing in.
-    func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
+    /// Only a path on this site, so a crafted link cannot bounce a user elsewhere after signing in: one leading
+    /// slash, then printable ASCII without a backslash. Browsers drop tabs and line breaks from a URL and read "\\" as
+    /// "/", which is how "/\t/evil.example" became "//evil.example", another origin.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"),
+              next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" })
+        else { return "/" }
         return next
     }
 
@@ -137,7 +141,7 @@ struct PageRoutes: Sendable {
         if request.query("discontinued") != nil { query.discontinued = true }
         query.sort = request.query("sort").flatMap(ProductQuery.Sort.init(rawValue:)) ?? .name
         query.descending = request.query("desc") != nil
-        let page = max(1, parser.int(request.query("page"), "page") ?? 1)
+        let page = parser.page(request)
         try parser.throwIfAny()
         query.limit = Self.pageSize
         query.offset = (page - 1) * Self.pageSize
@@ -254,7 +258,7 @@ struct PageRoutes: Sendable {
         let status = OrderStatus(rawValue: request.query("status") ?? "new") ?? .new
         var query = OrderQuery(status: status)
         query.search = request.query("q")
-        let page = max(1, parser.int(request.query("page"), "page") ?? 1)
+        let page = parser.page(request)
         try parser.throwIfAny()
         query.limit = Self.pageSize
         query.offset = (page - 1) * Self.pageSize
@@ -405,7 +409,7 @@ struct PageRoutes: Sendable {
 
     @Sendable func customers(_ request: Request, context: WebContext) async throws -> Response {
         var parser = FieldParser()
-        let page = max(1, parser.int(request.query("page"), "page") ?? 1)
+        let page = parser.page(request)
         try parser.throwIfAny()
         let customers: [Customer]
         var pagerView: [String: Any]?

@@ -126,7 +126,7 @@ struct ReportChart {
                 let day = row[shipped].description
                 guard day.count >= 7, let month = Int(day.dropFirst(5).prefix(2)) else { continue }
                 let period = byQuarter ? "\(day.prefix(4)) Q\((month - 1) / 3 + 1)" : String(day.prefix(4))
-                totals[period, default: 0] += cents(row[money])
+                totals[period, default: 0] = totals[period, default: 0].saturatingAdd(cents(row[money]))
             }
             bars = totals.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             title = "\(table.columns[money]) per \(byQuarter ? "quarter" : "year") shipped"
@@ -147,7 +147,8 @@ struct ReportChart {
         return [
             "title": title, "width": labelWidth + barArea + 110, "height": bars.count * rowHeight + 8,
             "bars": bars.enumerated().map { index, bar -> [String: Any] in
-                let width = max(1, bar.cents * barArea / largest)
+                // In Double: a saturated amount times the bar area would trap in Int.
+                let width = max(1, Int(Double(bar.cents) * Double(barArea) / Double(largest)))
                 let y = index * rowHeight + 4
                 return ["label": bar.label, "value": Money(cents: bar.cents).description, "labelX": labelWidth - 8,
                         "x": labelWidth, "y": y, "barWidth": width, "barHeight": rowHeight - 8, "textY": y + rowHeight / 2 + 1,

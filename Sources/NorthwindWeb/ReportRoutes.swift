@@ -96,16 +96,12 @@ extension APIRoutes {
 
     static let reportPageLimit = 1000
 
-    /// `limit` (1 to 10,000, default 1,000) and `offset` (default 0).
+    /// `limit` (1 to 10,000, default 1,000) and `offset` (default 0, at most `Limits.offset`).
     static func reportPage(_ request: Request) throws(NorthwindError) -> (limit: Int, offset: Int) {
         var errors: [NorthwindError.FieldError] = []
-        let limitText = request.query("limit") ?? String(reportPageLimit)
-        let offsetText = request.query("offset") ?? "0"
-        let limit = Int(limitText).flatMap { (1...10_000).contains($0) ? $0 : nil }
-        let offset = Int(offsetText).flatMap { $0 >= 0 ? $0 : nil }
-        if limit == nil { errors.append(.init("limit", "must be a whole number from 1 to 10000, not \"\(limitText)\"")) }
-        if offset == nil { errors.append(.init("offset", "must be a whole number from 0, not \"\(offsetText)\"")) }
-        if !errors.isEmpty { throw .invalid(errors) }
+        let limit = request.wholeNumber("limit", in: 1...10_000, errors: &errors)
+        let offset = request.wholeNumber("offset", in: Limits.offset, errors: &errors)
+        try errors.throwIfAny()
         return (limit ?? reportPageLimit, offset ?? 0)
     }
 }

@@ -61,12 +61,14 @@ public enum WebApp {
     }
 
     static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
-        let router = Router(context: WebContext.self)
-        router.add(middleware: SecurityHeaders())
+        // HEAD answers wherever GET does, with GET's headers and no body.
+        let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: SecurityHeaders(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
         StaticFiles.register(on: router)
         APIRoutes(environment).register(on: router.group("api"))
         PageRoutes(environment).register(on: router)
+        MethodNotAllowed.register(on: router)
         return router
     }
 
@@ -87,11 +89,26 @@ struct FeedService: Service {
     }
 }
 
-/// Pages never load anything from elsewhere, so the policy can say so.
+/// Every response carries the security headers, errors included. So an error that no route's own middleware
+/// turned into a response (the router's 404, a 405, a static file, an oversized body) becomes one here first:
+/// problem details under /api, the error page elsewhere. Pages never load anything from elsewhere, so the policy
+/// can say so.
 struct SecurityHeaders: RouterMiddleware {
     typealias Context = WebContext
+    let env: WebEnvironment
+
     func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let problem = Problem.from(error, logging: request, context)
+            response = request.uri.path.hasPrefix("/api/")
+                ? problem.response()
+                : PageRoutes(env).render("error", ["title": problem.title, "detail": problem.detail], status: problem.httpStatus,
+                                         context: context)
+            if let allow = (error as? WebError)?.allow { response.headers[.allow] = allow }
+        }
         response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "same-origin"
@@ -102,6 +119,23 @@ struct SecurityHeaders: RouterMiddleware {
 extension HTTPField.Name {
     static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+}
+
+/// A method that a path does not take gets 405 with the methods it does take (RFC 9110), not a 404 that says the
+/// path is not there. Registered last, from the routes the router already has, so no path needs it written twice.
+enum MethodNotAllowed {
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
+
+    static func register(on router: Router<WebContext>) {
+        for routes in Dictionary(grouping: router.routes, by: \.path.description).values {
+            var taken = Set(routes.map(\.method))
+            if taken.contains(.get) { taken.insert(.head) }
+            let allow = methods.filter(taken.contains)
+            for method in methods where !taken.contains(method) {
+                router.on(routes[0].path, method: method) { _, _ -> Response in throw WebError.methodNotAllowed(allow) }
+            }
+        }
+    }
 }
 
 /// The stylesheet, the script and the OpenAPI document, from the module's resources, cached in memory.

@@ -23,6 +23,8 @@ struct WebError: Error, Sendable {
     var status: HTTPResponse.Status
     var title: String
     var detail: String
+    /// The `Allow` header of a 405.
+    var allow: String?
 
     static func unauthorized() -> WebError {
         WebError(status: .unauthorized, title: "Sign-in required",
@@ -36,6 +38,11 @@ struct WebError: Error, Sendable {
     }
     static func notFound(_ detail: String) -> WebError {
         WebError(status: .notFound, title: "Not found", detail: detail)
+    }
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> WebError {
+        let names = allowed.map(\.rawValue).joined(separator: ", ")
+        return WebError(status: .methodNotAllowed, title: "Method not allowed", detail: "This address takes \(names).",
+                        allow: names)
     }
 }
 

@@ -37,15 +37,17 @@ final class BareSQLite {
         }, nil, nil, nil)
     }
 
-    /// The store's line-amount function through the C API: its CHECK refuses order lines without it. Same
+    /// The store's line-amount function through the C API: its triggers refuse order lines without it. Same
     /// arithmetic as the store's, so both sides compute the same thing.
     private func registerLineAmountFunction() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(handle, "sqlserver_line_cents", 3, flags, nil, { context, _, arguments in
             guard let arguments, let price = arguments[0], let quantity = arguments[1], let discount = arguments[2] else { return }
-            sqlite3_result_int64(context, ReportFunctions.extendedPriceCents(
+            guard let cents = ReportFunctions.extendedPriceCents(
                 unitPriceCents: sqlite3_value_int64(price), quantity: sqlite3_value_int64(quantity),
-                discount: sqlite3_value_double(discount)))
+                discount: sqlite3_value_double(discount))
+            else { return sqlite3_result_null(context) }
+            sqlite3_result_int64(context, cents)
         }, nil, nil, nil)
     }
 

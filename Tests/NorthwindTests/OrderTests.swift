@@ -51,7 +51,7 @@ struct OrderTests {
         #expect(await northwindError {
             _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 0, discount: 1.5), .init(productID: w.chai.key, quantity: 1)]))
         } == .invalid([
-            .init("lines[0].quantity", "must be at least 1"),
+            .init("lines[0].quantity", "must be a whole number from 1 to 1,000,000"),
             .init("lines[0].discount", "must be a fraction between 0 and 1, e.g. 0.15 for 15%"),
             .init("lines[1].productID", "product #\(w.chai.key) is already on another line; change that line's quantity instead"),
         ]))

@@ -31,7 +31,7 @@ struct ProductTests {
         #expect(page.items.first?.supplierName == "Exotic Liquids")
 
         query.limit = 0
-        #expect(await northwindError { _ = try b.listProducts(query) } == .invalid([.init("limit", "must be between 1 and 1000")]))
+        #expect(await northwindError { _ = try b.listProducts(query) } == .invalid([.init("limit", "must be a whole number from 1 to 1,000")]))
     }
 
     @Test func searchIgnoresCaseAndAccentsAndMatchesPrefixes() async throws {
@@ -65,7 +65,8 @@ struct ProductTests {
         let store = try TemporaryStore()
         let b = store.backoffice
         let error = await northwindError { _ = try await b.createProduct(Product(name: "  ", unitPrice: Money(cents: -1), reorderLevel: -2)) }
-        #expect(error == .invalid([.init("name", "is required"), .init("unitPrice", "must not be negative"), .init("reorderLevel", "must not be negative")]))
+        #expect(error == .invalid([.init("name", "is required"), .init("unitPrice", "must be from 0.00 to 9,999,999.99"),
+                                .init("reorderLevel", "must be a whole number from 0 to 1,000,000,000")]))
         let missing = await northwindError { _ = try await b.createProduct(Product(name: "Ghost", categoryID: 99)) }
         #expect(missing == .invalid([.init("categoryID", "no category #99 exists")]))
         #expect(try store.count("SELECT count(*) FROM products") == 0)
@@ -139,7 +140,7 @@ struct ProductTests {
         #expect((latest.delta, latest.reason, latest.employeeID, latest.note) == (20, .received, w.nancy.id, "Delivery 42"))
 
         #expect(await northwindError { _ = try await b.receiveStock(productID: w.mustard.key, quantity: 0) }
-            == .invalid([.init("quantity", "must be a positive number of units")]))
+            == .invalid([.init("quantity", "must be a whole number from 1 to 1,000,000,000")]))
         #expect(await northwindError { _ = try await b.receiveStock(productID: 999, quantity: 1) } == .notFound(entity: "product", key: "#999"))
     }
 
@@ -154,6 +155,6 @@ struct ProductTests {
         _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47)
         #expect(try b.stockMovements(productID: w.chai.key).count == 2)
         #expect(await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
-            == .invalid([.init("countedQuantity", "must not be negative")]))
+            == .invalid([.init("countedQuantity", "must be a whole number from 0 to 1,000,000,000")]))
     }
 }

@@ -147,7 +147,7 @@ private struct Loader {
             case .integer(let n): return n
             case .number(let s), .text(let s):
                 if let n = Int64(s.trimmingCharacters(in: .whitespaces)) { return n }
-                if let d = Double(s), d == d.rounded() { return Int64(d) }
+                if let d = Double(s), let n = Int64(exactly: d) { return n }
                 throw fail("\(column) '\(s)' is not a whole number")
             case .blob: throw fail("\(column) holds binary data where a number was expected")
             }
@@ -161,7 +161,8 @@ private struct Loader {
             guard let amount = Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw fail("\(column) '\(literal)' is not an amount")
             }
-            return Money(amount)
+            guard let money = Money(amount) else { throw fail("\(column) '\(literal)' is too large an amount") }
+            return money
         }
         func double(_ column: String) throws -> Double? {
             guard let literal = try text(column) else { return nil }
@@ -202,6 +203,11 @@ private struct Loader {
 
     mutating func count(_ table: String, _ n: Int) { counts.append(.init(table: table, rows: n)) }
 
+    /// The same limits as every other way in (`Limits`), named with the row that broke them.
+    func check(_ errors: [NorthwindError.FieldError?], _ fields: Fields) throws {
+        if let error = errors.compactMap({ $0 }).first { throw fields.fail("\(error.field) \(error.message)") }
+    }
+
     mutating func run() throws -> [DemoData.TableCount] {
         let categories = rows("Categories")
         for f in categories {
@@ -230,8 +236,9 @@ private struct Loader {
                             quantityPerUnit: try f.text("QuantityPerUnit"), unitPrice: try f.money("UnitPrice") ?? .zero,
                             unitsOnOrder: Int(try f.int("UnitsOnOrder") ?? 0), reorderLevel: Int(try f.int("ReorderLevel") ?? 0),
                             discontinued: try f.bool("Discontinued"))
-            try insert(&p, f)
             let stock = Int(try f.int("UnitsInStock") ?? 0)
+            try check(p.normalizeAndValidate() + [Limits.check(stock, Limits.units, "UnitsInStock")], f)
+            try insert(&p, f)
             if stock != 0 {
                 var opening = StockMovement(productID: p.id ?? 0, delta: stock, reason: .initial, note: "Imported opening balance")
                 try insert(&opening, f)
@@ -318,6 +325,7 @@ private struct Loader {
                           status: shipped == nil ? .new : .shipped, shipVia: try f.int("ShipVia"), freight: try f.money("Freight") ?? .zero)
             (o.shipName, o.shipAddress, o.shipCity, o.shipRegion) = (try f.text("ShipName"), try f.text("ShipAddress"), try f.text("ShipCity"), try f.text("ShipRegion"))
             (o.shipPostalCode, o.shipCountry) = (try f.text("ShipPostalCode"), try f.text("ShipCountry"))
+            try check([Limits.check(o.freight, Limits.money, "Freight")], f)
             try insert(&o, f)
         }
         count("orders", orders.count)
@@ -327,6 +335,8 @@ private struct Loader {
             var line = OrderLine(orderID: try f.requiredInt("OrderID"), productID: try f.requiredInt("ProductID"),
                                  unitPrice: try f.money("UnitPrice") ?? .zero, quantity: Int(try f.requiredInt("Quantity")),
                                  discount: try f.double("Discount") ?? 0)
+            try check([Limits.check(line.unitPrice, Limits.money, "UnitPrice"), Limits.check(line.quantity, Limits.lineQuantity, "Quantity"),
+                       (0...1).contains(line.discount) ? nil : .init("Discount", "must be a fraction from 0 to 1")], f)
             try insert(&line, f)
         }
         count("order lines", lines.count)
