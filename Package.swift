@@ -84,6 +84,8 @@ let package = Package(
             dependencies: [
                 "Northwind", "NorthwindWeb", "northwind",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The bare C API, to check a store as tools without the app's SQL functions see it.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

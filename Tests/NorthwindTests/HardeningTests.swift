@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Testing
+@testable import Northwind
+@testable import NorthwindStore
+
+/// A store file opened through the bare SQLite C API, with none of the app's SQL functions: as the `sqlite3` tool,
+/// a backup verifier or an administrator's script sees it.
+final class BareStore {
+    private var handle: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            throw CLIError(description: "cannot open \(path)")
+        }
+    }
+
+    /// Every text value of every row `sql` returns, or the error SQLite gave.
+    func run(_ sql: String) -> Result<[String], CLIError> {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            return .failure(CLIError(description: String(cString: sqlite3_errmsg(handle))))
+        }
+        defer { sqlite3_finalize(statement) }
+        var values: [String] = []
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: values.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+            case SQLITE_DONE: return .success(values)
+            default: return .failure(CLIError(description: String(cString: sqlite3_errmsg(handle))))
+            }
+        }
+    }
+
+    deinit { sqlite3_close(handle) }
+}
+
+@Suite("Hardening: the store")
+struct StoreHardeningTests {
+    @Test func integrityCheckPassesWithoutTheAppsFunctions() throws {
+        // Given a store with orders, written by the app
+        let store = try TemporaryStore(seed: .init(scale: 1, seed: 3))
+        // When a tool without the app's SQL functions checks it
+        let bare = try BareStore(path: store.path)
+        // Then both checks pass
+        #expect(try bare.run("PRAGMA integrity_check").get() == ["ok"])
+        #expect(try bare.run("PRAGMA quick_check").get() == ["ok"])
+    }
+
+    @Test func aWriterWithoutTheLineAmountFunctionIsStillRefused() throws {
+        // Given a store with an order
+        let store = try TemporaryStore(seed: .init(scale: 1, seed: 3))
+        let bare = try BareStore(path: store.path)
+        // When a tool without the app's functions changes a line's amount
+        let result = bare.run("UPDATE order_lines SET extendedPriceCents = extendedPriceCents + 1 WHERE id = 1")
+        // Then the trigger that holds the one definition refuses it
+        guard case let .failure(error) = result else { Issue.record("the write went through"); return }
+        #expect(error.description.contains("sqlserver_line_cents"))
+    }
+
+    @Test func aWrongLineAmountIsRefusedByTheApp() async throws {
+        // Given a store with an order, opened by the app
+        let store = try TemporaryStore(seed: .init(scale: 1, seed: 3))
+        // When a line's stored amount is set to something the definition does not give
+        let error = #expect(throws: DatabaseError.self) {
+            try store.store.pool.write { db in
+                try db.execute(sql: "UPDATE order_lines SET extendedPriceCents = extendedPriceCents + 1 WHERE id = 1")
+            }
+        }
+        // Then the store refuses it and says why
+        #expect(error?.extendedResultCode == .SQLITE_CONSTRAINT_TRIGGER)
+        #expect(error?.message?.contains("line amount") == true)
+    }
+
+    /// A v5 store (line amounts under a CHECK that calls an app function) keeps its lines and its summaries' triggers.
+    @Test func aV5StoreMovesItsCheckIntoTriggers() throws {
+        // Given a store at v5 with an order of one line
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        do {
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in ReportFunctions.register(db) }
+            let old = try DatabaseQueue(path: path, configuration: configuration)
+            try Schema.migrator.migrate(old, upTo: "v5: report summaries")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
+                    INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
+                    INSERT INTO orders (id, number, customerID, orderDate, status) VALUES (1, '10248', 1, '1996-07-04', 'new');
+                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                      VALUES (1, 1, 1800, 12, 0, 21600);
+                    """)
+            }
+            #expect(throws: CLIError.self) { try BareStore(path: path).run("PRAGMA integrity_check").get() }
+        }
+        // When the app opens it and a second line is added
+        let store = try Store(StoreConfiguration(path: path))
+        try store.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                VALUES (1, 2, 3100, 10, 0.25, 23250)
+                """)
+        }
+        // Then the file checks clean without the app, the old line is kept, and the summary counts both lines
+        #expect(try BareStore(path: path).run("PRAGMA integrity_check").get() == ["ok"])
+        try store.pool.read { (db: Database) throws in
+            #expect(try Int.fetchAll(db, sql: "SELECT extendedPriceCents FROM order_lines ORDER BY id") == [21600, 23250])
+            #expect(try Row.fetchOne(db, sql: "SELECT lineCount, amountCents FROM order_totals WHERE orderID = 1")
+                    == ["lineCount": 2, "amountCents": 44850])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE tableName = 'order_lines'") == 2)
+        }
+    }
+}
+
+@Suite("Hardening: values")
+struct ValueHardeningTests {
+    @Test(arguments: [
+        ("18", 1800), ("18.5", 1850), ("18.50", 1850), (".5", 50), ("-3.00", -300), ("18.500", 1850), (" 7.25 ", 725),
+    ])
+    func moneyParsesPlainAmounts(text: String, cents: Int) {
+        #expect(Money(parsing: text) == Money(cents: cents))
+    }
+
+    @Test(arguments: ["", "-", ".", "18.", "18.505", "1e3", "1,000.00", "abc", "0x10", "+5", "1 000",
+                      "92233720368547758.08", "99999999999999999999999999.00"])
+    func moneyRefusesAnythingElse(text: String) {
+        #expect(Money(parsing: text) == nil)
+    }
+
+    @Test func aDecimalTooLargeForCentsIsNoAmount() {
+        #expect(Money(Decimal(string: "1e30")!) == nil)
+        #expect(Money(Decimal(string: "12.345")!) == Money(cents: 1235))
+    }
+
+    @Test func sumsSaturateInsteadOfTrapping() {
+        #expect(Money(cents: .max) + Money(cents: 1) == Money(cents: .max))
+        #expect(Money(cents: .min) + Money(cents: -1) == Money(cents: .min))
+    }
+
+    @Test(arguments: [
+        (Int.max, 1, 0.0), (Int.max, Int.max, 0.5), (1_000_000_000_000, 1_000_000, 0.25), (999_999_999, 1_000_000, 0.0),
+        (1, Int.max, 2.0), (Int.max / 1_000_000, 1_000_000, Double.nan),
+    ])
+    func aLineTotalNeverTraps(priceCents: Int, quantity: Int, discount: Double) {
+        let line = OrderLine(orderID: 1, productID: 1, unitPrice: Money(cents: priceCents), quantity: quantity, discount: discount)
+        #expect(line.total.cents >= 0)
+    }
+
+    @Test func aLineTotalAtTheLimitsIsExact() {
+        // 9,999,999.99 × 1,000,000 less 25%: 749,999,999,250,000 cents; the old formula's 10⁶ scaling overflowed here.
+        let line = OrderLine(orderID: 1, productID: 1, unitPrice: Limits.money.upperBound, quantity: 1_000_000, discount: 0.25)
+        #expect(line.total == Money(cents: 749_999_999_250_000))
+    }
+
+    @Test func theLineAmountFunctionRefusesWhatItCannotHold() {
+        #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 9_000_000_000_000_000_000, quantity: 2, discount: 0) == nil)
+        #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1800, quantity: 1, discount: -0.5) == nil)
+        #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1800, quantity: 12, discount: 0) == 21600)
+    }
+
+    @Test func lowStockOfHugeStoredValuesDoesNotTrap() {
+        let product = Product(name: "Poison", unitsInStock: .max, unitsOnOrder: .max, reorderLevel: .max)
+        #expect(product.isLowStock)
+        let plenty = Product(name: "Plenty", unitsInStock: .max, unitsOnOrder: .max, reorderLevel: 10)
+        #expect(!plenty.isLowStock)
+    }
+}
+
+@Suite("Hardening: domain limits")
+struct LimitTests {
+    @Test(arguments: [
+        (Product(name: "A", unitPrice: Money(cents: 1_000_000_000)), "unitPrice"),
+        (Product(name: "A", unitPrice: Money(cents: -1)), "unitPrice"),
+        (Product(name: "A", unitsInStock: 1_000_000_001), "unitsInStock"),
+        (Product(name: "A", unitsOnOrder: .max), "unitsOnOrder"),
+        (Product(name: "A", reorderLevel: -1), "reorderLevel"),
+    ])
+    func aProductOutOfRangeIsRefusedNamingTheField(product: Product, field: String) async throws {
+        // Given an empty store
+        let store = try TemporaryStore()
+        // When a product out of range is added
+        let error = await northwindError { _ = try await store.backoffice.createProduct(product) }
+        // Then it is refused, naming the field, and nothing is saved
+        guard case let .invalid(fields) = error else { Issue.record("not refused: \(String(describing: error))"); return }
+        #expect(fields.map(\.field) == [field])
+        #expect(try store.count("SELECT count(*) FROM products") == 0)
+    }
+
+    @Test func receivingCannotPushStockPastTheLimit() async throws {
+        // Given a product with 50 in stock
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        // When more arrives than the limit leaves room for
+        let error = await northwindError { _ = try await store.backoffice.receiveStock(productID: w.chai.key, quantity: 999_999_990) }
+        // Then it is refused and the stock stays
+        #expect(error == .invalid([.init("quantity", "would bring the stock of 'Chai' above 1,000,000,000 units")]))
+        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+    }
+
+    @Test func freightOutOfRangeIsRefused() async throws {
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        var draft = OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)])
+        draft.freight = Money(cents: 9_223_372_036_854_775_800)
+        let error = await northwindError { _ = try await store.backoffice.createOrder(draft) }
+        #expect(error == .invalid([.init("freight", "must be from 0.00 to 9,999,999.99")]))
+        #expect(try store.count("SELECT count(*) FROM orders") == 0)
+    }
+
+    @Test func aProductWhosePriceIsOutOfRangeCannotBeOrdered() async throws {
+        // Given a product whose price was written out of range by hand
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        try await store.store.pool.write { db in
+            try db.execute(sql: "UPDATE products SET unitPriceCents = 9000000000000000000 WHERE id = ?", arguments: [w.chai.key])
+        }
+        // When it is ordered
+        let error = await northwindError {
+            _ = try await store.backoffice.createOrder(.init(customerCode: "VINET", employeeID: w.nancy.id,
+                                                             lines: [.init(productID: w.chai.key, quantity: 1)]))
+        }
+        // Then the order is refused with what to do, and nothing is saved
+        #expect(error == .invalid([.init("lines[0].productID", "'Chai' has a price out of range (90000000000000000.00); correct the product first")]))
+        #expect(try store.count("SELECT count(*) FROM orders") == 0)
+    }
+
+    @Test(arguments: [(0, 0), (1001, 0), (50, -1), (50, 100_000_001), (50, Int.max)])
+    func pagingIsBounded(limit: Int, offset: Int) async throws {
+        let store = try TemporaryStore()
+        var query = ProductQuery()
+        (query.limit, query.offset) = (limit, offset)
+        let error = await northwindError { _ = try store.backoffice.listProducts(query) }
+        guard case .invalid = error else { Issue.record("accepted limit \(limit), offset \(offset)"); return }
+    }
+}
+
+@Suite("Hardening: CSV")
+struct CSVTests {
+    func csv(_ values: [ReportValue]) -> String {
+        var bytes: [UInt8] = []
+        ReportTable.appendCSV(values, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [
+        ("=HYPERLINK(\"http://x.example\",\"click\")", "\"'=HYPERLINK(\"\"http://x.example\"\",\"\"click\"\")\""),
+        ("@SUM(1+1)", "\"'@SUM(1+1)\""), ("+1+1", "\"'+1+1\""), ("-2+3", "\"'-2+3\""), ("\tcmd", "\"'\tcmd\""),
+        ("\rcmd", "\"'\rcmd\""),
+    ])
+    func aFormulaIsNeutralised(text: String, written: String) {
+        #expect(csv([.text(text)]) == written + "\r\n")
+    }
+
+    @Test func numbersStayNumbers() {
+        #expect(csv([.text("-12.5"), .money(Money(cents: -300)), .integer(-4), .real(-0.5), .text("+7")]) == "-12.5,-3.00,-4,-0.5,+7\r\n")
+    }
+
+    @Test func plainTextIsUnchanged() {
+        #expect(csv([.text("Chai"), .text("a,b"), .text("say \"hi\"")]) == "Chai,\"a,b\",\"say \"\"hi\"\"\"\r\n")
+    }
+}
