@@ -121,7 +121,7 @@ struct ProductInput: Decodable, Sendable {
         if let categoryID { product.categoryID = categoryID }
         if let supplierID { product.supplierID = supplierID }
         if let quantityPerUnit { product.quantityPerUnit = quantityPerUnit }
-        if let unitPrice, let price = parser.money(unitPrice.text, "unitPrice") { product.unitPrice = price }
+        if let unitPrice, let price = parser.money(unitPrice.text, "unitPrice", required: true) { product.unitPrice = price }
         if let unitsInStock {
             if creating {
                 product.unitsInStock = unitsInStock
@@ -257,7 +257,7 @@ struct OrderInput: Decodable, Sendable {
     func draft(defaultEmployee: Int64) throws(NorthwindError) -> OrderDraft {
         var parser = FieldParser()
         let required = parser.date(requiredDate, "requiredDate")
-        let freightAmount = parser.money(freight?.text, "freight") ?? .zero
+        let freightAmount = freight.flatMap { parser.money($0.text, "freight", required: true) } ?? .zero
         try parser.throwIfAny()
         return OrderDraft(
             customerCode: customerCode, employeeID: employeeID ?? defaultEmployee, requiredDate: required, shipVia: shipVia,

@@ -25,9 +25,11 @@ struct WebFixture {
                           repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0))
     }
 
-    func test(options: WebOptions = WebOptions(port: 0), _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    /// Runs `body` against the app: through the router, or `live` on a real HTTP server on loopback.
+    func test(options: WebOptions = WebOptions(port: 0), live: Bool = false,
+              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = try await WebApp.build(backoffice: store.backoffice, options: options)
-        try await app.test(.router, body)
+        try await app.test(live ? .live : .router, body)
     }
 }
 
