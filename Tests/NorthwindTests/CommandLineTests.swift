@@ -26,6 +26,8 @@ struct CLI {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Killed by a signal, as a trap (status 132, SIGILL) is, rather than exiting.
+        var crashed = false
     }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
@@ -40,7 +42,8 @@ struct CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self), crashed: process.terminationReason == .uncaughtSignal)
     }
 }
 
