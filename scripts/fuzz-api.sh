@@ -83,6 +83,23 @@ fuzz() {
 fuzz "a manager" "$manager_token"
 fuzz "a sales representative" "$rep_token"
 
+# Schemathesis never sends HEAD, yet every GET route must answer it like GET, without the body (RFC 9110 9.3.2).
+echo "== HEAD on every GET route without a path parameter"
+"$py" - "$base" "$manager_token" <<'PY' || failed=1
+import json, sys, urllib.error, urllib.request
+base, token = sys.argv[1:]
+paths = [p for p, ops in json.load(urllib.request.urlopen(base + "/api/openapi.json"))["paths"].items() if "get" in ops and "{" not in p]
+wrong = []
+for path in ["/api/openapi.json"] + paths:
+    request = urllib.request.Request(base + path, method="HEAD", headers={"Authorization": "Bearer " + token})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+    except urllib.error.HTTPError as error:
+        if error.code in (404, 405, 501): wrong.append(f"  HEAD {path} -> {error.code}, but GET is routed")
+print("\n".join(wrong) or f"  all {len(paths) + 1} answer")
+sys.exit(1 if wrong else 0)
+PY
+
 # A crash shows in Schemathesis only as connection errors; say so plainly, with the server's last words.
 if ! kill -0 "$server" 2>/dev/null || ! answers "$base"; then
     echo "fuzz-api: the server is down or not answering after the fuzzing; the end of its log:" >&2

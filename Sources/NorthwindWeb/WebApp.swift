@@ -117,7 +117,6 @@ struct SecurityHeaders: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 }
 
