@@ -64,7 +64,10 @@ public struct Backoffice: Sendable {
             case .SQLITE_CONSTRAINT_CHECK:
                 return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
             case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
-                return .invalid([.init("record", "Another record already uses that value (\(error.message ?? "unique")).")])
+                // "UNIQUE constraint failed: customers.code" names the field; say it as a person would.
+                let column = error.message?.split(separator: ":").last?.split(separator: ",").first?.split(separator: ".").last
+                return .invalid([.init(column.map { $0.trimmingCharacters(in: .whitespaces) } ?? "record",
+                                       "is already used by another record")])
             case .SQLITE_CONSTRAINT_TRIGGER:
                 return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
             case .SQLITE_CONSTRAINT_NOTNULL:

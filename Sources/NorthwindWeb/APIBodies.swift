@@ -75,8 +75,11 @@ struct MoneyInput: Decodable, Sendable {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             self.text = text
+        } else if let amount = try? container.decode(Decimal.self) {
+            self.text = "\(amount)"
         } else {
-            self.text = "\(try container.decode(Decimal.self))"
+            // A number Decimal cannot hold (1e308) is still a number: let the amount's check name it, not a 400.
+            self.text = "\(try container.decode(Double.self))"
         }
     }
 }

@@ -12,7 +12,7 @@ struct APIRoutes: Sendable {
 
     func register(on api: RouterGroup<WebContext>) {
         let v1 = api.group("v1").add(middleware: ProblemMiddleware()).add(middleware: RequireAPISignIn())
-            .add(middleware: CSRFCheck())
+            .add(middleware: CSRFCheck()).add(middleware: SingleParameters())
         v1.get("me") { _, context in try me(context) }
         v1.get("summary") { _, _ in try Summary(backoffice.shopSummary()) }
 
@@ -45,10 +45,13 @@ struct APIRoutes: Sendable {
         }
 
         v1.get("customers") { request, _ in
-            let limit = try limitParameter(request)
-            if let text = request.query("q") { return ItemsPage(Page(items: try backoffice.searchCustomers(text, limit: limit),
-                                                                     total: -1, offset: 0, limit: limit)) }
-            return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: try offsetParameter(request)))
+            let (limit, offset) = (try limitParameter(request), try offsetParameter(request))
+            if let text = request.query("q") {
+                // A lookup lists the best matches only, so it has no later pages to skip to.
+                guard offset == 0 else { throw NorthwindError.invalid("offset", "must be 0 with q: a lookup has one page") }
+                return ItemsPage(Page(items: try backoffice.searchCustomers(text, limit: limit), total: -1, offset: 0, limit: limit))
+            }
+            return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: offset))
         }
         v1.get("customers/:code") { _, context in try backoffice.customer(code: try context.pathString("code")) }
         v1.post("customers") { request, context -> EditedResponse<Customer> in
@@ -72,11 +75,11 @@ struct APIRoutes: Sendable {
     @Sendable func listProducts(_ request: Request, context: WebContext) async throws -> ItemsPage<ProductBody> {
         var query = ProductQuery()
         var parser = FieldParser()
-        query.categoryID = parser.id(request.query("categoryID"), "categoryID")
-        query.supplierID = parser.id(request.query("supplierID"), "supplierID")
+        query.categoryID = parser.id(request.parameter("categoryID"), "categoryID", blankAllowed: false)
+        query.supplierID = parser.id(request.parameter("supplierID"), "supplierID", blankAllowed: false)
         query.lowStock = try bool(request, "lowStock") ?? false
         query.discontinued = try bool(request, "discontinued")
-        if let sort = request.query("sort") {
+        if let sort = request.parameter("sort") {
             guard let value = ProductQuery.Sort(rawValue: sort) else {
                 throw NorthwindError.invalid("sort", "must be one of \(ProductQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -128,7 +131,7 @@ struct APIRoutes: Sendable {
 
     @Sendable func listOrders(_ request: Request, context: WebContext) async throws -> ItemsPage<OrderSummaryBody> {
         var query = OrderQuery()
-        if let status = request.query("status") {
+        if let status = request.parameter("status") {
             guard let value = OrderStatus(rawValue: status) else {
                 throw NorthwindError.invalid("status", "must be one of new, shipped, cancelled")
             }
@@ -239,12 +242,25 @@ struct APIRoutes: Sendable {
 
     /// `true` or `false`, as the API document says; nothing else is taken for either.
     func bool(_ request: Request, _ name: String) throws -> Bool? {
-        guard let text = request.query(name) else { return nil }
+        guard let text = request.parameter(name) else { return nil }
         switch text {
         case "true": return true
         case "false": return false
         default: throw NorthwindError.invalid(name, "must be true or false, not '\(text)'")
         }
+    }
+}
+
+/// Every API parameter is one value: given twice, which one counts would be a guess, so neither does.
+struct SingleParameters: RouterMiddleware {
+    typealias Context = WebContext
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        var seen = Set<Substring>()
+        let repeated = request.uri.queryParameters.filter { !seen.insert($0.key).inserted }.map { String($0.key) }
+        guard repeated.isEmpty else {
+            throw NorthwindError.invalid(Set(repeated).sorted().map { .init($0, "must be given once") })
+        }
+        return try await next(request, context)
     }
 }
 

@@ -89,8 +89,9 @@ struct FieldParser {
         return int(request.query("page"), "page", in: 1...last) ?? 1
     }
 
-    mutating func id(_ text: String?, _ field: String) -> Int64? {
-        guard let text, !text.isEmpty else { return nil }
+    /// A record's id; blank is none, unless `blankAllowed` is false (the API's typed parameters).
+    mutating func id(_ text: String?, _ field: String, blankAllowed: Bool = true) -> Int64? {
+        guard let text, !text.isEmpty || !blankAllowed else { return nil }
         guard let value = Int64(text), value > 0 else {
             errors.append(.init(field, "must be a record number, not '\(text)'"))
             return nil
@@ -113,10 +114,16 @@ struct FieldParser {
 }
 
 extension Request {
-    /// A whole-number query parameter within `range`, or nil when absent; a bad one adds an error that names the
-    /// parameter and the range.
+    /// A query parameter exactly as sent, nil only when absent: the API's typed parameters take no blank value,
+    /// where a page's form may leave a filter blank.
+    func parameter(_ name: String) -> String? {
+        uri.queryParameters.get(name)
+    }
+
+    /// A whole-number API parameter within `range`, or nil when absent; a bad one, blank included, adds an error that
+    /// names the parameter and the range.
     func wholeNumber(_ name: String, in range: ClosedRange<Int>, errors: inout [NorthwindError.FieldError]) -> Int? {
-        guard let text = query(name) else { return nil }
+        guard let text = parameter(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             errors.append(.init(name, "must be a whole number from \(Limits.grouped(range.lowerBound)) to "
                                 + "\(Limits.grouped(range.upperBound)), not '\(text)'"))

@@ -81,7 +81,7 @@ extension APIRoutes {
             _ = try context.requireManager(policy, to: "read reports")
             let report = try findReport(context)
             let parameters = reportParameters(request, report)
-            switch request.query("format") ?? "json" {
+            switch request.parameter("format") ?? "json" {
             case "csv":
                 return try await ReportDownload.csv(backoffice, report: report, parameters: parameters)
             case "json":

@@ -154,8 +154,12 @@ enum StrictJSON {
 }
 
 extension Request {
-    /// The body, checked to be strict JSON (see `StrictJSON`).
+    /// The body, checked to be strict JSON (see `StrictJSON`) and sent as such.
     func strictJSONBody(context: WebContext) async throws -> Data {
+        guard headers[.contentType].map({ $0.lowercased().hasPrefix("application/json") }) == true else {
+            throw WebError(status: .unsupportedMediaType, title: "Unsupported media type",
+                           detail: "Send the body as JSON, with 'Content-Type: application/json'.")
+        }
         var request = self
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         try StrictJSON.validate(body.readableBytesView)

@@ -443,6 +443,29 @@ struct HTTPHardeningTests {
         #expect(try fixture.store.backoffice.find(Northwind.Category.self, id: condiments).description == nil)
     }
 
+    @Test(arguments: ["/api/v1/products?limit=5&limit=abc", "/api/v1/products?limit=", "/api/v1/products?sort=",
+                      "/api/v1/products?lowStock=", "/api/v1/products?categoryID=", "/api/v1/categories?offset=",
+                      "/api/v1/orders?status=", "/api/v1/customers?q=a&offset=5", "/api/v1/products/search?q=a&q=b",
+                      "/api/v1/reports/ten-most-expensive-products?format="])
+    func aParameterBlankOrGivenTwiceIsRefused(path: String) async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test(live: true) { client in
+            let response = try await client.execute(uri: path, method: .get, headers: bearer(fixture.managerToken))
+            #expect(response.status == .unprocessableContent, "\(path): \(String(buffer: response.body))")
+        }
+    }
+
+    @Test func aBodyThatIsNotSentAsJSONIsA415() async throws {
+        let fixture = try await WebFixture.make()
+        try await fixture.test(live: true) { client in
+            let response = try await client.execute(uri: "/api/v1/categories", method: .post,
+                                                    headers: [.authorization: "Bearer \(fixture.managerToken)", .contentType: "text/plain"],
+                                                    body: ByteBuffer(string: #"{"name":"Tea"}"#))
+            #expect(response.status == .unsupportedMediaType)
+        }
+        #expect(try fixture.store.count("SELECT count(*) FROM categories") == 2)
+    }
+
     @Test func anOversizedBodyIsA413() async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
