@@ -15,6 +15,7 @@ LINE_QUANTITY = {"type": "integer", "minimum": 1, "maximum": 1_000_000}
 MAX_OFFSET = 100_000_000
 MONEY_IN = {"type": ["string", "number"], "description": "An amount from 0.00 to 9,999,999.99: \"18.50\" (exact, preferred) or 18.5."}
 VERSION_IN = {"type": "integer", "minimum": 1}
+NAME = {"type": "string", "minLength": 1, "description": "Required; blank is refused."}
 MONEY = {"type": "string", "pattern": r"^-?\d+\.\d{2}$", "description": "An exact amount, e.g. \"18.00\"."}
 DATE = {"type": "string", "format": "date"}
 def obj(required, props, extra=False):
@@ -36,10 +37,10 @@ schemas = {
         {"id": I, "recordID": S, "name": S, "categoryID": opt("integer"), "categoryName": opt("string"), "supplierID": opt("integer"),
          "supplierName": opt("string"), "quantityPerUnit": opt("string"), "unitPrice": MONEY, "unitsInStock": I, "unitsOnOrder": I,
          "reorderLevel": I, "discontinued": B, "lowStock": B, "version": I}),
-    "ProductInput": obj(["name"], {"name": S, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
+    "ProductInput": obj(["name"], {"name": NAME, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
         "unitPrice": MONEY_IN, "unitsInStock": {**UNITS, "description": "Opening stock."},
         "unitsOnOrder": UNITS, "reorderLevel": UNITS, "discontinued": B}),
-    "ProductPatch": obj(["version"], {"name": S, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
+    "ProductPatch": obj(["version"], {"name": NAME, "categoryID": opt("integer"), "supplierID": opt("integer"), "quantityPerUnit": opt("string"),
         "unitPrice": MONEY_IN, "unitsInStock": {**UNITS, "description": "Only the current stock: stock changes by receiving or a stock take."},
         "unitsOnOrder": UNITS, "reorderLevel": UNITS, "discontinued": B,
         "version": {**VERSION_IN, "description": "The version that was read."}}),
@@ -57,7 +58,7 @@ schemas = {
          "shipVia": opt("integer"), "shipperName": opt("string"), "freight": MONEY, "subtotal": MONEY, "total": MONEY, "supplyable": B,
          "lines": {"type": "array", "items": obj(["productID", "productName", "unitPrice", "quantity", "discount", "total", "inStock", "short"],
             {"productID": I, "productName": S, "unitPrice": MONEY, "quantity": I, "discount": N, "total": MONEY, "inStock": I, "short": I})}}),
-    "OrderInput": obj(["customerCode", "lines"], {"customerCode": S, "employeeID": {**I, "description": "Defaults to the signed-in employee."},
+    "OrderInput": obj(["customerCode", "lines"], {"customerCode": NAME, "employeeID": {**I, "description": "Defaults to the signed-in employee."},
         "requiredDate": DATE, "shipVia": I, "freight": MONEY_IN,
         "lines": {"type": "array", "minItems": 1, "items": obj(["productID", "quantity"], {"productID": I, "quantity": LINE_QUANTITY,
             "discount": {**N, "minimum": 0, "maximum": 1, "description": "A fraction: 0.15 for 15%."}})}}),
@@ -89,10 +90,10 @@ schemas["Report"] = obj(["report", "parameters", "columns", "moneyColumns", "row
     "next": {**S, "description": "The path of the next page; absent on the last. Each page runs the report again: for every row, ask for format=csv."}})
 # What a client may set: the record's fields without its ids and version, which the server keeps. POST needs the
 # required ones; PATCH sends any of them with the version that was read, and null clears an optional one.
-INPUTS = {"Category": (["name"], {"name": S, "description": opt("string")}),
-          "Supplier": (["companyName"], {"companyName": S, **{k: opt("string") for k in ["contactName", "contactTitle", "address",
+INPUTS = {"Category": (["name"], {"name": NAME, "description": opt("string")}),
+          "Supplier": (["companyName"], {"companyName": NAME, **{k: opt("string") for k in ["contactName", "contactTitle", "address",
                        "city", "region", "postalCode", "country", "phone", "fax", "homePage"]}}),
-          "Customer": (["code", "companyName"], {"code": S, "companyName": S, **{k: opt("string") for k in ["contactName",
+          "Customer": (["code", "companyName"], {"code": NAME, "companyName": NAME, **{k: opt("string") for k in ["contactName",
                        "contactTitle", "address", "city", "region", "postalCode", "country", "phone", "fax"]}})}
 for name, (required, props) in INPUTS.items():
     schemas[name + "Input"] = obj(required, props)
@@ -113,7 +114,10 @@ AUTH = problem(401)
 def op(summary, responses, params=(), request=None, tag=None):
     o = {"summary": summary, "responses": {**responses, **AUTH, **problem(400)}}
     if params: o["parameters"] = list(params)
-    if request: o["requestBody"] = body(request)
+    if request:
+        o["requestBody"] = body(request)
+        # A body that is too large, or not sent as application/json.
+        o["responses"].update(problem(413, 415))
     return o
 
 paths = {

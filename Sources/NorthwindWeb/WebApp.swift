@@ -123,7 +123,8 @@ extension HTTPField.Name {
 /// A method that a path does not take gets 405 with the methods it does take (RFC 9110), not a 404 that says the
 /// path is not there. Registered last, from the routes the router already has, so no path needs it written twice.
 enum MethodNotAllowed {
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace,
+                                                HTTPRequest.Method("QUERY")!]
 
     static func register(on router: Router<WebContext>) {
         for routes in Dictionary(grouping: router.routes, by: \.path.description).values {
