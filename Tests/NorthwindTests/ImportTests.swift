@@ -98,6 +98,29 @@ struct ImportTests {
         try checkKnownFacts(store)
     }
 
+    @Test func aValueOutOfRangeNamesItsRowAndChangesNothing() throws {
+        // Given a classic database file whose first product claims more stock than any store may hold
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("classic.db").path
+        let script = try String(contentsOfFile: path(ClassicFixtures.sqlite), encoding: .utf8)
+        try DatabaseQueue(path: file).writeWithoutTransaction { db in
+            try db.execute(sql: script)
+            try db.execute(sql: "UPDATE Products SET UnitsInStock = 9223372036854775807 WHERE ProductID = 1")
+        }
+        // When it is imported
+        let store = try TemporaryStore()
+        #expect {
+            _ = try ClassicImporter.importFile(atPath: file, into: store.store, replace: false)
+        } throws: { error in
+            // Then the import fails naming the value and its limit, and the store stays empty
+            guard case NorthwindError.importFailed(let message) = error else { return false }
+            return message.contains("UnitsInStock must be a whole number from 0 to 1,000,000,000")
+        }
+        #expect(try store.count("SELECT count(*) FROM products") == 0)
+    }
+
     @Test func importRefusesAStoreWithDataUnlessReplacing() throws {
         let store = try TemporaryStore(seed: DemoData.Options(scale: 1, seed: 1, endDate: LocalDate("2026-01-31") ?? .today))
         #expect {
