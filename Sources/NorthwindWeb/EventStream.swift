@@ -10,9 +10,6 @@ struct EventStream: Sendable {
 
     @Sendable func stream(_ request: Request, context: WebContext) async throws -> Response {
         let changes = feed.subscribe()
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -38,6 +35,8 @@ struct EventStream: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: Self.headers, body: body)
     }
+
+    static let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
 }

@@ -18,6 +18,8 @@ struct PageRoutes: Sendable {
         pages.post("signout", use: signOut)
         pages.get("/", use: home)
         pages.get("events", use: EventStream(feed: env.feed).stream)
+        // HEAD answers with the stream's headers without subscribing to the feed.
+        pages.head("events") { _, _ in Response(status: .ok, headers: EventStream.headers) }
         pages.get("products", use: products)
         pages.get("products/new", use: newProduct)
         pages.post("products", use: createProduct)
