@@ -21,9 +21,15 @@ public enum Limits {
         range.contains(value) ? nil : .init(field, "must be from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))")
     }
 
-    /// "must be from 0 to 1,000,000,000", or nil when `value` is in range.
+    /// "must be a whole number from 0 to 1,000,000,000", or nil when `value` is in range.
     public static func check(_ value: Int, _ range: ClosedRange<Int>, _ field: String) -> NorthwindError.FieldError? {
-        range.contains(value) ? nil : .init(field, "must be a whole number from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))")
+        range.contains(value) ? nil : outOfRange(range, field)
+    }
+
+    /// The error for a whole number outside `range`, or too large for any integer; `given` adds what was sent.
+    public static func outOfRange(_ range: ClosedRange<Int>, _ field: String, given: String? = nil) -> NorthwindError.FieldError {
+        .init(field, "must be a whole number from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))"
+                     + (given.map { ", not '\($0)'" } ?? ""))
     }
 
     /// 1000000000 as "1,000,000,000", as people read limits.

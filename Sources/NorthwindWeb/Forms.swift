@@ -69,8 +69,8 @@ struct FieldParser {
         }
         guard let value = Int(text) else {
             let isNumber = text.drop { $0 == "-" }.allSatisfy { $0.isASCII && $0.isNumber }
-            if let range, isNumber, let error = Limits.check(range.upperBound.saturatingAdd(1), range, field) {
-                errors.append(error)
+            if let range, isNumber {
+                errors.append(Limits.outOfRange(range, field))
             } else {
                 errors.append(.init(field, "must be a whole number, not '\(text)'"))
             }
@@ -125,8 +125,7 @@ extension Request {
     func wholeNumber(_ name: String, in range: ClosedRange<Int>, errors: inout [NorthwindError.FieldError]) -> Int? {
         guard let text = parameter(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            errors.append(.init(name, "must be a whole number from \(Limits.grouped(range.lowerBound)) to "
-                                + "\(Limits.grouped(range.upperBound)), not '\(text)'"))
+            errors.append(Limits.outOfRange(range, name, given: text))
             return nil
         }
         return value

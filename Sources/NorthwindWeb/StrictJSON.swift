@@ -221,9 +221,8 @@ extension KeyedDecodingContainer {
     func wholeNumber(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {
         guard let number = try optional(Double.self, key) else { return nil }
         guard let value = try? decode(Int.self, forKey: key), range.contains(value) else {
-            let problem = number.rounded() == number ? "" : " (\(number) is not whole)"
-            throw NorthwindError.invalid(fieldName(codingPath + [key]), "must be a whole number from \(Limits.grouped(range.lowerBound)) "
-                                            + "to \(Limits.grouped(range.upperBound))\(problem)")
+            throw NorthwindError.invalid([Limits.outOfRange(range, fieldName(codingPath + [key]),
+                                                            given: number.rounded() == number ? nil : "\(number)")])
         }
         return value
     }
