@@ -15,6 +15,7 @@ struct PageRoutes: Sendable {
         router.get("signin", use: signInPage)
         router.post("signin", use: signIn)
         let pages = router.group().add(middleware: PageErrors(env: env)).add(middleware: RequirePageSignIn())
+            .add(middleware: CSRFCheck())
         pages.post("signout", use: signOut)
         pages.get("/", use: home)
         pages.get("events", use: EventStream(feed: env.feed).stream)
@@ -87,7 +88,6 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func signOut(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try await FormData.read(request, context: context)
         if let token = request.cookies[SessionCookie.name]?.value {
             try await backoffice.signOut(token: token)
         }
@@ -319,7 +319,6 @@ struct PageRoutes: Sendable {
 
     @Sendable func executeOrder(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
-        _ = try await FormData.read(request, context: context)
         let number = try context.pathString("number")
         do {
             _ = try await backoffice.executeOrder(number: number, employeeID: me.employeeID)
@@ -331,7 +330,6 @@ struct PageRoutes: Sendable {
     }
 
     @Sendable func cancelOrder(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try await FormData.read(request, context: context)
         let number = try context.pathString("number")
         do {
             _ = try await backoffice.cancelOrder(number: number)

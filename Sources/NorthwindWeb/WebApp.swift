@@ -45,19 +45,23 @@ public enum WebApp {
                              onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         async throws -> some ApplicationProtocol
     {
-        let templates = try await loadTemplates()
-        let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
-        let environment = WebEnvironment(backoffice: backoffice, options: options, templates: templates, feed: feed,
-                                         cache: ResponseCache(feed: feed), throttle: SignInThrottle())
+        let environment = try await environment(backoffice: backoffice, options: options)
         let router = buildRouter(environment)
         var log = logger ?? Logger(label: "northwind.web")
         if logger == nil { log.logLevel = .info }
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
-            services: [FeedService(feed: feed)],
+            services: [FeedService(feed: environment.feed)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
             logger: log)
+    }
+
+    /// What every route shares: the templates, the change feed, the response cache and the sign-in throttle.
+    static func environment(backoffice: Backoffice, options: WebOptions) async throws -> WebEnvironment {
+        let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
+        return WebEnvironment(backoffice: backoffice, options: options, templates: try await loadTemplates(), feed: feed,
+                              cache: ResponseCache(feed: feed), throttle: SignInThrottle())
     }
 
     static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
