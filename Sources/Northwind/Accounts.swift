@@ -52,8 +52,12 @@ extension Backoffice {
 
     /// Sets (or replaces) an employee's password. The login defaults to the one already set, else
     /// `firstname.lastname` in lower-case ASCII. Returns the login. Existing sessions of the employee end.
-    public func setPassword(employeeID: Int64, password: String, login: String? = nil,
-                            cost: UInt8 = Backoffice.passwordCost) async throws(NorthwindError) -> String {
+    public func setPassword(
+        employeeID: Int64,
+        password: String,
+        login: String? = nil,
+        cost: UInt8 = Backoffice.passwordCost
+    ) async throws(NorthwindError) -> String {
         guard password.count >= 8 else {
             throw .invalid("password", "A password needs at least 8 characters.")
         }
@@ -65,20 +69,31 @@ extension Backoffice {
             guard let employee = try Employee.fetchOne(db, key: employeeID) else {
                 throw NorthwindError.notFound(entity: "employee", key: "\(employeeID)")
             }
-            let existing = try String.fetchOne(db, sql: "SELECT login FROM credentials WHERE employeeID = ?",
-                                               arguments: [employeeID])
+            let existing = try String.fetchOne(
+                db,
+                sql: "SELECT login FROM credentials WHERE employeeID = ?",
+                arguments: [employeeID]
+            )
             let chosen = login ?? existing ?? Self.defaultLogin(employee)
-            if let owner = try Int64.fetchOne(db, sql: "SELECT employeeID FROM credentials WHERE login = ?",
-                                              arguments: [chosen]), owner != employeeID {
+            if let owner = try Int64.fetchOne(
+                db,
+                sql: "SELECT employeeID FROM credentials WHERE login = ?",
+                arguments: [chosen]
+            ), owner != employeeID {
                 throw NorthwindError.invalid("login", "The login \(chosen) belongs to employee \(owner).")
             }
-            try db.execute(sql: """
-                INSERT INTO credentials (employeeID, login, passwordHash) VALUES (?, ?, ?)
-                ON CONFLICT (employeeID) DO UPDATE SET login = excluded.login, passwordHash = excluded.passwordHash,
-                  changedAt = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                """, arguments: [employeeID, chosen, hash])
-            try db.execute(sql: "DELETE FROM access_tokens WHERE employeeID = ? AND kind = 'session'",
-                           arguments: [employeeID])
+            try db.execute(
+                sql: """
+                    INSERT INTO credentials (employeeID, login, passwordHash) VALUES (?, ?, ?)
+                    ON CONFLICT (employeeID) DO UPDATE SET login = excluded.login, passwordHash = excluded.passwordHash,
+                      changedAt = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                    """,
+                arguments: [employeeID, chosen, hash]
+            )
+            try db.execute(
+                sql: "DELETE FROM access_tokens WHERE employeeID = ? AND kind = 'session'",
+                arguments: [employeeID]
+            )
             return chosen
         }
     }
@@ -87,8 +102,11 @@ extension Backoffice {
     public func signIn(login: String, password: String) async throws(NorthwindError) -> (token: String, SignedIn) {
         let refused = NorthwindError.invalid("password", "That login and password do not match.")
         let row = try read { db in
-            try Row.fetchOne(db, sql: "SELECT employeeID, passwordHash FROM credentials WHERE login = ?",
-                             arguments: [login.trimmingCharacters(in: .whitespaces)])
+            try Row.fetchOne(
+                db,
+                sql: "SELECT employeeID, passwordHash FROM credentials WHERE login = ?",
+                arguments: [login.trimmingCharacters(in: .whitespaces)]
+            )
         }
         guard let row else {
             // Spend the same time as a real check, so timing does not reveal which logins exist.
@@ -102,13 +120,18 @@ extension Backoffice {
         let csrf = Self.randomToken()
         let expires = Date().addingTimeInterval(Self.sessionLifetime)
         try await write { db in
-            try db.execute(sql: """
-                INSERT INTO access_tokens (tokenHash, employeeID, kind, csrfToken, expiresAt)
-                VALUES (?, ?, 'session', ?, ?)
-                """, arguments: [Self.tokenHash(token), employeeID, csrf, Self.timestamp(expires)])
+            try db.execute(
+                sql: """
+                    INSERT INTO access_tokens (tokenHash, employeeID, kind, csrfToken, expiresAt)
+                    VALUES (?, ?, 'session', ?, ?)
+                    """,
+                arguments: [Self.tokenHash(token), employeeID, csrf, Self.timestamp(expires)]
+            )
             // Expired sessions are swept here rather than by a timer: sign-ins are rare and cheap to piggyback.
-            try db.execute(sql: "DELETE FROM access_tokens WHERE expiresAt IS NOT NULL AND expiresAt < ?",
-                           arguments: [Self.timestamp(Date())])
+            try db.execute(
+                sql: "DELETE FROM access_tokens WHERE expiresAt IS NOT NULL AND expiresAt < ?",
+                arguments: [Self.timestamp(Date())]
+            )
         }
         guard let signedIn = try authenticate(token: token) else { throw refused }
         return (token, signedIn)
@@ -121,8 +144,10 @@ extension Backoffice {
             guard try Employee.exists(db, key: employeeID) else {
                 throw NorthwindError.notFound(entity: "employee", key: "\(employeeID)")
             }
-            try db.execute(sql: "INSERT INTO access_tokens (tokenHash, employeeID, kind, label) VALUES (?, ?, 'api', ?)",
-                           arguments: [Self.tokenHash(token), employeeID, label])
+            try db.execute(
+                sql: "INSERT INTO access_tokens (tokenHash, employeeID, kind, label) VALUES (?, ?, 'api', ?)",
+                arguments: [Self.tokenHash(token), employeeID, label]
+            )
         }
         return token
     }
@@ -135,18 +160,29 @@ extension Backoffice {
         guard !token.isEmpty, token.count < 200 else { return nil }
         return try quickRead { db -> SignedIn? in
             // The employee's columns come first because `Employee(row:)` decodes by position.
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT e.*, t.kind AS tokenKind, t.csrfToken AS tokenCSRF, c.login AS tokenLogin
-                FROM access_tokens t
-                JOIN employees e ON e.id = t.employeeID
-                LEFT JOIN credentials c ON c.employeeID = t.employeeID
-                WHERE t.tokenHash = ? AND (t.expiresAt IS NULL OR t.expiresAt >= ?)
-                """), arguments: [Self.tokenHash(token), Self.timestamp(Date())]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT e.*, t.kind AS tokenKind, t.csrfToken AS tokenCSRF, c.login AS tokenLogin
+                            FROM access_tokens t
+                            JOIN employees e ON e.id = t.employeeID
+                            LEFT JOIN credentials c ON c.employeeID = t.employeeID
+                            WHERE t.tokenHash = ? AND (t.expiresAt IS NULL OR t.expiresAt >= ?)
+                            """
+                    ),
+                    arguments: [Self.tokenHash(token), Self.timestamp(Date())]
+                )
+            else { return nil }
             let tokenKind = AccessTokenKind(rawValue: row["tokenKind"]) ?? .api
             if let kind, kind != tokenKind { return nil }
             let employee = try Employee(row: row)
-            return SignedIn(employee: employee, login: row["tokenLogin"] ?? Self.defaultLogin(employee), kind: tokenKind,
-                            csrfToken: row["tokenCSRF"])
+            return SignedIn(
+                employee: employee,
+                login: row["tokenLogin"] ?? Self.defaultLogin(employee),
+                kind: tokenKind,
+                csrfToken: row["tokenCSRF"]
+            )
         }
     }
 
@@ -160,15 +196,19 @@ extension Backoffice {
     /// The login of each employee who can sign in.
     public func logins() throws(NorthwindError) -> [Int64: String] {
         try read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT employeeID, login FROM credentials")
-                .map { ($0["employeeID"] as Int64, $0["login"] as String) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT employeeID, login FROM credentials")
+                    .map { ($0["employeeID"] as Int64, $0["login"] as String) }
+            )
         }
     }
 
     /// On a store where nobody can sign in yet, gives one manager and one sales representative a random password,
     /// and returns them to be shown once. Returns nothing when any password is already set.
-    public func provisionDemoCredentials(policy: AccessPolicy = AccessPolicy(),
-                                         cost: UInt8 = Backoffice.passwordCost) async throws(NorthwindError) -> [DemoCredential] {
+    public func provisionDemoCredentials(
+        policy: AccessPolicy = AccessPolicy(),
+        cost: UInt8 = Backoffice.passwordCost
+    ) async throws(NorthwindError) -> [DemoCredential] {
         let employees = try read { db -> [Employee]? in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM credentials") == 0 else { return nil }
             return try Employee.order(Column("id")).fetchAll(db)
@@ -182,8 +222,14 @@ extension Backoffice {
             guard let id = employee.id else { continue }
             let password = Self.randomPassword()
             let login = try await setPassword(employeeID: id, password: password, cost: cost)
-            result.append(DemoCredential(login: login, password: password, employeeName: employee.fullName,
-                                         title: employee.title))
+            result.append(
+                DemoCredential(
+                    login: login,
+                    password: password,
+                    employeeName: employee.fullName,
+                    title: employee.title
+                )
+            )
         }
         return result
     }

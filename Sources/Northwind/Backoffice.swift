@@ -1,6 +1,6 @@
-@_exported import NorthwindStore
 import Foundation
 import GRDB
+@_exported import NorthwindStore
 
 /// The domain layer: every operation the shop floor, the web app, reports and sync perform on a store.
 ///
@@ -66,8 +66,12 @@ public struct Backoffice: Sendable {
             case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
                 // "UNIQUE constraint failed: customers.code" names the field; say it as a person would.
                 let column = error.message?.split(separator: ":").last?.split(separator: ",").first?.split(separator: ".").last
-                return .invalid([.init(column.map { $0.trimmingCharacters(in: .whitespaces) } ?? "record",
-                                       "is already used by another record")])
+                return .invalid([
+                    .init(
+                        column.map { $0.trimmingCharacters(in: .whitespaces) } ?? "record",
+                        "is already used by another record"
+                    )
+                ])
             case .SQLITE_CONSTRAINT_TRIGGER:
                 return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
             case .SQLITE_CONSTRAINT_NOTNULL:

@@ -42,36 +42,52 @@ extension Backoffice {
         let lastMonthSameDay = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: min(today.day, lastMonthEnd.day))!
         return try read { db in
             // One pass over two months of orders and their kept totals.
-            let sums = try Row.fetchOne(db, sql: """
-                SELECT sum(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS monthToDate,
-                       count(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS orders,
-                       sum(CASE WHEN o.orderDate < :first AND o.orderDate <= :sameDay THEN t.amountCents END) AS lastMonthToDate,
-                       sum(CASE WHEN o.orderDate < :first THEN t.amountCents END) AS lastMonth
-                FROM orders o
-                JOIN order_totals t ON t.orderID = o.id
-                WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN :lastMonthFirst AND :today
-                """, arguments: ["first": first.description, "sameDay": lastMonthSameDay.description,
-                                 "lastMonthFirst": lastMonthFirst.description, "today": today.description])
-            let categories = try Row.fetchAll(db, sql: """
-                SELECT c.name AS name, sum(sold.cents) AS cents
-                FROM (SELECT ol.productID, sum(ol.extendedPriceCents) AS cents
-                      FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-                      WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN ? AND ?
-                      GROUP BY ol.productID) sold
-                JOIN products p ON p.id = sold.productID
-                JOIN categories c ON c.id = p.categoryID
-                GROUP BY c.id
-                ORDER BY cents DESC, c.name
-                """, arguments: [first.description, today.description])
-                .map { Dashboard.CategorySales(name: $0["name"], sales: Money(cents: $0["cents"])) }
+            let sums = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT sum(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS monthToDate,
+                           count(CASE WHEN o.orderDate >= :first THEN t.amountCents END) AS orders,
+                           sum(CASE WHEN o.orderDate < :first AND o.orderDate <= :sameDay THEN t.amountCents END) AS lastMonthToDate,
+                           sum(CASE WHEN o.orderDate < :first THEN t.amountCents END) AS lastMonth
+                    FROM orders o
+                    JOIN order_totals t ON t.orderID = o.id
+                    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN :lastMonthFirst AND :today
+                    """,
+                arguments: [
+                    "first": first.description, "sameDay": lastMonthSameDay.description,
+                    "lastMonthFirst": lastMonthFirst.description, "today": today.description,
+                ]
+            )
+            let categories = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.name AS name, sum(sold.cents) AS cents
+                    FROM (SELECT ol.productID, sum(ol.extendedPriceCents) AS cents
+                          FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+                          WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN ? AND ?
+                          GROUP BY ol.productID) sold
+                    JOIN products p ON p.id = sold.productID
+                    JOIN categories c ON c.id = p.categoryID
+                    GROUP BY c.id
+                    ORDER BY cents DESC, c.name
+                    """,
+                arguments: [first.description, today.description]
+            )
+            .map { Dashboard.CategorySales(name: $0["name"], sales: Money(cents: $0["cents"])) }
             var shown = Array(categories.prefix(Self.dashboardCategories))
             let others = categories.dropFirst(Self.dashboardCategories).reduce(Money.zero) { $0 + $1.sales }
             if others > .zero { shown.append(.init(name: "Other categories", sales: others)) }
             let summary = try Self.shopSummary(db)
             return Dashboard(
-                today: today, monthToDate: Money(cents: sums?["monthToDate"] ?? 0), ordersMonthToDate: sums?["orders"] ?? 0,
-                lastMonthToDate: Money(cents: sums?["lastMonthToDate"] ?? 0), lastMonth: Money(cents: sums?["lastMonth"] ?? 0),
-                newOrders: summary.newOrders, lowStockProducts: summary.lowStockProducts, categories: shown)
+                today: today,
+                monthToDate: Money(cents: sums?["monthToDate"] ?? 0),
+                ordersMonthToDate: sums?["orders"] ?? 0,
+                lastMonthToDate: Money(cents: sums?["lastMonthToDate"] ?? 0),
+                lastMonth: Money(cents: sums?["lastMonth"] ?? 0),
+                newOrders: summary.newOrders,
+                lowStockProducts: summary.lowStockProducts,
+                categories: shown
+            )
         }
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import GRDBSQLite
 
 /// Generates Northwind-shaped demo data, deterministically: the same options give the same rows.
 ///
@@ -43,7 +42,9 @@ public enum DemoData {
             var counts: [TableCount] = []
             try store.pool.write { db in
                 if !options.replace, try !Store.isEmpty(db) {
-                    throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store.")
+                    throw NorthwindError.invalidState(
+                        "The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store."
+                    )
                 }
                 try store.deleteAllData(db)
                 // Keep the whole seed's pages in memory until commit, and check references once, at commit,
@@ -131,7 +132,8 @@ struct BulkInsert {
         let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
         // OR FAIL: a constraint error still fails the whole load, but SQLite then needs no statement journal,
         // which would copy every page the batch touches.
-        let sql = prefix.replacingOccurrences(of: "INSERT INTO", with: "INSERT OR FAIL INTO") + " VALUES "
+        let sql =
+            prefix.replacingOccurrences(of: "INSERT INTO", with: "INSERT OR FAIL INTO") + " VALUES "
             + Array(repeating: tuple, count: rows).joined(separator: ",")
         // Binds straight into SQLite's statement: GRDB's argument checks and conversions cost more than the
         // insert at millions of rows. The statement is still GRDB's, prepared and cached on this connection.
@@ -221,8 +223,11 @@ private struct OrderProducer: Sendable {
                 batch.lines.append(contentsOf: [
                     ids.next().databaseValue, id.databaseValue, Int64(product + 1).databaseValue,
                     products[product].price.databaseValue, quantity.databaseValue, discount.databaseValue,
-                    ReportFunctions.extendedPriceCents(unitPriceCents: Int64(products[product].price),
-                                                       quantity: Int64(quantity), discount: discount).databaseValue,
+                    ReportFunctions.extendedPriceCents(
+                        unitPriceCents: Int64(products[product].price),
+                        quantity: Int64(quantity),
+                        discount: discount
+                    ).databaseValue,
                 ])
                 batch.lineRows += 1
             }
@@ -362,9 +367,13 @@ private struct Generator {
     }
 
     mutating func suppliers() throws -> Int {
-        var statement = BulkInsert(db, """
+        var statement = BulkInsert(
+            db,
+            """
             INSERT INTO suppliers (id, recordID, companyName, contactName, contactTitle, address, city, postalCode, country, phone)
-            """, columns: 10)
+            """,
+            columns: 10
+        )
         let count = 29 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
@@ -385,10 +394,14 @@ private struct Generator {
     }
 
     mutating func products(categoryCount: Int, supplierCount: Int) throws -> [ProductFacts] {
-        var statement = BulkInsert(db, """
+        var statement = BulkInsert(
+            db,
+            """
             INSERT INTO products (id, recordID, name, supplierID, categoryID, quantityPerUnit, unitPriceCents,
               unitsOnOrder, reorderLevel, discontinued)
-            """, columns: 10)
+            """,
+            columns: 10
+        )
         var movement = BulkInsert(db, "INSERT INTO stock_movements (recordID, productID, delta, reason, createdAt)", columns: 5)
         let openedAt = options.endDate.description + "T08:00:00.000Z"
         var facts: [ProductFacts] = []
@@ -434,10 +447,14 @@ private struct Generator {
 
     mutating func customers() throws -> [CustomerFacts] {
         var facts: [CustomerFacts] = []
-        var statement = BulkInsert(db, """
+        var statement = BulkInsert(
+            db,
+            """
             INSERT INTO customers (id, recordID, code, companyName, contactName, contactTitle, address, city, postalCode,
               country, phone, fax)
-            """, columns: 12)
+            """,
+            columns: 12
+        )
         let count = 91 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
@@ -449,8 +466,12 @@ private struct Generator {
                 id, ids.next(), customerCode(from: name), name, contact(), random.pick(Vocabulary.contactTitles), street,
                 place.city, postal, place.country, phone(), random.chance(0.4) ? phone() : nil,
             ])
-            facts.append(CustomerFacts(shipping: [id.databaseValue, name.databaseValue, street.databaseValue,
-                                               place.city.databaseValue, postal.databaseValue, place.country.databaseValue]))
+            facts.append(
+                CustomerFacts(shipping: [
+                    id.databaseValue, name.databaseValue, street.databaseValue,
+                    place.city.databaseValue, postal.databaseValue, place.country.databaseValue,
+                ])
+            )
         }
         try statement.flush()
         return facts
@@ -473,16 +494,22 @@ private struct Generator {
     }
 
     mutating func employees() throws -> Int {
-        var statement = BulkInsert(db, """
+        var statement = BulkInsert(
+            db,
+            """
             INSERT INTO employees (id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address,
               city, postalCode, country, homePhone, extension, notes, reportsTo)
-            """, columns: 16)
+            """,
+            columns: 16
+        )
         let count = 9 * scale
         for id in 1...count {
             // Each team of nine: a vice president, a sales manager and seven representatives.
             let position = (id - 1) % 9
             let teamLead = id - position
-            let title = position == 0 ? "Vice President, Sales" : position == 4 ? "Sales Manager" : (position == 7 ? "Inside Sales Coordinator" : "Sales Representative")
+            let title =
+                position == 0
+                ? "Vice President, Sales" : position == 4 ? "Sales Manager" : (position == 7 ? "Inside Sales Coordinator" : "Sales Representative")
             let reportsTo: Int? = position == 0 ? nil : (position > 4 ? teamLead + 4 : teamLead)
             let place = random.pick(Vocabulary.places)
             let first = random.pick(Vocabulary.firstNames)
@@ -520,7 +547,9 @@ private struct Generator {
         let count = 53 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
-            try territory.append([id, ids.next(), String(format: "T%05d", id), copyName(place.city, (id - 1) / 53), random.int(1...Vocabulary.regions.count)])
+            try territory.append([
+                id, ids.next(), String(format: "T%05d", id), copyName(place.city, (id - 1) / 53), random.int(1...Vocabulary.regions.count),
+            ])
             try assignment.append([ids.next(), random.int(1...employeeCount), id])
         }
         try territory.flush()
@@ -535,21 +564,36 @@ private struct Generator {
         let days = 365 * 3
         let firstDay = options.endDate.adding(days: -(days - 1))
         let producer = OrderProducer(
-            random: random, ids: ids, numbers: try StoreMetadata.nextOrderNumbers(db, count: orderCount),
+            random: random,
+            ids: ids,
+            numbers: try StoreMetadata.nextOrderNumbers(db, count: orderCount),
             // Day strings computed once: calendar arithmetic per order would dominate the seeding time.
             dates: (0..<(days + 60)).map { firstDay.adding(days: $0).description },
-            products: products, customers: customers.map(\.shipping), employeeCount: employeeCount,
-            shipperCount: shipperCount, orderCount: orderCount, days: days)
+            products: products,
+            customers: customers.map(\.shipping),
+            employeeCount: employeeCount,
+            shipperCount: shipperCount,
+            orderCount: orderCount,
+            days: days
+        )
         let channel = BatchChannel<OrderProducer.Batch>(capacity: 16)
         let thread = Thread { producer.run(into: channel) }
         thread.start()
-        let insertOrder = BulkInsert(db, """
+        let insertOrder = BulkInsert(
+            db,
+            """
             INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status,
               shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
-            """, columns: 16)
-        let insertLine = BulkInsert(db, """
+            """,
+            columns: 16
+        )
+        let insertLine = BulkInsert(
+            db,
+            """
             INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-            """, columns: 7)
+            """,
+            columns: 7
+        )
         var lineCount = 0
         do {
             // Each batch's orders go in before its lines: a line whose order is still pending is a deferred

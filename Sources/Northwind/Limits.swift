@@ -28,8 +28,11 @@ public enum Limits {
 
     /// The error for a whole number outside `range`, or too large for any integer; `given` adds what was sent.
     public static func outOfRange(_ range: ClosedRange<Int>, _ field: String, given: String? = nil) -> NorthwindError.FieldError {
-        .init(field, "must be a whole number from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))"
-                     + (given.map { ", not '\($0)'" } ?? ""))
+        .init(
+            field,
+            "must be a whole number from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))"
+                + (given.map { ", not '\($0)'" } ?? "")
+        )
     }
 
     /// 1000000000 as "1,000,000,000", as people read limits.

@@ -89,7 +89,9 @@ extension Backoffice {
             let current = try Self.fetch(R.self, id: id, db)
             let dependents = try R.dependents(db, id: id)
             guard dependents.isEmpty else {
-                throw NorthwindError.inUse("\(R.entityName.capitalized) '\(current.displayName)' is still used by \(dependents.joined(separator: " and ")); reassign or delete those first.")
+                throw NorthwindError.inUse(
+                    "\(R.entityName.capitalized) '\(current.displayName)' is still used by \(dependents.joined(separator: " and ")); reassign or delete those first."
+                )
             }
             for (table, attribute) in Store.binaryAttributes where table == R.databaseTableName {
                 try binaries.prepareDelete(db, table: table, attribute: attribute, id: id)
@@ -99,7 +101,9 @@ extension Backoffice {
     }
 
     static func fetch<R: ManagedRecord>(_ type: R.Type, id: Int64, _ db: Database) throws -> R {
-        guard let record = try fetchOne(R.self, db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?", [id]) else { throw NorthwindError.notFound(entity: R.entityName, key: "#\(id)") }
+        guard let record = try fetchOne(R.self, db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id = ?", [id]) else {
+            throw NorthwindError.notFound(entity: R.entityName, key: "#\(id)")
+        }
         return record
     }
 
@@ -165,7 +169,9 @@ extension Supplier: ManagedRecord {
         var errors: [NorthwindError.FieldError] = []
         required(&companyName, "companyName", &errors)
         (contactName, contactTitle, address, city) = (clean(contactName), clean(contactTitle), clean(address), clean(city))
-        (region, postalCode, country, phone, fax, homePage) = (clean(region), clean(postalCode), clean(country), clean(phone), clean(fax), clean(homePage))
+        (region, postalCode, country, phone, fax, homePage) = (
+            clean(region), clean(postalCode), clean(country), clean(phone), clean(fax), clean(homePage)
+        )
         return errors
     }
     public static func dependents(_ db: Database, id: Int64) throws -> [String] {
@@ -204,7 +210,9 @@ extension Employee: ManagedRecord {
         required(&firstName, "firstName", &errors, max: 40)
         required(&lastName, "lastName", &errors, max: 40)
         (title, titleOfCourtesy, address, city, region) = (clean(title), clean(titleOfCourtesy), clean(address), clean(city), clean(region))
-        (postalCode, country, homePhone, `extension`, notes, photoPath) = (clean(postalCode), clean(country), clean(homePhone), clean(`extension`), clean(notes), clean(photoPath))
+        (postalCode, country, homePhone, `extension`, notes, photoPath) = (
+            clean(postalCode), clean(country), clean(homePhone), clean(`extension`), clean(notes), clean(photoPath)
+        )
         if let birthDate, let hireDate, hireDate < birthDate { errors.append(.init("hireDate", "must be after the birth date")) }
         if let reportsTo, reportsTo == id { errors.append(.init("reportsTo", "an employee cannot report to themselves")) }
         return errors

@@ -25,8 +25,15 @@ public struct OrderDraft: Sendable, Codable {
     public var shipVia: Int64?
     public var freight: Money
     public var lines: [OrderLineDraft]
-    public init(customerCode: String, employeeID: Int64?, orderDate: LocalDate? = nil, requiredDate: LocalDate? = nil,
-                shipVia: Int64? = nil, freight: Money = .zero, lines: [OrderLineDraft]) {
+    public init(
+        customerCode: String,
+        employeeID: Int64?,
+        orderDate: LocalDate? = nil,
+        requiredDate: LocalDate? = nil,
+        shipVia: Int64? = nil,
+        freight: Money = .zero,
+        lines: [OrderLineDraft]
+    ) {
         self.customerCode = customerCode
         self.employeeID = employeeID
         self.orderDate = orderDate
@@ -108,8 +115,14 @@ extension Backoffice {
                 throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
             }
             var order = Order(
-                number: try StoreMetadata.nextOrderNumber(db), customerID: customer.id ?? 0, employeeID: draft.employeeID,
-                orderDate: orderDate, requiredDate: draft.requiredDate, shipVia: draft.shipVia, freight: draft.freight)
+                number: try StoreMetadata.nextOrderNumber(db),
+                customerID: customer.id ?? 0,
+                employeeID: draft.employeeID,
+                orderDate: orderDate,
+                requiredDate: draft.requiredDate,
+                shipVia: draft.shipVia,
+                freight: draft.freight
+            )
             order.shipName = customer.companyName
             (order.shipAddress, order.shipCity, order.shipRegion) = (customer.address, customer.city, customer.region)
             (order.shipPostalCode, order.shipCountry) = (customer.postalCode, customer.country)
@@ -133,15 +146,19 @@ extension Backoffice {
             if let employeeID = query.employeeID { request = request.filter(Order.Columns.employeeID == employeeID) }
             if let text = query.search?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
                 let pattern = "%" + Self.escapeLike(text) + "%"
-                request = request.filter(sql: """
-                    (number LIKE ? ESCAPE '\\' OR customerID IN (SELECT id FROM customers
-                      WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\'))
-                    """, arguments: [Self.escapeLike(text) + "%", pattern, pattern])
+                request = request.filter(
+                    sql: """
+                        (number LIKE ? ESCAPE '\\' OR customerID IN (SELECT id FROM customers
+                          WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\'))
+                        """,
+                    arguments: [Self.escapeLike(text) + "%", pattern, pattern]
+                )
             }
             if let from = query.from { request = request.filter(Order.Columns.orderDate >= from) }
             if let to = query.to { request = request.filter(Order.Columns.orderDate <= to) }
             let total = try request.fetchCount(db)
-            let ordering: [any SQLOrderingTerm] = query.status == .new
+            let ordering: [any SQLOrderingTerm] =
+                query.status == .new
                 ? [Order.Columns.requiredDate.ascNullsLast, Order.Columns.id]
                 : [Order.Columns.orderDate.desc, Order.Columns.id.desc]
             let orders = try request.order(ordering).limit(query.limit, offset: query.offset).fetchAll(db)
@@ -204,11 +221,17 @@ extension Backoffice {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
             }
             for line in availability {
-                let movement = StockMovement(productID: line.productID, delta: -line.ordered, reason: .shipped,
-                                             orderID: order.id, employeeID: employeeID ?? order.employeeID)
+                let movement = StockMovement(
+                    productID: line.productID,
+                    delta: -line.ordered,
+                    reason: .shipped,
+                    orderID: order.id,
+                    employeeID: employeeID ?? order.employeeID
+                )
                 try Self.insert(movement, db)
             }
-            try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(arguments: [shipped, order.id])
+            try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
+                arguments: [shipped, order.id])
             return try Self.orderDetail(number: number, db)
         }
     }
@@ -230,34 +253,42 @@ extension Backoffice {
     // The order-taking path inserts through cached statements: building a record's INSERT each time cost as much
     // as running it.
     static func insert(_ order: inout Order, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO orders (recordID, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status,
-              shipVia, freightCents, shipName, shipAddress, shipCity, shipRegion, shipPostalCode, shipCountry, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                order.recordID, order.number, order.customerID, order.employeeID, order.orderDate, order.requiredDate,
-                order.shippedDate, order.status, order.shipVia, order.freight, order.shipName, order.shipAddress,
-                order.shipCity, order.shipRegion, order.shipPostalCode, order.shipCountry, order.version,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO orders (recordID, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status,
+                  shipVia, freightCents, shipName, shipAddress, shipCity, shipRegion, shipPostalCode, shipCountry, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            order.recordID, order.number, order.customerID, order.employeeID, order.orderDate, order.requiredDate,
+            order.shippedDate, order.status, order.shipVia, order.freight, order.shipName, order.shipAddress,
+            order.shipCity, order.shipRegion, order.shipPostalCode, order.shipCountry, order.version,
+        ])
         order.id = db.lastInsertedRowID
     }
 
     static func insert(_ line: OrderLine, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [line.recordID, line.orderID, line.productID, line.unitPrice, line.quantity, line.discount,
-                                     line.extendedPrice])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            line.recordID, line.orderID, line.productID, line.unitPrice, line.quantity, line.discount,
+            line.extendedPrice,
+        ])
     }
 
     static func insert(_ movement: StockMovement, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                movement.recordID, movement.productID, movement.delta, movement.reason, movement.orderID,
-                movement.employeeID, movement.note, movement.createdAt,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            movement.recordID, movement.productID, movement.delta, movement.reason, movement.orderID,
+            movement.employeeID, movement.note, movement.createdAt,
+        ])
     }
 
     static func validate(lines: [OrderLineDraft]) throws(NorthwindError) {
@@ -272,7 +303,9 @@ extension Backoffice {
             }
             if let price = line.unitPrice, let error = Limits.check(price, Limits.money, "\(field).unitPrice") { errors.append(error) }
             if !seen.insert(line.productID).inserted {
-                errors.append(.init("\(field).productID", "product #\(line.productID) is already on another line; change that line's quantity instead"))
+                errors.append(
+                    .init("\(field).productID", "product #\(line.productID) is already on another line; change that line's quantity instead")
+                )
             }
         }
         try errors.throwIfAny()
@@ -288,10 +321,18 @@ extension Backoffice {
             }
             // A price stored out of range (by hand, or by an older version) is refused, not carried into an order.
             if draft.unitPrice == nil, !Limits.money.contains(product.unitPrice) {
-                throw NorthwindError.invalid("lines[\(index)].productID", "'\(product.name)' has a price out of range (\(product.unitPrice)); correct the product first")
+                throw NorthwindError.invalid(
+                    "lines[\(index)].productID",
+                    "'\(product.name)' has a price out of range (\(product.unitPrice)); correct the product first"
+                )
             }
-            let line = OrderLine(orderID: orderID, productID: draft.productID, unitPrice: draft.unitPrice ?? product.unitPrice,
-                                 quantity: draft.quantity, discount: draft.discount)
+            let line = OrderLine(
+                orderID: orderID,
+                productID: draft.productID,
+                unitPrice: draft.unitPrice ?? product.unitPrice,
+                quantity: draft.quantity,
+                discount: draft.discount
+            )
             try Self.insert(line, db)
         }
     }
@@ -305,15 +346,24 @@ extension Backoffice {
     }
 
     static func lineDetails(orderID: Int64?, _ db: Database) throws -> [OrderLineDetail] {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
-            FROM order_lines JOIN products ON products.id = order_lines.productID
-            WHERE order_lines.orderID = ? ORDER BY order_lines.id
-            """), arguments: [orderID])
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
+                    FROM order_lines JOIN products ON products.id = order_lines.productID
+                    WHERE order_lines.orderID = ? ORDER BY order_lines.id
+                    """
+            ),
+            arguments: [orderID]
+        )
         return try rows.map { row in
             let line = try OrderLine(row: row)
-            return OrderLineDetail(line: line, productName: try row.decode(forColumn: "productName"), total: line.total,
-                                   inStock: try row.decode(forColumn: "inStock"))
+            return OrderLineDetail(
+                line: line,
+                productName: try row.decode(forColumn: "productName"),
+                total: line.total,
+                inStock: try row.decode(forColumn: "inStock")
+            )
         }
     }
 
@@ -324,22 +374,32 @@ extension Backoffice {
         }
         let lines = try lineDetails(orderID: order.id, db)
         return OrderDetail(
-            order: order, customer: customer,
+            order: order,
+            customer: customer,
             employee: try order.employeeID.flatMap { try fetchOne(Employee.self, db, sql: "SELECT * FROM employees WHERE id = ?", [$0]) },
             shipper: try order.shipVia.flatMap { try fetchOne(Shipper.self, db, sql: "SELECT * FROM shippers WHERE id = ?", [$0]) },
-            lines: lines, subtotal: lines.reduce(.zero) { $0 + $1.total })
+            lines: lines,
+            subtotal: lines.reduce(.zero) { $0 + $1.total }
+        )
     }
 
     static func summary(_ order: Order, _ db: Database) throws -> OrderSummary {
         let lines = try lineDetails(orderID: order.id, db)
-        let customer = try Row.fetchOne(db.cachedStatement(sql: "SELECT code, companyName FROM customers WHERE id = ?"), arguments: [order.customerID])
+        let customer = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT code, companyName FROM customers WHERE id = ?"),
+            arguments: [order.customerID]
+        )
         let employeeName = try order.employeeID.flatMap {
             try String.fetchOne(db.cachedStatement(sql: "SELECT firstName || ' ' || lastName FROM employees WHERE id = ?"), arguments: [$0])
         }
         return OrderSummary(
-            order: order, customerCode: customer?["code"] ?? "", customerName: customer?["companyName"] ?? "",
-            employeeName: employeeName, total: lines.reduce(.zero) { $0 + $1.total } + order.freight,
-            isSupplyable: lines.allSatisfy { $0.short == 0 })
+            order: order,
+            customerCode: customer?["code"] ?? "",
+            customerName: customer?["companyName"] ?? "",
+            employeeName: employeeName,
+            total: lines.reduce(.zero) { $0 + $1.total } + order.freight,
+            isSupplyable: lines.allSatisfy { $0.short == 0 }
+        )
     }
 
     static func availability(_ order: Order, _ db: Database) throws -> [LineAvailability] {

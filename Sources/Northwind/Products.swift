@@ -44,22 +44,30 @@ extension Backoffice {
             conditions.append("products.discontinued = ?")
             arguments += [discontinued]
         }
-        if query.lowStock { conditions.append("NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel") }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let column = switch query.sort {
-        case .name: "products.name"
-        case .price: "products.unitPriceCents"
-        case .stock: "products.unitsInStock"
-        case .id: "products.id"
+        if query.lowStock {
+            conditions.append("NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel")
         }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let column =
+            switch query.sort {
+            case .name: "products.name"
+            case .price: "products.unitPriceCents"
+            case .stock: "products.unitsInStock"
+            case .id: "products.id"
+            }
         let direction = query.descending ? "DESC" : "ASC"
         let pageArguments = arguments + [query.limit, query.offset]
         return try read { db in
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: arguments) ?? 0
-            let items = try fetchAll(ProductRow.self, db, sql: """
-                \(Self.productRowSelect) \(whereClause)
-                ORDER BY \(column) \(direction), products.id \(direction) LIMIT ? OFFSET ?
-                """, pageArguments)
+            let items = try fetchAll(
+                ProductRow.self,
+                db,
+                sql: """
+                    \(Self.productRowSelect) \(whereClause)
+                    ORDER BY \(column) \(direction), products.id \(direction) LIMIT ? OFFSET ?
+                    """,
+                pageArguments
+            )
             return Page(items: items, total: total, offset: query.offset, limit: query.limit)
         }
     }
@@ -153,7 +161,10 @@ extension Backoffice {
                 throw NorthwindError.conflict(Self.conflictMessage("product", current.name, theirs: theirs, mine: edited))
             }
             guard edited.unitsInStock == current.unitsInStock else {
-                throw NorthwindError.invalid("unitsInStock", "changes only by receiving stock or by a stock take (adjust), not by editing the product")
+                throw NorthwindError.invalid(
+                    "unitsInStock",
+                    "changes only by receiving stock or by a stock take (adjust), not by editing the product"
+                )
             }
             try Self.checkReferences(edited, db)
             var saved = edited
@@ -170,7 +181,9 @@ extension Backoffice {
             let product = try Self.productRow(id: id, db).product
             let lines = try OrderLine.filter(OrderLine.Columns.productID == id).fetchCount(db)
             guard lines == 0 else {
-                throw NorthwindError.inUse("Product '\(product.name)' is used by \(lines) order line\(lines == 1 ? "" : "s"); discontinue it instead of deleting it.")
+                throw NorthwindError.inUse(
+                    "Product '\(product.name)' is used by \(lines) order line\(lines == 1 ? "" : "s"); discontinue it instead of deleting it."
+                )
             }
             _ = try Product.deleteOne(db, key: id)
         }
@@ -183,20 +196,30 @@ extension Backoffice {
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
             guard product.unitsInStock <= Limits.units.upperBound - quantity else {
-                throw NorthwindError.invalid("quantity", "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units")
+                throw NorthwindError.invalid(
+                    "quantity",
+                    "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units"
+                )
             }
             var movement = StockMovement(productID: productID, delta: quantity, reason: .received, employeeID: employeeID, note: clean(note))
             try movement.insert(db)
             let arrivedOnOrder = min(quantity, product.unitsOnOrder)
             if arrivedOnOrder > 0 {
-                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [arrivedOnOrder, productID])
+                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [
+                    arrivedOnOrder, productID,
+                ])
             }
             return try Self.productRow(id: productID, db).product
         }
     }
 
     /// Records a stock take: the counted quantity replaces the stock, and the difference becomes a movement.
-    public func adjustStock(productID: Int64, countedQuantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
+    public func adjustStock(
+        productID: Int64,
+        countedQuantity: Int,
+        employeeID: Int64? = nil,
+        note: String? = nil
+    ) async throws(NorthwindError) -> Product {
         if let error = Limits.check(countedQuantity, Limits.units, "countedQuantity") { throw .invalid([error]) }
         return try await write { db in
             let product = try Self.productRow(id: productID, db).product
@@ -248,8 +271,10 @@ extension Product {
         var errors: [NorthwindError.FieldError] = []
         required(&name, "name", &errors, max: 80)
         quantityPerUnit = clean(quantityPerUnit)
-        errors += [Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(unitsOnOrder, Limits.units, "unitsOnOrder"),
-                   Limits.check(reorderLevel, Limits.units, "reorderLevel")].compactMap { $0 }
+        errors += [
+            Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(unitsOnOrder, Limits.units, "unitsOnOrder"),
+            Limits.check(reorderLevel, Limits.units, "reorderLevel"),
+        ].compactMap { $0 }
         return errors
     }
 }

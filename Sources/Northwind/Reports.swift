@@ -146,8 +146,12 @@ extension ReportDefinition {
     /// beside its query in `Resources/reports.sql`.
     public static let catalogue: [ReportDefinition] = {
         func year(_ defaultYear: Int) -> ReportParameter {
-            ReportParameter(name: "year", kind: .year, defaultValue: String(defaultYear),
-                            help: "The year (the original is fixed to \(defaultYear)).")
+            ReportParameter(
+                name: "year",
+                kind: .year,
+                defaultValue: String(defaultYear),
+                help: "The year (the original is fixed to \(defaultYear))."
+            )
         }
         let range = [
             ReportParameter(name: "from", kind: .date, defaultValue: nil, help: "The first day, e.g. 1996-07-01."),
@@ -155,15 +159,31 @@ extension ReportDefinition {
         ]
         let customer = ReportParameter(name: "customer", kind: .customer, defaultValue: nil, help: "The customer's code, e.g. ALFKI.")
         func view(_ name: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = []) -> ReportDefinition {
-            ReportDefinition(name: slug(name), original: "view \"\(name)\"", summary: summary, parameters: parameters,
-                             moneyColumns: money, query: key(name))
+            ReportDefinition(
+                name: slug(name),
+                original: "view \"\(name)\"",
+                summary: summary,
+                parameters: parameters,
+                moneyColumns: money,
+                query: key(name)
+            )
         }
-        func procedure(_ name: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = [],
-                       key query: String? = nil) -> ReportDefinition {
+        func procedure(
+            _ name: String,
+            _ summary: String,
+            _ parameters: [ReportParameter] = [],
+            money: [String] = [],
+            key query: String? = nil
+        ) -> ReportDefinition {
             // SalesByCategory would take the view "Sales by Category"'s name; it keeps its query's key instead.
-            ReportDefinition(name: query.map { $0.replacingOccurrences(of: "_", with: "-") } ?? slug(name),
-                             original: "procedure \"\(name)\"", summary: summary, parameters: parameters,
-                             moneyColumns: money, query: query ?? key(name))
+            ReportDefinition(
+                name: query.map { $0.replacingOccurrences(of: "_", with: "-") } ?? slug(name),
+                original: "procedure \"\(name)\"",
+                summary: summary,
+                parameters: parameters,
+                moneyColumns: money,
+                query: query ?? key(name)
+            )
         }
         return [
             view("Alphabetical list of products", "Products still sold, with their category.", money: ["UnitPrice"]),
@@ -184,15 +204,25 @@ extension ReportDefinition {
             view("Summary of Sales by Year", "Every shipped order with its subtotal.", money: ["Subtotal"]),
             procedure("Ten Most Expensive Products", "The ten dearest products.", money: ["UnitPrice"]),
             procedure("CustOrderHist", "How many of each product a customer has ordered.", [customer]),
-            procedure("CustOrdersDetail", "An order's lines.",
-                      [ReportParameter(name: "order", kind: .order, defaultValue: nil, help: "The order's number, e.g. 10248.")],
-                      money: ["UnitPrice", "ExtendedPrice"]),
+            procedure(
+                "CustOrdersDetail",
+                "An order's lines.",
+                [ReportParameter(name: "order", kind: .order, defaultValue: nil, help: "The order's number, e.g. 10248.")],
+                money: ["UnitPrice", "ExtendedPrice"]
+            ),
             procedure("CustOrdersOrders", "A customer's orders.", [customer]),
             procedure("Employee Sales by Country", "Each employee's shipped orders in a period.", range, money: ["SaleAmount"]),
             procedure("Sales by Year", "Orders shipped in a period, with their subtotals.", range, money: ["Subtotal"]),
-            procedure("SalesByCategory", "A category's sales per product in a year, in whole currency units.",
-                      [ReportParameter(name: "category", kind: .category, defaultValue: nil, help: "The category's name, e.g. Beverages."),
-                       year(1998)], money: ["TotalPurchase"], key: "sales_by_category_proc"),
+            procedure(
+                "SalesByCategory",
+                "A category's sales per product in a year, in whole currency units.",
+                [
+                    ReportParameter(name: "category", kind: .category, defaultValue: nil, help: "The category's name, e.g. Beverages."),
+                    year(1998),
+                ],
+                money: ["TotalPurchase"],
+                key: "sales_by_category_proc"
+            ),
         ] + managersReports
     }()
 
@@ -204,8 +234,14 @@ extension ReportDefinition {
         ]
         let top = ReportParameter(name: "top", kind: .count, defaultValue: "10", help: "How many to list, e.g. 10.")
         func report(_ title: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = []) -> ReportDefinition {
-            ReportDefinition(name: slug(title), original: "Northwind report \"\(title)\"", summary: summary, parameters: parameters,
-                             moneyColumns: money, query: key(title))
+            ReportDefinition(
+                name: slug(title),
+                original: "Northwind report \"\(title)\"",
+                summary: summary,
+                parameters: parameters,
+                moneyColumns: money,
+                query: key(title)
+            )
         }
         return [
             report("Reorder list", "Products to reorder, by supplier, with a suggested quantity."),
@@ -213,10 +249,15 @@ extension ReportDefinition {
             report("Top customers", "The customers who bought most in a period.", period + [top], money: ["Sales", "AverageOrder"]),
             report("Top products", "The products that sold most in a period.", period + [top], money: ["Sales"]),
             report("Sales per employee", "Orders taken and sales per employee in a period.", period, money: ["Sales", "AverageOrder"]),
-            report("Stock movements", "Every change to stock, for a product or a period.",
-                   [ReportParameter(name: "product", kind: .product, defaultValue: "", help: "A product's id or exact name; empty for all."),
+            report(
+                "Stock movements",
+                "Every change to stock, for a product or a period.",
+                [
+                    ReportParameter(name: "product", kind: .product, defaultValue: "", help: "A product's id or exact name; empty for all."),
                     ReportParameter(name: "from", kind: .date, defaultValue: "", help: "The first day, e.g. 2026-01-01; empty for the beginning."),
-                    ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day, included; empty for no end.")]),
+                    ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day, included; empty for no end."),
+                ]
+            ),
         ]
     }()
 
@@ -259,7 +300,8 @@ extension ReportDefinition {
 enum ReportQueries {
     static let all: [String: String] = {
         guard let url = Bundle.module.url(forResource: "reports", withExtension: "sql"),
-              let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return [:] }
         var queries: [String: String] = [:]
         for chunk in text.components(separatedBy: "-- name: ").dropFirst() {
             let key = String(chunk.prefix { !$0.isWhitespace })
@@ -276,12 +318,17 @@ extension Backoffice {
     /// Values are checked first, so a mistake gets a message naming the parameter rather than an empty table.
     /// With a `limit`, reading stops there: a screen of the 215k-line listings costs milliseconds, not seconds.
     /// An `offset` skips rows first; each page runs the query again, so reading every row is `streamReport`'s job.
-    public func runReport(_ name: String, parameters given: [String: String] = [:],
-                          limit: Int? = nil, offset: Int = 0) throws(NorthwindError) -> ReportTable {
+    public func runReport(
+        _ name: String,
+        parameters given: [String: String] = [:],
+        limit: Int? = nil,
+        offset: Int = 0
+    ) throws(NorthwindError) -> ReportTable {
         var rows: [[ReportValue]] = []
         var isComplete = true
         var skipped = 0
-        var table = try scanReport(name, parameters: given) { _ in } row: { values in
+        var table = try scanReport(name, parameters: given) { _ in
+        } row: { values in
             if skipped < offset {
                 skipped += 1
                 return true
@@ -301,8 +348,12 @@ extension Backoffice {
     /// Runs a report and hands over its rows one at a time as they are read, in one read transaction, so a download
     /// of every row holds one row in memory, not the table. `columns` comes first, once; a parameter mistake is thrown
     /// before it. An error thrown by either closure stops the reading.
-    public func streamReport(_ name: String, parameters given: [String: String] = [:],
-                             columns: ([String]) throws -> Void, row: ([ReportValue]) throws -> Void) throws(NorthwindError) {
+    public func streamReport(
+        _ name: String,
+        parameters given: [String: String] = [:],
+        columns: ([String]) throws -> Void,
+        row: ([ReportValue]) throws -> Void
+    ) throws(NorthwindError) {
         _ = try scanReport(name, parameters: given, columns: columns) { values in
             try row(values())
             return true
@@ -311,9 +362,12 @@ extension Backoffice {
 
     /// The one reading loop: `row` gets a reader of the current row's values (skipping costs no reading), and
     /// returns false to stop. Returns the report's table without rows.
-    private func scanReport(_ name: String, parameters given: [String: String],
-                            columns: ([String]) throws -> Void,
-                            row: (() -> [ReportValue]) throws -> Bool) throws(NorthwindError) -> ReportTable {
+    private func scanReport(
+        _ name: String,
+        parameters given: [String: String],
+        columns: ([String]) throws -> Void,
+        row: (() -> [ReportValue]) throws -> Bool
+    ) throws(NorthwindError) -> ReportTable {
         guard let report = ReportDefinition.named(name) else {
             throw .notFound(entity: "report", key: name)
         }
@@ -397,13 +451,19 @@ extension Backoffice {
 
     /// A report about a customer, order or category that does not exist says so instead of returning nothing.
     /// A product given by name becomes its id.
-    static func checkReportSubjects(_ report: ReportDefinition, _ arguments: inout [String: (any DatabaseValueConvertible)?],
-                                    _ db: Database) throws {
+    static func checkReportSubjects(
+        _ report: ReportDefinition,
+        _ arguments: inout [String: (any DatabaseValueConvertible)?],
+        _ db: Database
+    ) throws {
         for parameter in report.parameters {
             guard let value = arguments[parameter.name] as? String else { continue }
             if parameter.kind == .product {
-                let ids = try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE id = ? OR name = ? COLLATE NOCASE LIMIT 2",
-                                             arguments: [Int64(value), value])
+                let ids = try Int64.fetchAll(
+                    db,
+                    sql: "SELECT id FROM products WHERE id = ? OR name = ? COLLATE NOCASE LIMIT 2",
+                    arguments: [Int64(value), value]
+                )
                 guard let id = ids.first else { throw NorthwindError.notFound(entity: "product", key: value) }
                 if ids.count > 1 {
                     throw NorthwindError.invalid(parameter.name, "matches more than one product; give the product's id")
@@ -411,15 +471,20 @@ extension Backoffice {
                 arguments[parameter.name] = id
                 continue
             }
-            let (table, column, entity) = switch parameter.kind {
-            case .customer: ("customers", "code", "customer")
-            case .order: ("orders", "number", "order")
-            case .category: ("categories", "name", "category")
-            case .year, .date, .count, .product: ("", "", "")
-            }
+            let (table, column, entity) =
+                switch parameter.kind {
+                case .customer: ("customers", "code", "customer")
+                case .order: ("orders", "number", "order")
+                case .category: ("categories", "name", "category")
+                case .year, .date, .count, .product: ("", "", "")
+                }
             guard !table.isEmpty else { continue }
-            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) = ? COLLATE NOCASE)",
-                                           arguments: [value]) ?? false
+            let exists =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) = ? COLLATE NOCASE)",
+                    arguments: [value]
+                ) ?? false
             if !exists { throw NorthwindError.notFound(entity: entity, key: value) }
         }
     }

@@ -16,10 +16,14 @@ extension Backoffice {
     static func shopSummary(_ db: Database) throws -> ShopSummary {
         ShopSummary(
             newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
-            lowStockProducts: try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM products
-                WHERE NOT discontinued AND unitsInStock + unitsOnOrder <= reorderLevel
-                """) ?? 0)
+            lowStockProducts: try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM products
+                    WHERE NOT discontinued AND unitsInStock + unitsOnOrder <= reorderLevel
+                    """
+            ) ?? 0
+        )
     }
 
     /// Customers whose code or company name contains `text`, codes that start with it first: the phone-order lookup.
@@ -31,12 +35,16 @@ extension Backoffice {
                 return try Customer.order(Customer.Columns.companyName).limit(limit).fetchAll(db)
             }
             let pattern = "%" + Self.escapeLike(trimmed) + "%"
-            return try Customer.fetchAll(db, sql: """
-                SELECT * FROM customers
-                WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\' OR contactName LIKE ? ESCAPE '\\'
-                ORDER BY code LIKE ? ESCAPE '\\' DESC, companyName
-                LIMIT ?
-                """, arguments: [pattern, pattern, pattern, Self.escapeLike(trimmed) + "%", limit])
+            return try Customer.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM customers
+                    WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\' OR contactName LIKE ? ESCAPE '\\'
+                    ORDER BY code LIKE ? ESCAPE '\\' DESC, companyName
+                    LIMIT ?
+                    """,
+                arguments: [pattern, pattern, pattern, Self.escapeLike(trimmed) + "%", limit]
+            )
         }
     }
 
@@ -103,11 +111,15 @@ public final class ChangeFeed: Sendable {
         }
         state.withLock { $0.lastSeq = last }
         let observation = DatabaseRegionObservation(tracking: Table("change_log"))
-        let cancellable = observation.start(in: store.pool, onError: { _ in }, onChange: { [weak self] _ in
-            // Called after commit on the writer's queue; read the new entries off that queue.
-            self?.changes.add(1, ordering: .releasing)
-            Task { self?.publishNewChanges() }
-        })
+        let cancellable = observation.start(
+            in: store.pool,
+            onError: { _ in },
+            onChange: { [weak self] _ in
+                // Called after commit on the writer's queue; read the new entries off that queue.
+                self?.changes.add(1, ordering: .releasing)
+                Task { self?.publishNewChanges() }
+            }
+        )
         observer.withLock { $0 = cancellable }
         let poller = Task { [weak self] in
             while !Task.isCancelled {
@@ -148,21 +160,30 @@ public final class ChangeFeed: Sendable {
     private func publishNewChanges() {
         let after = state.withLock { $0.lastSeq }
         let limit = Self.maxRecordIDs
-        guard let batch = try? store.pool.read({ db -> ChangeBatch? in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT seq, tableName, recordID FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?
-                """, arguments: [after, limit])
-            guard var last: Int64 = rows.last?["seq"] else { return nil }
-            var tables: [String] = []
-            for row in rows where !tables.contains(row["tableName"]) { tables.append(row["tableName"]) }
-            if rows.count == limit {
-                // A bulk change: name every table, but not every record.
-                last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_log") ?? last
-                tables = try String.fetchAll(db, sql: "SELECT DISTINCT tableName FROM change_log WHERE seq > ?",
-                                             arguments: [after])
-            }
-            return ChangeBatch(seq: last, tables: tables, recordIDs: rows.map { $0["recordID"] })
-        }) ?? nil else { return }
+        guard
+            let batch = try? store.pool.read({ db -> ChangeBatch? in
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT seq, tableName, recordID FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?
+                        """,
+                    arguments: [after, limit]
+                )
+                guard var last: Int64 = rows.last?["seq"] else { return nil }
+                var tables: [String] = []
+                for row in rows where !tables.contains(row["tableName"]) { tables.append(row["tableName"]) }
+                if rows.count == limit {
+                    // A bulk change: name every table, but not every record.
+                    last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_log") ?? last
+                    tables = try String.fetchAll(
+                        db,
+                        sql: "SELECT DISTINCT tableName FROM change_log WHERE seq > ?",
+                        arguments: [after]
+                    )
+                }
+                return ChangeBatch(seq: last, tables: tables, recordIDs: rows.map { $0["recordID"] })
+            }) ?? nil
+        else { return }
         let subscribers: [AsyncStream<ChangeBatch>.Continuation]? = state.withLock { state in
             // Two triggers may race to publish the same entries; only the first one past lastSeq does.
             guard batch.seq > state.lastSeq else { return nil }
@@ -177,18 +198,22 @@ public final class ChangeFeed: Sendable {
 extension Backoffice {
     /// Every category as its list shows it, in name order: no cap, and no picture bytes, only whether one exists.
     public func categoryListing() throws(NorthwindError) -> [Listing] {
-        try listing("""
+        try listing(
+            """
             SELECT id, name, description, picture IS NOT NULL OR pictureFile IS NOT NULL
             FROM categories ORDER BY name, id
-            """)
+            """
+        )
     }
 
     /// Every employee as the list shows them, by last name: the title, and whether a photo exists.
     public func employeeListing() throws(NorthwindError) -> [Listing] {
-        try listing("""
+        try listing(
+            """
             SELECT id, firstName || ' ' || lastName, title, photo IS NOT NULL OR photoFile IS NOT NULL
             FROM employees ORDER BY lastName, firstName, id
-            """)
+            """
+        )
     }
 
     public func categoryHasPicture(id: Int64) throws(NorthwindError) -> Bool {
@@ -211,8 +236,12 @@ extension Backoffice {
     /// The number of the order with local id `id`.
     public func orderNumber(id: Int64) throws(NorthwindError) -> String {
         try quickRead { db in
-            guard let number = try String.fetchOne(db.cachedStatement(sql: "SELECT number FROM orders WHERE id = ?"),
-                                                   arguments: [id]) else {
+            guard
+                let number = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT number FROM orders WHERE id = ?"),
+                    arguments: [id]
+                )
+            else {
                 throw NorthwindError.notFound(entity: "order", key: "#\(id)")
             }
             return number

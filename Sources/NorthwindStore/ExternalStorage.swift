@@ -14,7 +14,12 @@ public struct ExternalStorage: Sendable {
     /// The bytes and type of `attribute` (e.g. "picture") of row `id` in `table`, wherever they are kept.
     public func load(_ db: Database, table: String, attribute: String, id: Int64) throws(NorthwindError) -> BinaryContent? {
         do {
-            guard let row = try Row.fetchOne(db, sql: "SELECT \(attribute), \(attribute)File, \(attribute)Type FROM \(table) WHERE id = ?", arguments: [id])
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT \(attribute), \(attribute)File, \(attribute)Type FROM \(table) WHERE id = ?",
+                    arguments: [id]
+                )
             else { return nil }
             let type: String = row[2] ?? "application/octet-stream"
             if let file: String = row[1] {

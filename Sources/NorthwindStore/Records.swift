@@ -12,8 +12,13 @@ public struct Category: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public var description: String?
     public var version: Int
 
-    public init(id: Int64? = nil, recordID: String = newRecordID(), name: String, description: String? = nil,
-                version: Int = 1) {
+    public init(
+        id: Int64? = nil,
+        recordID: String = newRecordID(),
+        name: String,
+        description: String? = nil,
+        version: Int = 1
+    ) {
         (self.id, self.recordID, self.name, self.description, self.version) = (id, recordID, name, description, version)
     }
     public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
@@ -70,9 +75,18 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public var discontinued: Bool
     public var version: Int
 
-    public init(id: Int64? = nil, name: String, supplierID: Int64? = nil, categoryID: Int64? = nil,
-                quantityPerUnit: String? = nil, unitPrice: Money = .zero, unitsInStock: Int = 0, unitsOnOrder: Int = 0,
-                reorderLevel: Int = 0, discontinued: Bool = false) {
+    public init(
+        id: Int64? = nil,
+        name: String,
+        supplierID: Int64? = nil,
+        categoryID: Int64? = nil,
+        quantityPerUnit: String? = nil,
+        unitPrice: Money = .zero,
+        unitsInStock: Int = 0,
+        unitsOnOrder: Int = 0,
+        reorderLevel: Int = 0,
+        discontinued: Bool = false
+    ) {
         recordID = newRecordID()
         version = 1
         self.id = id
@@ -146,8 +160,14 @@ public struct Customer: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        (id, recordID, code, companyName, contactName, contactTitle) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4), row.decode(atIndex: 5))
-        (address, city, region, postalCode, country, phone, fax, version) = try (row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10), row.decode(atIndex: 11), row.decode(atIndex: 12), row.decode(atIndex: 13))
+        (id, recordID, code, companyName, contactName, contactTitle) = try (
+            row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4),
+            row.decode(atIndex: 5)
+        )
+        (address, city, region, postalCode, country, phone, fax, version) = try (
+            row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10),
+            row.decode(atIndex: 11), row.decode(atIndex: 12), row.decode(atIndex: 13)
+        )
     }
 }
 
@@ -189,9 +209,18 @@ public struct Employee: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does; columns 15–17 hold the photo, read through `ExternalStorage`.
     public init(row: Row) throws {
-        (id, recordID, lastName, firstName, title, titleOfCourtesy) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4), row.decode(atIndex: 5))
-        (birthDate, hireDate, address, city, region, postalCode) = try (row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10), row.decode(atIndex: 11))
-        (country, homePhone, `extension`, notes, reportsTo, photoPath, version) = try (row.decode(atIndex: 12), row.decode(atIndex: 13), row.decode(atIndex: 14), row.decode(atIndex: 18), row.decode(atIndex: 19), row.decode(atIndex: 20), row.decode(atIndex: 21))
+        (id, recordID, lastName, firstName, title, titleOfCourtesy) = try (
+            row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4),
+            row.decode(atIndex: 5)
+        )
+        (birthDate, hireDate, address, city, region, postalCode) = try (
+            row.decode(atIndex: 6), row.decode(atIndex: 7), row.decode(atIndex: 8), row.decode(atIndex: 9), row.decode(atIndex: 10),
+            row.decode(atIndex: 11)
+        )
+        (country, homePhone, `extension`, notes, reportsTo, photoPath, version) = try (
+            row.decode(atIndex: 12), row.decode(atIndex: 13), row.decode(atIndex: 14), row.decode(atIndex: 18), row.decode(atIndex: 19),
+            row.decode(atIndex: 20), row.decode(atIndex: 21)
+        )
     }
     public var fullName: String { "\(firstName) \(lastName)" }
 }
@@ -218,7 +247,9 @@ public struct Shipper: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     /// Decodes by position, as `Product.init(row:)` does.
     public init(row: Row) throws {
-        (id, recordID, companyName, phone, version) = try (row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4))
+        (id, recordID, companyName, phone, version) = try (
+            row.decode(atIndex: 0), row.decode(atIndex: 1), row.decode(atIndex: 2), row.decode(atIndex: 3), row.decode(atIndex: 4)
+        )
     }
 }
 
@@ -251,9 +282,18 @@ public struct Order: Codable, Hashable, Sendable, FetchableRecord, MutablePersis
     public var shipCountry: String?
     public var version: Int
 
-    public init(id: Int64? = nil, number: String, customerID: Int64, employeeID: Int64?, orderDate: LocalDate,
-                requiredDate: LocalDate? = nil, shippedDate: LocalDate? = nil, status: OrderStatus = .new,
-                shipVia: Int64? = nil, freight: Money = .zero) {
+    public init(
+        id: Int64? = nil,
+        number: String,
+        customerID: Int64,
+        employeeID: Int64?,
+        orderDate: LocalDate,
+        requiredDate: LocalDate? = nil,
+        shippedDate: LocalDate? = nil,
+        status: OrderStatus = .new,
+        shipVia: Int64? = nil,
+        freight: Money = .zero
+    ) {
         recordID = newRecordID()
         version = 1
         self.id = id
@@ -335,8 +375,14 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
     /// A fraction in 0...1, as the classic schema has it.
     public var discount: Double
 
-    public init(id: Int64? = nil, orderID: Int64, productID: Int64, unitPrice: Money, quantity: Int,
-                discount: Double = 0) {
+    public init(
+        id: Int64? = nil,
+        orderID: Int64,
+        productID: Int64,
+        unitPrice: Money,
+        quantity: Int,
+        discount: Double = 0
+    ) {
         recordID = newRecordID()
         self.id = id
         self.orderID = orderID
@@ -378,8 +424,11 @@ public struct OrderLine: Codable, Hashable, Sendable, FetchableRecord, MutablePe
     /// Server's float32 steps. It can differ from `total` by a cent; the store keeps it in `extendedPriceCents`.
     /// `Int.max` cents when the line is out of range, which the store refuses to write.
     public var extendedPrice: Money {
-        let cents = ReportFunctions.extendedPriceCents(unitPriceCents: Int64(unitPrice.cents), quantity: Int64(quantity),
-                                                       discount: discount)
+        let cents = ReportFunctions.extendedPriceCents(
+            unitPriceCents: Int64(unitPrice.cents),
+            quantity: Int64(quantity),
+            discount: discount
+        )
         return Money(cents: cents.map(Int.init) ?? .max)
     }
 
@@ -419,8 +468,15 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     /// ISO 8601 UTC timestamp.
     public var createdAt: String
 
-    public init(productID: Int64, delta: Int, reason: StockMovementReason, orderID: Int64? = nil,
-                employeeID: Int64? = nil, note: String? = nil, createdAt: Date = Date()) {
+    public init(
+        productID: Int64,
+        delta: Int,
+        reason: StockMovementReason,
+        orderID: Int64? = nil,
+        employeeID: Int64? = nil,
+        note: String? = nil,
+        createdAt: Date = Date()
+    ) {
         recordID = newRecordID()
         self.productID = productID
         self.delta = delta

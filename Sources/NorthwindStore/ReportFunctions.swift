@@ -25,7 +25,8 @@ public enum ReportFunctions {
     /// calling into Swift per line. NULL when the amount does not fit, which the triggers refuse.
     static let lineCents = DatabaseFunction("sqlserver_line_cents", argumentCount: 3, pure: true) { values in
         guard let price = Int64.fromDatabaseValue(values[0]), let quantity = Int64.fromDatabaseValue(values[1]),
-              let discount = Double.fromDatabaseValue(values[2]) else { return nil }
+            let discount = Double.fromDatabaseValue(values[2])
+        else { return nil }
         return extendedPriceCents(unitPriceCents: price, quantity: quantity, discount: discount)
     }
 

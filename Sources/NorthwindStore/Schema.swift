@@ -45,19 +45,21 @@ public enum Schema {
     /// - `sold_lines`: the lines of orders not cancelled, with their order's date. Its index sums a period's sales
     ///   per product in product order, without a sort (top products over all history: 280 ms to 55 ms).
     private static func createReportSummaries(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE order_totals (
-              orderID INTEGER PRIMARY KEY,
-              lineCount INTEGER NOT NULL,
-              amountCents INTEGER NOT NULL);
-            CREATE TABLE sold_lines (
-              lineID INTEGER PRIMARY KEY,
-              productID INTEGER NOT NULL,
-              orderDate TEXT NOT NULL,
-              quantity INTEGER NOT NULL,
-              amountCents INTEGER NOT NULL);
-            CREATE INDEX sold_lines_on_product ON sold_lines(productID, orderDate, quantity, amountCents);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE order_totals (
+                  orderID INTEGER PRIMARY KEY,
+                  lineCount INTEGER NOT NULL,
+                  amountCents INTEGER NOT NULL);
+                CREATE TABLE sold_lines (
+                  lineID INTEGER PRIMARY KEY,
+                  productID INTEGER NOT NULL,
+                  orderDate TEXT NOT NULL,
+                  quantity INTEGER NOT NULL,
+                  amountCents INTEGER NOT NULL);
+                CREATE INDEX sold_lines_on_product ON sold_lines(productID, orderDate, quantity, amountCents);
+                """
+        )
         try db.execute(sql: reportSummaryTriggers)
         try rebuildReportSummaries(db)
     }
@@ -99,16 +101,18 @@ public enum Schema {
 
     /// Computes both report summaries afresh from the orders and their lines.
     static func rebuildReportSummaries(_ db: Database) throws {
-        try db.execute(sql: """
-            DELETE FROM order_totals;
-            DELETE FROM sold_lines;
-            INSERT INTO order_totals (orderID, lineCount, amountCents)
-              SELECT orderID, count(*), SUM(extendedPriceCents) FROM order_lines GROUP BY orderID;
-            INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
-              SELECT ol.id, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents
-              FROM order_lines ol JOIN orders o ON o.id = ol.orderID
-              WHERE o.status <> 'cancelled';
-            """)
+        try db.execute(
+            sql: """
+                DELETE FROM order_totals;
+                DELETE FROM sold_lines;
+                INSERT INTO order_totals (orderID, lineCount, amountCents)
+                  SELECT orderID, count(*), SUM(extendedPriceCents) FROM order_lines GROUP BY orderID;
+                INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+                  SELECT ol.id, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents
+                  FROM order_lines ol JOIN orders o ON o.id = ol.orderID
+                  WHERE o.status <> 'cancelled';
+                """
+        )
     }
 
     /// Every sales report sums the lines' ExtendedPrice, whose float32 arithmetic cost five calls into Swift per line
@@ -119,26 +123,28 @@ public enum Schema {
     /// of the migration. The sqlite3 shell reads the file but cannot write lines, lacking the function: as well,
     /// since such writes would bypass the business rules.
     private static func storeLineAmounts(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE order_lines_new (
-              id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression),
-              orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
-              productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
-              unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
-              quantity INTEGER NOT NULL CHECK (quantity > 0),
-              discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
-              extendedPriceCents INTEGER NOT NULL
-                CHECK (extendedPriceCents = sqlserver_line_cents(unitPriceCents, quantity, discount)),
-              UNIQUE (orderID, productID));
-            INSERT INTO order_lines_new (id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-              SELECT id, recordID, orderID, productID, unitPriceCents, quantity, discount,
-                     sqlserver_line_cents(unitPriceCents, quantity, discount)
-              FROM order_lines;
-            DROP TABLE order_lines;
-            ALTER TABLE order_lines_new RENAME TO order_lines;
-            CREATE INDEX order_lines_on_productID ON order_lines(productID);
-            CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE order_lines_new (
+                  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression),
+                  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+                  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+                  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+                  quantity INTEGER NOT NULL CHECK (quantity > 0),
+                  discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
+                  extendedPriceCents INTEGER NOT NULL
+                    CHECK (extendedPriceCents = sqlserver_line_cents(unitPriceCents, quantity, discount)),
+                  UNIQUE (orderID, productID));
+                INSERT INTO order_lines_new (id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                  SELECT id, recordID, orderID, productID, unitPriceCents, quantity, discount,
+                         sqlserver_line_cents(unitPriceCents, quantity, discount)
+                  FROM order_lines;
+                DROP TABLE order_lines;
+                ALTER TABLE order_lines_new RENAME TO order_lines;
+                CREATE INDEX order_lines_on_productID ON order_lines(productID);
+                CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
+                """
+        )
         try db.execute(sql: changeLogTriggers("order_lines"))
     }
 
@@ -147,24 +153,26 @@ public enum Schema {
     /// any tool can check the file, and a writer without the function (or with a wrong amount) is still refused.
     /// SQLite cannot drop a CHECK, hence the rebuild; the triggers that name the table are dropped and made again.
     private static func checkLineAmountsByTriggers(_ db: Database) throws {
-        try db.execute(sql: """
-            DROP TRIGGER orders_summary_update;
-            CREATE TABLE order_lines_new (
-              id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression),
-              orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
-              productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
-              unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
-              quantity INTEGER NOT NULL CHECK (quantity > 0),
-              discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
-              extendedPriceCents INTEGER NOT NULL,
-              UNIQUE (orderID, productID));
-            INSERT INTO order_lines_new (id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-              SELECT id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents FROM order_lines;
-            DROP TABLE order_lines;
-            ALTER TABLE order_lines_new RENAME TO order_lines;
-            CREATE INDEX order_lines_on_productID ON order_lines(productID);
-            CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
-            """)
+        try db.execute(
+            sql: """
+                DROP TRIGGER orders_summary_update;
+                CREATE TABLE order_lines_new (
+                  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression),
+                  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+                  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+                  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+                  quantity INTEGER NOT NULL CHECK (quantity > 0),
+                  discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
+                  extendedPriceCents INTEGER NOT NULL,
+                  UNIQUE (orderID, productID));
+                INSERT INTO order_lines_new (id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                  SELECT id, recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents FROM order_lines;
+                DROP TABLE order_lines;
+                ALTER TABLE order_lines_new RENAME TO order_lines;
+                CREATE INDEX order_lines_on_productID ON order_lines(productID);
+                CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
+                """
+        )
         try db.execute(sql: changeLogTriggers("order_lines"))
         try db.execute(sql: reportSummaryTriggers)
         try db.execute(sql: lineAmountTriggers)
@@ -186,175 +194,181 @@ public enum Schema {
         let recordID = "recordID TEXT NOT NULL UNIQUE DEFAULT \(uuidExpression)"
         let version = "version INTEGER NOT NULL DEFAULT 1"
         let address = "address TEXT, city TEXT, region TEXT, postalCode TEXT, country TEXT"
-        try db.execute(sql: """
-            CREATE TABLE store_metadata (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+        try db.execute(
+            sql: """
+                CREATE TABLE store_metadata (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
 
-            CREATE TABLE categories (
-              id INTEGER PRIMARY KEY, \(recordID),
-              name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(name) <> ''),
-              description TEXT,
-              picture BLOB, pictureFile TEXT UNIQUE, pictureType TEXT,
-              \(version));
+                CREATE TABLE categories (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(name) <> ''),
+                  description TEXT,
+                  picture BLOB, pictureFile TEXT UNIQUE, pictureType TEXT,
+                  \(version));
 
-            CREATE TABLE suppliers (
-              id INTEGER PRIMARY KEY, \(recordID),
-              companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
-              contactName TEXT, contactTitle TEXT, \(address), phone TEXT, fax TEXT, homePage TEXT,
-              \(version));
-            CREATE INDEX suppliers_on_companyName ON suppliers(companyName);
+                CREATE TABLE suppliers (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
+                  contactName TEXT, contactTitle TEXT, \(address), phone TEXT, fax TEXT, homePage TEXT,
+                  \(version));
+                CREATE INDEX suppliers_on_companyName ON suppliers(companyName);
 
-            CREATE TABLE products (
-              id INTEGER PRIMARY KEY, \(recordID),
-              name TEXT NOT NULL CHECK (trim(name) <> ''),
-              supplierID INTEGER REFERENCES suppliers(id) ON DELETE RESTRICT,
-              categoryID INTEGER REFERENCES categories(id) ON DELETE RESTRICT,
-              quantityPerUnit TEXT,
-              unitPriceCents INTEGER NOT NULL DEFAULT 0 CHECK (unitPriceCents >= 0),
-              unitsInStock INTEGER NOT NULL DEFAULT 0 CHECK (unitsInStock >= 0),
-              unitsOnOrder INTEGER NOT NULL DEFAULT 0 CHECK (unitsOnOrder >= 0),
-              reorderLevel INTEGER NOT NULL DEFAULT 0 CHECK (reorderLevel >= 0),
-              discontinued BOOLEAN NOT NULL DEFAULT 0 CHECK (discontinued IN (0, 1)),
-              \(version));
-            CREATE INDEX products_on_supplierID ON products(supplierID);
-            CREATE INDEX products_on_categoryID ON products(categoryID, name);
-            CREATE INDEX products_on_name ON products(name);
+                CREATE TABLE products (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  name TEXT NOT NULL CHECK (trim(name) <> ''),
+                  supplierID INTEGER REFERENCES suppliers(id) ON DELETE RESTRICT,
+                  categoryID INTEGER REFERENCES categories(id) ON DELETE RESTRICT,
+                  quantityPerUnit TEXT,
+                  unitPriceCents INTEGER NOT NULL DEFAULT 0 CHECK (unitPriceCents >= 0),
+                  unitsInStock INTEGER NOT NULL DEFAULT 0 CHECK (unitsInStock >= 0),
+                  unitsOnOrder INTEGER NOT NULL DEFAULT 0 CHECK (unitsOnOrder >= 0),
+                  reorderLevel INTEGER NOT NULL DEFAULT 0 CHECK (reorderLevel >= 0),
+                  discontinued BOOLEAN NOT NULL DEFAULT 0 CHECK (discontinued IN (0, 1)),
+                  \(version));
+                CREATE INDEX products_on_supplierID ON products(supplierID);
+                CREATE INDEX products_on_categoryID ON products(categoryID, name);
+                CREATE INDEX products_on_name ON products(name);
 
-            CREATE TABLE customers (
-              id INTEGER PRIMARY KEY, \(recordID),
-              code TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(code) <> ''),
-              companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
-              contactName TEXT, contactTitle TEXT, \(address), phone TEXT, fax TEXT,
-              \(version));
-            CREATE INDEX customers_on_companyName ON customers(companyName);
+                CREATE TABLE customers (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  code TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(code) <> ''),
+                  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
+                  contactName TEXT, contactTitle TEXT, \(address), phone TEXT, fax TEXT,
+                  \(version));
+                CREATE INDEX customers_on_companyName ON customers(companyName);
 
-            CREATE TABLE customer_demographics (
-              id INTEGER PRIMARY KEY, \(recordID),
-              code TEXT NOT NULL UNIQUE, description TEXT);
-            CREATE TABLE customer_demographic_links (
-              id INTEGER PRIMARY KEY, \(recordID),
-              customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
-              demographicID INTEGER NOT NULL REFERENCES customer_demographics(id) ON DELETE CASCADE,
-              UNIQUE (customerID, demographicID));
-            CREATE INDEX customer_demographic_links_on_demographicID ON customer_demographic_links(demographicID);
+                CREATE TABLE customer_demographics (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  code TEXT NOT NULL UNIQUE, description TEXT);
+                CREATE TABLE customer_demographic_links (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+                  demographicID INTEGER NOT NULL REFERENCES customer_demographics(id) ON DELETE CASCADE,
+                  UNIQUE (customerID, demographicID));
+                CREATE INDEX customer_demographic_links_on_demographicID ON customer_demographic_links(demographicID);
 
-            CREATE TABLE employees (
-              id INTEGER PRIMARY KEY, \(recordID),
-              lastName TEXT NOT NULL CHECK (trim(lastName) <> ''),
-              firstName TEXT NOT NULL CHECK (trim(firstName) <> ''),
-              title TEXT, titleOfCourtesy TEXT, birthDate TEXT, hireDate TEXT,
-              \(address), homePhone TEXT, extension TEXT,
-              photo BLOB, photoFile TEXT UNIQUE, photoType TEXT,
-              notes TEXT,
-              reportsTo INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
-              photoPath TEXT,
-              \(version));
-            CREATE INDEX employees_on_reportsTo ON employees(reportsTo);
-            CREATE INDEX employees_on_lastName ON employees(lastName, firstName);
+                CREATE TABLE employees (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  lastName TEXT NOT NULL CHECK (trim(lastName) <> ''),
+                  firstName TEXT NOT NULL CHECK (trim(firstName) <> ''),
+                  title TEXT, titleOfCourtesy TEXT, birthDate TEXT, hireDate TEXT,
+                  \(address), homePhone TEXT, extension TEXT,
+                  photo BLOB, photoFile TEXT UNIQUE, photoType TEXT,
+                  notes TEXT,
+                  reportsTo INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
+                  photoPath TEXT,
+                  \(version));
+                CREATE INDEX employees_on_reportsTo ON employees(reportsTo);
+                CREATE INDEX employees_on_lastName ON employees(lastName, firstName);
 
-            CREATE TABLE shippers (
-              id INTEGER PRIMARY KEY, \(recordID),
-              companyName TEXT NOT NULL CHECK (trim(companyName) <> ''), phone TEXT,
-              \(version));
+                CREATE TABLE shippers (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''), phone TEXT,
+                  \(version));
 
-            CREATE TABLE orders (
-              id INTEGER PRIMARY KEY, \(recordID),
-              number TEXT NOT NULL UNIQUE,
-              customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE RESTRICT,
-              employeeID INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
-              orderDate TEXT NOT NULL,
-              requiredDate TEXT,
-              shippedDate TEXT,
-              status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'shipped', 'cancelled')),
-              shipVia INTEGER REFERENCES shippers(id) ON DELETE RESTRICT,
-              freightCents INTEGER NOT NULL DEFAULT 0 CHECK (freightCents >= 0),
-              shipName TEXT, shipAddress TEXT, shipCity TEXT, shipRegion TEXT, shipPostalCode TEXT, shipCountry TEXT,
-              \(version),
-              CHECK ((status = 'shipped') = (shippedDate IS NOT NULL)));
-            CREATE INDEX orders_on_customerID ON orders(customerID, orderDate);
-            CREATE INDEX orders_on_employeeID ON orders(employeeID, orderDate);
-            CREATE INDEX orders_on_shipVia ON orders(shipVia);
-            CREATE INDEX orders_on_orderDate ON orders(orderDate);
-            CREATE INDEX orders_on_status ON orders(status, requiredDate);
+                CREATE TABLE orders (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  number TEXT NOT NULL UNIQUE,
+                  customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE RESTRICT,
+                  employeeID INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
+                  orderDate TEXT NOT NULL,
+                  requiredDate TEXT,
+                  shippedDate TEXT,
+                  status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'shipped', 'cancelled')),
+                  shipVia INTEGER REFERENCES shippers(id) ON DELETE RESTRICT,
+                  freightCents INTEGER NOT NULL DEFAULT 0 CHECK (freightCents >= 0),
+                  shipName TEXT, shipAddress TEXT, shipCity TEXT, shipRegion TEXT, shipPostalCode TEXT, shipCountry TEXT,
+                  \(version),
+                  CHECK ((status = 'shipped') = (shippedDate IS NOT NULL)));
+                CREATE INDEX orders_on_customerID ON orders(customerID, orderDate);
+                CREATE INDEX orders_on_employeeID ON orders(employeeID, orderDate);
+                CREATE INDEX orders_on_shipVia ON orders(shipVia);
+                CREATE INDEX orders_on_orderDate ON orders(orderDate);
+                CREATE INDEX orders_on_status ON orders(status, requiredDate);
 
-            CREATE TABLE order_lines (
-              id INTEGER PRIMARY KEY, \(recordID),
-              orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
-              productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
-              unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
-              quantity INTEGER NOT NULL CHECK (quantity > 0),
-              discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
-              UNIQUE (orderID, productID));
-            CREATE INDEX order_lines_on_productID ON order_lines(productID);
+                CREATE TABLE order_lines (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+                  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+                  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+                  quantity INTEGER NOT NULL CHECK (quantity > 0),
+                  discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
+                  UNIQUE (orderID, productID));
+                CREATE INDEX order_lines_on_productID ON order_lines(productID);
 
-            CREATE TABLE regions (
-              id INTEGER PRIMARY KEY, \(recordID),
-              description TEXT NOT NULL);
-            CREATE TABLE territories (
-              id INTEGER PRIMARY KEY, \(recordID),
-              code TEXT NOT NULL UNIQUE,
-              description TEXT NOT NULL,
-              regionID INTEGER NOT NULL REFERENCES regions(id) ON DELETE RESTRICT);
-            CREATE INDEX territories_on_regionID ON territories(regionID);
-            CREATE TABLE employee_territories (
-              id INTEGER PRIMARY KEY, \(recordID),
-              employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
-              territoryID INTEGER NOT NULL REFERENCES territories(id) ON DELETE CASCADE,
-              UNIQUE (employeeID, territoryID));
-            CREATE INDEX employee_territories_on_territoryID ON employee_territories(territoryID);
+                CREATE TABLE regions (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  description TEXT NOT NULL);
+                CREATE TABLE territories (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  code TEXT NOT NULL UNIQUE,
+                  description TEXT NOT NULL,
+                  regionID INTEGER NOT NULL REFERENCES regions(id) ON DELETE RESTRICT);
+                CREATE INDEX territories_on_regionID ON territories(regionID);
+                CREATE TABLE employee_territories (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
+                  territoryID INTEGER NOT NULL REFERENCES territories(id) ON DELETE CASCADE,
+                  UNIQUE (employeeID, territoryID));
+                CREATE INDEX employee_territories_on_territoryID ON employee_territories(territoryID);
 
-            -- The audit trail of every stock change. Products' stock follows from it through the trigger below,
-            -- so movements from several shops merge by simply adding them up.
-            CREATE TABLE stock_movements (
-              id INTEGER PRIMARY KEY, \(recordID),
-              productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
-              delta INTEGER NOT NULL CHECK (delta <> 0),
-              reason TEXT NOT NULL CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped')),
-              orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
-              employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
-              note TEXT,
-              createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
-            CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
-            CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
-            CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
-            CREATE INDEX stock_movements_on_createdAt ON stock_movements(createdAt);
+                -- The audit trail of every stock change. Products' stock follows from it through the trigger below,
+                -- so movements from several shops merge by simply adding them up.
+                CREATE TABLE stock_movements (
+                  id INTEGER PRIMARY KEY, \(recordID),
+                  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+                  delta INTEGER NOT NULL CHECK (delta <> 0),
+                  reason TEXT NOT NULL CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped')),
+                  orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
+                  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+                  note TEXT,
+                  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
+                CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
+                CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
+                CREATE INDEX stock_movements_on_createdAt ON stock_movements(createdAt);
 
-            CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements BEGIN
-              UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
-            END;
-            """)
+                CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements BEGIN
+                  UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
+                END;
+                """
+        )
     }
 
     /// Sign-in credentials and access tokens. Local to this store: they are never synced, and no secret is kept in
     /// the clear (bcrypt for passwords, SHA-256 for random tokens).
     private static func createAccounts(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE credentials (
-              employeeID INTEGER PRIMARY KEY REFERENCES employees(id) ON DELETE CASCADE,
-              login TEXT NOT NULL UNIQUE COLLATE NOCASE,
-              passwordHash TEXT NOT NULL,
-              changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
-            CREATE TABLE access_tokens (
-              tokenHash TEXT PRIMARY KEY,
-              employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
-              kind TEXT NOT NULL CHECK (kind IN ('session', 'api')),
-              csrfToken TEXT,
-              label TEXT,
-              createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-              expiresAt TEXT);
-            CREATE INDEX access_tokens_employee ON access_tokens(employeeID);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE credentials (
+                  employeeID INTEGER PRIMARY KEY REFERENCES employees(id) ON DELETE CASCADE,
+                  login TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                  passwordHash TEXT NOT NULL,
+                  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                CREATE TABLE access_tokens (
+                  tokenHash TEXT PRIMARY KEY,
+                  employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
+                  kind TEXT NOT NULL CHECK (kind IN ('session', 'api')),
+                  csrfToken TEXT,
+                  label TEXT,
+                  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                  expiresAt TEXT);
+                CREATE INDEX access_tokens_employee ON access_tokens(employeeID);
+                """
+        )
     }
 
     /// Every local insert, update and delete of a synced row lands here in the same transaction.
     private static func createChangeLog(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE change_log (
-              seq INTEGER PRIMARY KEY, -- rowid order; the log is never emptied, so seq never goes back
-              tableName TEXT NOT NULL,
-              recordID TEXT NOT NULL,
-              operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
-              changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE change_log (
+                  seq INTEGER PRIMARY KEY, -- rowid order; the log is never emptied, so seq never goes back
+                  tableName TEXT NOT NULL,
+                  recordID TEXT NOT NULL,
+                  operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
+                  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                """
+        )
         for table in syncedTables {
             try db.execute(sql: changeLogTriggers(table))
         }
@@ -384,17 +398,22 @@ public enum Schema {
     /// other connection ever sees a trigger or an index missing. Per-row triggers and random index inserts cost more
     /// than the rows themselves in loads of millions of rows.
     public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        let before = try Dictionary(uniqueKeysWithValues: syncedTables.map { table in
-            (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
-        })
+        let before = try Dictionary(
+            uniqueKeysWithValues: syncedTables.map { table in
+                (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
+            }
+        )
         let tables = syncedTables.map { "'\($0)'" }.joined(separator: ",")
         // Indexes declared with CREATE INDEX have their SQL in the schema; UNIQUE constraints' own indexes do not.
-        let lifted = try Row.fetchAll(db, sql: """
-            SELECT type, name, sql FROM sqlite_master
-            WHERE (type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables)))
-               OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'
-                                         OR name LIKE '%\\_summary\\_%' ESCAPE '\\'))
-            """).map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
+        let lifted = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT type, name, sql FROM sqlite_master
+                WHERE (type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables)))
+                   OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'
+                                             OR name LIKE '%\\_summary\\_%' ESCAPE '\\'))
+                """
+        ).map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
         for object in lifted { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name.quotedDatabaseIdentifier)") }
 
         let result = try body()
@@ -403,10 +422,13 @@ public enum Schema {
         try rebuildReportSummaries(db)
         let now = try String.fetchOne(db, sql: "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
         for table in syncedTables {
-            try db.execute(sql: """
-                INSERT INTO change_log (tableName, recordID, operation, changedAt)
-                SELECT '\(table)', recordID, 'insert', ? FROM \(table) WHERE id > ? ORDER BY id
-                """, arguments: [now, before[table]])
+            try db.execute(
+                sql: """
+                    INSERT INTO change_log (tableName, recordID, operation, changedAt)
+                    SELECT '\(table)', recordID, 'insert', ? FROM \(table) WHERE id > ? ORDER BY id
+                    """,
+                arguments: [now, before[table]]
+            )
         }
         for object in lifted { try db.execute(sql: object.sql) }
         return result
@@ -415,21 +437,23 @@ public enum Schema {
     /// Accent- and case-insensitive word and prefix search over product names.
     private static func createProductSearch(_ db: Database) throws {
         // Own triggers rather than GRDB's synchronize(withTable:), so that stock updates don't reindex names.
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE products_fts USING fts5(
-              name, content='products', content_rowid='id',
-              tokenize='unicode61 remove_diacritics 2', prefix='2 3');
-            INSERT INTO products_fts(products_fts) VALUES ('rebuild');
-            CREATE TRIGGER products_fts_insert AFTER INSERT ON products BEGIN
-              INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
-            END;
-            CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
-              INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
-            END;
-            CREATE TRIGGER products_fts_update AFTER UPDATE OF name ON products BEGIN
-              INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
-              INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
-            END;
-            """)
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE products_fts USING fts5(
+                  name, content='products', content_rowid='id',
+                  tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+                INSERT INTO products_fts(products_fts) VALUES ('rebuild');
+                CREATE TRIGGER products_fts_insert AFTER INSERT ON products BEGIN
+                  INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
+                END;
+                CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
+                  INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+                END;
+                CREATE TRIGGER products_fts_update AFTER UPDATE OF name ON products BEGIN
+                  INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+                  INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
+                END;
+                """
+        )
     }
 }

@@ -14,8 +14,12 @@ public struct StoreConfiguration: Sendable {
     /// commit the row that names them.
     public var orphanGracePeriod: TimeInterval
 
-    public init(path: String, sqlDebug: Bool = false, externalStorageThreshold: Int = 100 * 1024,
-                orphanGracePeriod: TimeInterval = 300) {
+    public init(
+        path: String,
+        sqlDebug: Bool = false,
+        externalStorageThreshold: Int = 100 * 1024,
+        orphanGracePeriod: TimeInterval = 300
+    ) {
         self.path = path
         self.sqlDebug = sqlDebug
         self.externalStorageThreshold = externalStorageThreshold
@@ -27,7 +31,8 @@ public struct StoreConfiguration: Sendable {
     public static func resolvePath(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["NORTHWIND_STORE"], !path.isEmpty { return path }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
         return dataHome + "/northwind/northwind.sqlite"
     }
@@ -93,7 +98,8 @@ public final class Store: Sendable {
         }
         binaries = ExternalStorage(
             directory: URL(fileURLWithPath: configuration.path + "_external", isDirectory: true),
-            threshold: configuration.externalStorageThreshold)
+            threshold: configuration.externalStorageThreshold
+        )
         binaries.sweepOrphans(in: pool, olderThan: configuration.orphanGracePeriod)
     }
 

@@ -31,10 +31,11 @@ public struct Money: Hashable, Comparable, Sendable, Codable, CustomStringConver
         let negative = rest.first == "-"
         if negative { rest = rest.dropFirst() }
         let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
+        let whole = parts[0]
+        let fraction = parts.count > 1 ? parts[1] : ""
         let isDigits = { (part: Substring) in part.allSatisfy { $0.isASCII && $0.isNumber } }
         guard !(whole.isEmpty && fraction.isEmpty), isDigits(whole), isDigits(fraction), parts.count == 1 || !fraction.isEmpty,
-              fraction.dropFirst(2).allSatisfy({ $0 == "0" })
+            fraction.dropFirst(2).allSatisfy({ $0 == "0" })
         else { return nil }
         let cents = String(fraction.prefix(2)).padding(toLength: 2, withPad: "0", startingAt: 0)
         guard let value = Int((negative ? "-" : "") + whole + cents) else { return nil }

@@ -146,8 +146,10 @@ struct MovementBody: Encodable, Sendable {
     var note: String?
     var createdAt: String
     init(_ movement: StockMovement) {
-        (id, delta, reason, note, createdAt) = (movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,
-                                                movement.createdAt)
+        (id, delta, reason, note, createdAt) = (
+            movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,
+            movement.createdAt
+        )
     }
 }
 
@@ -210,9 +212,16 @@ struct OrderBody: ResponseEncodable, Sendable {
         (shipVia, shipperName, freight) = (o.shipVia, detail.shipper?.companyName, o.freight.description)
         (subtotal, total, supplyable) = (detail.subtotal.description, detail.total.description, detail.isSupplyable)
         lines = detail.lines.map {
-            Line(productID: $0.line.productID, productName: $0.productName, unitPrice: $0.line.unitPrice.description,
-                 quantity: $0.line.quantity, discount: $0.line.discount, total: $0.total.description,
-                 inStock: $0.inStock, short: $0.short)
+            Line(
+                productID: $0.line.productID,
+                productName: $0.productName,
+                unitPrice: $0.line.unitPrice.description,
+                quantity: $0.line.quantity,
+                discount: $0.line.discount,
+                total: $0.total.description,
+                inStock: $0.inStock,
+                short: $0.short
+            )
         }
     }
 }
@@ -263,8 +272,12 @@ struct OrderInput: Decodable, Sendable {
         let freightAmount = freight.flatMap { parser.money($0.text, "freight", required: true) } ?? .zero
         try parser.throwIfAny()
         return OrderDraft(
-            customerCode: customerCode, employeeID: employeeID ?? defaultEmployee, requiredDate: required, shipVia: shipVia,
+            customerCode: customerCode,
+            employeeID: employeeID ?? defaultEmployee,
+            requiredDate: required,
+            shipVia: shipVia,
             freight: freightAmount,
-            lines: lines.map { OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount ?? 0) })
+            lines: lines.map { OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount ?? 0) }
+        )
     }
 }

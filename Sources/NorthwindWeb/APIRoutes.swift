@@ -142,8 +142,14 @@ struct APIRoutes: Sendable {
         query.limit = try limitParameter(request)
         query.offset = try offsetParameter(request)
         let page = try backoffice.listOrders(query)
-        return ItemsPage(Page(items: page.items.map(OrderSummaryBody.init), total: page.total, offset: page.offset,
-                              limit: page.limit))
+        return ItemsPage(
+            Page(
+                items: page.items.map(OrderSummaryBody.init),
+                total: page.total,
+                offset: page.offset,
+                limit: page.limit
+            )
+        )
     }
 
     @Sendable func createOrder(_ request: Request, context: WebContext) async throws -> EditedResponse<OrderBody> {
@@ -155,8 +161,12 @@ struct APIRoutes: Sendable {
 
     // MARK: Categories and suppliers
 
-    func registerManaged<R: ManagedRecord & ResponseEncodable>(_ type: R.Type, path: String, on group: RouterGroup<WebContext>,
-                                                               managersOnly: Bool) {
+    func registerManaged<R: ManagedRecord & ResponseEncodable>(
+        _ type: R.Type,
+        path: String,
+        on group: RouterGroup<WebContext>,
+        managersOnly: Bool
+    ) {
         let plural = path
         group.get(RouterPath(path)) { request, _ in
             ItemsPage(try backoffice.list(R.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
@@ -202,8 +212,12 @@ struct APIRoutes: Sendable {
     }
 
     /// The body as a JSON object of `allowed` fields; any other field gets a 422 that names it.
-    func fields<R: ManagedRecord>(of type: R.Type, _ request: Request, context: WebContext,
-                                  allowed: [String]) async throws -> [String: Any] {
+    func fields<R: ManagedRecord>(
+        of type: R.Type,
+        _ request: Request,
+        context: WebContext,
+        allowed: [String]
+    ) async throws -> [String: Any] {
         let body = try await request.strictJSONBody(context: context)
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw WebError.badRequest("The body must be a JSON object of the \(R.entityName)'s fields.")
@@ -219,10 +233,14 @@ struct APIRoutes: Sendable {
 
     func me(_ context: WebContext) throws -> MeBody {
         let me = try context.requireSignIn()
-        return MeBody(employeeID: me.employeeID, name: me.displayName, login: me.login, title: me.employee.title,
-                      isManager: policy.isManager(me.employee))
+        return MeBody(
+            employeeID: me.employeeID,
+            name: me.displayName,
+            login: me.login,
+            title: me.employee.title,
+            isManager: policy.isManager(me.employee)
+        )
     }
-
 
     func limitParameter(_ request: Request, default value: Int = 50) throws(NorthwindError) -> Int {
         var errors: [NorthwindError.FieldError] = []
@@ -234,7 +252,8 @@ struct APIRoutes: Sendable {
     /// `cursor` (a `nextCursor`) or `offset`: both count rows to skip.
     func offsetParameter(_ request: Request) throws(NorthwindError) -> Int {
         var errors: [NorthwindError.FieldError] = []
-        let offset = request.wholeNumber("cursor", in: Limits.offset, errors: &errors)
+        let offset =
+            request.wholeNumber("cursor", in: Limits.offset, errors: &errors)
             ?? request.wholeNumber("offset", in: Limits.offset, errors: &errors)
         try errors.throwIfAny()
         return offset ?? 0

@@ -27,8 +27,15 @@ enum SessionCookie {
     /// HTTP-only so scripts cannot read it, SameSite=Lax so other sites cannot post with it, and Secure unless the
     /// server was told it runs behind plain HTTP on a LAN (browsers treat loopback as secure).
     static func make(token: String, secure: Bool) -> Cookie {
-        Cookie(name: name, value: token, maxAge: Int(Backoffice.sessionLifetime), path: "/", secure: secure,
-               httpOnly: true, sameSite: .lax)
+        Cookie(
+            name: name,
+            value: token,
+            maxAge: Int(Backoffice.sessionLifetime),
+            path: "/",
+            secure: secure,
+            httpOnly: true,
+            sameSite: .lax
+        )
     }
 
     static func cleared(secure: Bool) -> Cookie {
@@ -94,8 +101,15 @@ enum SignInToken {
     }
 
     static func cookie(_ token: String, secure: Bool) -> Cookie {
-        Cookie(name: cookieName, value: token, maxAge: token.isEmpty ? 0 : 3600, path: "/signin", secure: secure,
-               httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: cookieName,
+            value: token,
+            maxAge: token.isEmpty ? 0 : 3600,
+            path: "/signin",
+            secure: secure,
+            httpOnly: true,
+            sameSite: .strict
+        )
     }
 
     static func matches(form: String?, cookie: String?) -> Bool {

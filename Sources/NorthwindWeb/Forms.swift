@@ -128,7 +128,8 @@ extension Request {
     /// A query parameter, or nil when absent or blank.
     func query(_ name: String) -> String? {
         guard let value = uri.queryParameters.get(name)?.trimmingCharacters(in: .whitespaces),
-              !value.isEmpty else { return nil }
+            !value.isEmpty
+        else { return nil }
         return value
     }
 }

@@ -23,8 +23,10 @@ struct ProductForm {
 
     init(_ form: FormData) {
         values = [:]
-        for name in ["name", "quantityPerUnit", "unitPrice", "unitsOnOrder", "reorderLevel", "unitsInStock",
-                     "categoryID", "supplierID", "discontinued", "version"] {
+        for name in [
+            "name", "quantityPerUnit", "unitPrice", "unitsOnOrder", "reorderLevel", "unitsInStock",
+            "categoryID", "supplierID", "discontinued", "version",
+        ] {
             values[name] = form[name] ?? ""
         }
     }
@@ -63,21 +65,39 @@ struct ProductForm {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
         }
         var fields: [[String: Any]] = Self.textFields.map { field in
-            ["isText": true, "name": field.name, "label": field.label, "inputMode": field.inputMode,
-             "value": values[field.name] ?? "", "error": message(field.name) as Any]
+            [
+                "isText": true, "name": field.name, "label": field.label, "inputMode": field.inputMode,
+                "value": values[field.name] ?? "", "error": message(field.name) as Any,
+            ]
         }
         if action == "/products" {
-            fields.append(["isText": true, "name": "unitsInStock", "label": "Opening stock", "inputMode": "numeric",
-                           "value": values["unitsInStock"] ?? "0", "error": message("unitsInStock") as Any])
+            fields.append([
+                "isText": true, "name": "unitsInStock", "label": "Opening stock", "inputMode": "numeric",
+                "value": values["unitsInStock"] ?? "0", "error": message("unitsInStock") as Any,
+            ])
         }
-        fields.append(["isSelect": true, "name": "categoryID", "label": "Category", "error": message("categoryID") as Any,
-                       "options": categories.map { ["value": $0.id, "label": $0.name,
-                                                    "selected": String($0.id) == values["categoryID"]] }])
-        fields.append(["isSelect": true, "name": "supplierID", "label": "Supplier", "error": message("supplierID") as Any,
-                       "options": suppliers.map { ["value": $0.id, "label": $0.name,
-                                                   "selected": String($0.id) == values["supplierID"]] }])
-        fields.append(["isCheckbox": true, "name": "discontinued", "label": "Discontinued",
-                       "checked": values["discontinued"] == "1"])
+        fields.append([
+            "isSelect": true, "name": "categoryID", "label": "Category", "error": message("categoryID") as Any,
+            "options": categories.map {
+                [
+                    "value": $0.id, "label": $0.name,
+                    "selected": String($0.id) == values["categoryID"],
+                ]
+            },
+        ])
+        fields.append([
+            "isSelect": true, "name": "supplierID", "label": "Supplier", "error": message("supplierID") as Any,
+            "options": suppliers.map {
+                [
+                    "value": $0.id, "label": $0.name,
+                    "selected": String($0.id) == values["supplierID"],
+                ]
+            },
+        ])
+        fields.append([
+            "isCheckbox": true, "name": "discontinued", "label": "Discontinued",
+            "checked": values["discontinued"] == "1",
+        ])
         let unplaced = errors.filter { error in !fields.contains { ($0["name"] as? String) == error.field } }
         return [
             "action": action, "version": values["version"] ?? "", "fields": fields,
@@ -114,8 +134,10 @@ struct NewOrderForm {
         requiredDate = form["requiredDate"] ?? ""
         shipVia = form["shipVia"] ?? ""
         freight = form["freight"] ?? ""
-        let products = form.all("product"), ids = form.all("productID")
-        let quantities = form.all("quantity"), discounts = form.all("discount")
+        let products = form.all("product")
+        let ids = form.all("productID")
+        let quantities = form.all("quantity")
+        let discounts = form.all("discount")
         for index in 0..<max(products.count, ids.count) {
             func at(_ values: [String]) -> String { index < values.count ? values[index] : "" }
             let line = Line(product: at(products), productID: at(ids), quantity: at(quantities), discount: at(discounts))
@@ -154,8 +176,14 @@ struct NewOrderForm {
         }
         if lines.isEmpty { parser.errors.append(.init("lines", "add at least one product")) }
         try parser.throwIfAny()
-        return OrderDraft(customerCode: customerCode, employeeID: employeeID, requiredDate: required, shipVia: shipper,
-                          freight: freightAmount, lines: drafts)
+        return OrderDraft(
+            customerCode: customerCode,
+            employeeID: employeeID,
+            requiredDate: required,
+            shipVia: shipper,
+            freight: freightAmount,
+            lines: drafts
+        )
     }
 
     static func label(_ field: String) -> String {

@@ -65,14 +65,24 @@ struct PageRoutes: Sendable {
         let next = Self.safeNext(form["next"])
         let login = form["login"] ?? ""
         guard SignInToken.matches(form: form["_csrf"], cookie: request.cookies[SignInToken.cookieName]?.value) else {
-            return signInForm(next: next, login: login, error: "This sign-in form had expired. Please sign in again.",
-                              status: .forbidden, context: context)
+            return signInForm(
+                next: next,
+                login: login,
+                error: "This sign-in form had expired. Please sign in again.",
+                status: .forbidden,
+                context: context
+            )
         }
         if let wait = env.throttle.wait(for: login) {
             let minutes = max(1, Int((wait.components.seconds + 59) / 60))
-            return signInForm(next: next, login: login, error: "Too many wrong passwords for \(login). "
-                              + "Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
-                              status: .tooManyRequests, context: context)
+            return signInForm(
+                next: next,
+                login: login,
+                error: "Too many wrong passwords for \(login). "
+                    + "Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                status: .tooManyRequests,
+                context: context
+            )
         }
         do {
             let (token, _) = try await backoffice.signIn(login: login, password: form["password"] ?? "")
@@ -101,7 +111,7 @@ struct PageRoutes: Sendable {
     /// "/", which is how "/\t/evil.example" became "//evil.example", another origin.
     static func safeNext(_ next: String?) -> String {
         guard let next, next.hasPrefix("/"), !next.hasPrefix("//"),
-              next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" })
+            next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" })
         else { return "/" }
         return next
     }
@@ -111,8 +121,11 @@ struct PageRoutes: Sendable {
     @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
         guard let me = context.identity, env.options.policy.isManager(me.employee) else {
             let summary = try backoffice.shopSummary()
-            return render("home", ["summary": ["newOrders": summary.newOrders, "lowStockProducts": summary.lowStockProducts]],
-                          context: context)
+            return render(
+                "home",
+                ["summary": ["newOrders": summary.newOrders, "lowStockProducts": summary.lowStockProducts]],
+                context: context
+            )
         }
         let board = try backoffice.dashboard()
         let change = board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" }
@@ -123,12 +136,19 @@ struct PageRoutes: Sendable {
         // Absent keys, not nil values: Mustache would print an Optional wrapped in Any as "nil".
         if let change { dashboard["change"] = change }
         if !board.categories.isEmpty {
-            dashboard["chart"] = ReportChart(title: "Sales by category this month",
-                                             bars: board.categories.map { ($0.name, $0.sales.cents) }).view
+            dashboard["chart"] =
+                ReportChart(
+                    title: "Sales by category this month",
+                    bars: board.categories.map { ($0.name, $0.sales.cents) }
+                ).view
         }
-        return render("home", [
-            "summary": ["newOrders": board.newOrders, "lowStockProducts": board.lowStockProducts], "dashboard": dashboard,
-        ], context: context)
+        return render(
+            "home",
+            [
+                "summary": ["newOrders": board.newOrders, "lowStockProducts": board.lowStockProducts], "dashboard": dashboard,
+            ],
+            context: context
+        )
     }
 
     // MARK: Products
@@ -190,8 +210,14 @@ struct PageRoutes: Sendable {
         return try renderProduct(id: id, form: nil, context: context)
     }
 
-    func renderProduct(id: Int64, form: ProductForm?, conflict: String? = nil, saved: Bool = false,
-                       status: HTTPResponse.Status = .ok, context: WebContext) throws -> Response {
+    func renderProduct(
+        id: Int64,
+        form: ProductForm?,
+        conflict: String? = nil,
+        saved: Bool = false,
+        status: HTTPResponse.Status = .ok,
+        context: WebContext
+    ) throws -> Response {
         let row = try backoffice.product(id: id)
         let movements = try backoffice.stockMovements(productID: id, limit: 20)
         let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
@@ -386,21 +412,35 @@ struct PageRoutes: Sendable {
     // MARK: Categories, customers, employees
 
     @Sendable func categories(_ request: Request, context: WebContext) async throws -> Response {
-        render("categories", ["categories": try backoffice.categoryListing().map { category -> [String: Any] in
-            ["id": category.id, "name": category.name, "description": category.detail ?? "", "hasPicture": category.hasImage]
-        }], context: context)
+        render(
+            "categories",
+            [
+                "categories": try backoffice.categoryListing().map { category -> [String: Any] in
+                    ["id": category.id, "name": category.name, "description": category.detail ?? "", "hasPicture": category.hasImage]
+                }
+            ],
+            context: context
+        )
     }
 
     @Sendable func category(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
         let category = try backoffice.find(Northwind.Category.self, id: id)
         let products = try backoffice.products(categoryID: id)
-        return render("category", [
-            "category": ["id": id, "name": category.name, "description": category.description ?? ""],
-            "hasPicture": try backoffice.categoryHasPicture(id: id),
-            "products": products.map { ["id": $0.id ?? 0, "name": $0.name, "unitPrice": $0.unitPrice.description,
-                                        "unitsInStock": $0.unitsInStock] },
-        ], context: context)
+        return render(
+            "category",
+            [
+                "category": ["id": id, "name": category.name, "description": category.description ?? ""],
+                "hasPicture": try backoffice.categoryHasPicture(id: id),
+                "products": products.map {
+                    [
+                        "id": $0.id ?? 0, "name": $0.name, "unitPrice": $0.unitPrice.description,
+                        "unitsInStock": $0.unitsInStock,
+                    ]
+                },
+            ],
+            context: context
+        )
     }
 
     @Sendable func categoryPicture(_ request: Request, context: WebContext) async throws -> Response {
@@ -420,42 +460,60 @@ struct PageRoutes: Sendable {
             customers = result.items
             pagerView = pager(request, page: page, total: result.total)
         }
-        return render("customers", [
-            "q": request.query("q") ?? "",
-            "customers": customers.map(customerView),
-            "pager": pagerView as Any,
-        ], context: context)
+        return render(
+            "customers",
+            [
+                "q": request.query("q") ?? "",
+                "customers": customers.map(customerView),
+                "pager": pagerView as Any,
+            ],
+            context: context
+        )
     }
 
     @Sendable func customer(_ request: Request, context: WebContext) async throws -> Response {
         let customer = try backoffice.customer(code: try context.pathString("code"))
         let orders = try backoffice.orders(customerID: customer.id ?? 0)
-        return render("customer", [
-            "customer": customerView(customer),
-            "orders": orders.map(orderSummaryView),
-        ], context: context)
+        return render(
+            "customer",
+            [
+                "customer": customerView(customer),
+                "orders": orders.map(orderSummaryView),
+            ],
+            context: context
+        )
     }
 
     @Sendable func employees(_ request: Request, context: WebContext) async throws -> Response {
-        render("employees", ["employees": try backoffice.employeeListing().map { employee -> [String: Any] in
-            ["id": employee.id, "name": employee.name, "title": employee.detail ?? "", "hasPhoto": employee.hasImage]
-        }], context: context)
+        render(
+            "employees",
+            [
+                "employees": try backoffice.employeeListing().map { employee -> [String: Any] in
+                    ["id": employee.id, "name": employee.name, "title": employee.detail ?? "", "hasPhoto": employee.hasImage]
+                }
+            ],
+            context: context
+        )
     }
 
     @Sendable func employee(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
         let employee = try backoffice.find(Employee.self, id: id)
         let manager = try employee.reportsTo.map { try backoffice.find(Employee.self, id: $0) }
-        return render("employee", [
-            "employee": [
-                "id": id, "title": employee.title ?? "", "hireDate": employee.hireDate?.description ?? "",
-                "city": employee.city ?? "", "country": employee.country ?? "", "extension": employee.extension ?? "",
-                "notes": employee.notes ?? "",
+        return render(
+            "employee",
+            [
+                "employee": [
+                    "id": id, "title": employee.title ?? "", "hireDate": employee.hireDate?.description ?? "",
+                    "city": employee.city ?? "", "country": employee.country ?? "", "extension": employee.extension ?? "",
+                    "notes": employee.notes ?? "",
+                ],
+                "name": employee.fullName,
+                "hasPhoto": try backoffice.employeeHasPhoto(id: id),
+                "manager": manager.map { ["id": $0.id ?? 0, "name": $0.fullName] } as Any,
             ],
-            "name": employee.fullName,
-            "hasPhoto": try backoffice.employeeHasPhoto(id: id),
-            "manager": manager.map { ["id": $0.id ?? 0, "name": $0.fullName] } as Any,
-        ], context: context)
+            context: context
+        )
     }
 
     @Sendable func employeePhoto(_ request: Request, context: WebContext) async throws -> Response {
@@ -467,10 +525,11 @@ struct PageRoutes: Sendable {
     func render(_ template: String, _ data: [String: Any], status: HTTPResponse.Status = .ok, context: WebContext) -> Response {
         var data = data
         if let me = context.identity {
-            data["me"] = [
-                "name": me.displayName, "firstName": me.employee.firstName, "csrf": me.csrfToken ?? "",
-                "isManager": env.options.policy.isManager(me.employee),
-            ] as [String: Any]
+            data["me"] =
+                [
+                    "name": me.displayName, "firstName": me.employee.firstName, "csrf": me.csrfToken ?? "",
+                    "isManager": env.options.policy.isManager(me.employee),
+                ] as [String: Any]
         }
         let html = env.templates.render(Self.withoutNils(data), withTemplate: template) ?? ""
         var headers = HTTPFields()
@@ -505,7 +564,6 @@ struct PageRoutes: Sendable {
         headers[.cacheControl] = "private, max-age=300"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: content.bytes)))
     }
-
 
     func pager(_ request: Request, page: Int, total: Int) -> [String: Any]? {
         let pages = max(1, (total + Self.pageSize - 1) / Self.pageSize)
@@ -580,8 +638,12 @@ struct PageErrors: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let problem = Problem.from(error, logging: request, context)
-            return PageRoutes(env).render("error", ["title": problem.title, "detail": problem.detail],
-                                          status: problem.httpStatus, context: context)
+            return PageRoutes(env).render(
+                "error",
+                ["title": problem.title, "detail": problem.detail],
+                status: problem.httpStatus,
+                context: context
+            )
         }
     }
 }

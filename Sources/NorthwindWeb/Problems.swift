@@ -44,8 +44,11 @@ struct Problem: Codable, Sendable {
             let detail = (error as? HTTPError)?.body ?? status.reasonPhrase
             return Problem(status: status, title: status.reasonPhrase, detail: detail)
         default:
-            return Problem(status: .internalServerError, title: "Internal error",
-                           detail: "The server failed unexpectedly; the store was left as it was.")
+            return Problem(
+                status: .internalServerError,
+                title: "Internal error",
+                detail: "The server failed unexpectedly; the store was left as it was."
+            )
         }
     }
 
@@ -55,8 +58,12 @@ struct Problem: Codable, Sendable {
         case .notFound:
             return Problem(status: .notFound, title: "Not found", detail: error.description, type: base + "not-found")
         case let .invalid(fields):
-            var problem = Problem(status: .unprocessableContent, title: "Invalid input", detail: error.description,
-                                  type: base + "invalid")
+            var problem = Problem(
+                status: .unprocessableContent,
+                title: "Invalid input",
+                detail: error.description,
+                type: base + "invalid"
+            )
             problem.errors = fields
             return problem
         case .conflict:
@@ -64,22 +71,43 @@ struct Problem: Codable, Sendable {
         case .inUse:
             return Problem(status: .conflict, title: "Still in use", detail: error.description, type: base + "in-use")
         case let .insufficientStock(_, shortages):
-            var problem = Problem(status: .conflict, title: "Not enough stock", detail: error.description,
-                                  type: base + "insufficient-stock")
+            var problem = Problem(
+                status: .conflict,
+                title: "Not enough stock",
+                detail: error.description,
+                type: base + "insufficient-stock"
+            )
             problem.shortages = shortages.map {
-                ShortageBody(productID: $0.productID, productName: $0.productName, ordered: $0.ordered,
-                             inStock: $0.inStock, short: $0.short)
+                ShortageBody(
+                    productID: $0.productID,
+                    productName: $0.productName,
+                    ordered: $0.ordered,
+                    inStock: $0.inStock,
+                    short: $0.short
+                )
             }
             return problem
         case .invalidState:
-            return Problem(status: .conflict, title: "Not possible now", detail: error.description,
-                           type: base + "invalid-state")
+            return Problem(
+                status: .conflict,
+                title: "Not possible now",
+                detail: error.description,
+                type: base + "invalid-state"
+            )
         case .storeUnavailable:
-            return Problem(status: .serviceUnavailable, title: "Store unavailable", detail: error.description,
-                           type: base + "store-unavailable")
+            return Problem(
+                status: .serviceUnavailable,
+                title: "Store unavailable",
+                detail: error.description,
+                type: base + "store-unavailable"
+            )
         case .importFailed:
-            return Problem(status: .badRequest, title: "Import failed", detail: error.description,
-                           type: base + "import-failed")
+            return Problem(
+                status: .badRequest,
+                title: "Import failed",
+                detail: error.description,
+                type: base + "import-failed"
+            )
         }
     }
 

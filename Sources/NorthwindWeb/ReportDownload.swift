@@ -49,14 +49,18 @@ enum ReportDownload {
         headers[.contentType] = "text/csv; charset=utf-8"
         headers[.contentDisposition] = "attachment; filename=\"\(report.name).csv\""
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer { flow.stop() }
-            for try await chunk in chunks {
-                try await writer.write(chunk)
-                flow.release()
+        return Response(
+            status: .ok,
+            headers: headers,
+            body: ResponseBody { writer in
+                defer { flow.stop() }
+                for try await chunk in chunks {
+                    try await writer.write(chunk)
+                    flow.release()
+                }
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
-        })
+        )
     }
 }
 

@@ -15,10 +15,18 @@ extension PageRoutes {
 
     @Sendable func reports(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireManager(env.options.policy, to: "read reports")
-        return render("reports", ["reports": ReportDefinition.catalogue.map { report -> [String: Any] in
-            ["name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
-             "parameterText": report.parameters.isEmpty ? "nothing" : report.parameters.map(\.name).joined(separator: ", ")]
-        }], context: context)
+        return render(
+            "reports",
+            [
+                "reports": ReportDefinition.catalogue.map { report -> [String: Any] in
+                    [
+                        "name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
+                        "parameterText": report.parameters.isEmpty ? "nothing" : report.parameters.map(\.name).joined(separator: ", "),
+                    ]
+                }
+            ],
+            context: context
+        )
     }
 
     @Sendable func report(_ request: Request, context: WebContext) async throws -> Response {
@@ -31,8 +39,11 @@ extension PageRoutes {
         do {
             // Only a chart of per-period totals needs every row; otherwise read what the page shows, plus one to
             // know there is more. Invoices' page costs milliseconds instead of a second.
-            table = try backoffice.runReport(report.name, parameters: given,
-                                             limit: ReportChart.chartsEveryRow(report) ? nil : Self.reportRowLimit)
+            table = try backoffice.runReport(
+                report.name,
+                parameters: given,
+                limit: ReportChart.chartsEveryRow(report) ? nil : Self.reportRowLimit
+            )
         } catch {
             switch error {
             case let .invalid(errors):
@@ -60,18 +71,21 @@ extension PageRoutes {
         if let table {
             let shown = table.rows.prefix(Self.reportRowLimit)
             let numeric = table.columns.indices.map { column in
-                table.isMoney(column) || table.rows.allSatisfy {
-                    switch $0[column] {
-                    case .integer, .real, .money, .null: true
-                    case .text: false
+                table.isMoney(column)
+                    || table.rows.allSatisfy {
+                        switch $0[column] {
+                        case .integer, .real, .money, .null: true
+                        case .text: false
+                        }
                     }
-                }
             }
             data["columns"] = table.columns.indices.map { ["name": table.columns[$0], "numeric": numeric[$0]] }
             data["rows"] = shown.map { row in
                 ["cells": row.indices.map { ["text": row[$0].description, "label": table.columns[$0], "numeric": numeric[$0]] }]
             }
-            data["rowText"] = !table.isComplete ? "More than \(shown.count) rows"
+            data["rowText"] =
+                !table.isComplete
+                ? "More than \(shown.count) rows"
                 : table.rows.count == 1 ? "1 row" : "\(table.rows.count) rows"
             data["truncated"] = !table.isComplete || table.rows.count > shown.count
             data["shown"] = shown.count
@@ -150,9 +164,11 @@ struct ReportChart {
                 // In Double: a saturated amount times the bar area would trap in Int.
                 let width = max(1, Int(Double(bar.cents) * Double(barArea) / Double(largest)))
                 let y = index * rowHeight + 4
-                return ["label": bar.label, "value": Money(cents: bar.cents).description, "labelX": labelWidth - 8,
-                        "x": labelWidth, "y": y, "barWidth": width, "barHeight": rowHeight - 8, "textY": y + rowHeight / 2 + 1,
-                        "valueX": labelWidth + width + 6]
+                return [
+                    "label": bar.label, "value": Money(cents: bar.cents).description, "labelX": labelWidth - 8,
+                    "x": labelWidth, "y": y, "barWidth": width, "barHeight": rowHeight - 8, "textY": y + rowHeight / 2 + 1,
+                    "valueX": labelWidth + width + 6,
+                ]
             },
         ]
     }

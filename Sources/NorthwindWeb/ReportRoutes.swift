@@ -60,11 +60,14 @@ struct ReportBody: ResponseEncodable, Sendable {
         moneyColumns = table.columns.filter { table.report.moneyColumns.contains($0) }
         (self.offset, self.limit, complete) = (offset, limit, table.isComplete)
         if !table.isComplete {
-            let query = table.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let query =
+                table.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
                 + [("offset", String(offset + limit)), ("limit", String(limit))]
-            next = "/api/v1/reports/\(table.report.name)?" + query.map {
-                "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-            }.joined(separator: "&")
+            next =
+                "/api/v1/reports/\(table.report.name)?"
+                + query.map {
+                    "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                }.joined(separator: "&")
         }
     }
 }

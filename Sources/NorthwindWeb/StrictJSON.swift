@@ -58,7 +58,10 @@ enum StrictJSON {
         mutating func object(depth: Int) throws(SyntaxError) {
             index += 1
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             var keys = Set<String>()
             while true {
                 skipSpace()
@@ -66,7 +69,8 @@ enum StrictJSON {
                 let keyStart = index
                 let raw = try string()
                 // Escapes can spell one key two ways ("a" and "\u0061"), so compare keys as decoded.
-                let key = raw.contains(UInt8(ascii: "\\"))
+                let key =
+                    raw.contains(UInt8(ascii: "\\"))
                     ? (try? JSONDecoder().decode(String.self, from: Data(bytes[keyStart..<index]))) ?? ""
                     : String(decoding: raw, as: UTF8.self)
                 guard keys.insert(key).inserted else {
@@ -79,7 +83,10 @@ enum StrictJSON {
                 try value(depth: depth + 1)
                 skipSpace()
                 guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return
+                }
                 try expect(",")
             }
         }
@@ -87,13 +94,19 @@ enum StrictJSON {
         mutating func array(depth: Int) throws(SyntaxError) {
             index += 1
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             while true {
                 skipSpace()
                 try value(depth: depth + 1)
                 skipSpace()
                 guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return
+                }
                 try expect(",")
             }
         }
@@ -119,7 +132,7 @@ enum StrictJSON {
                         else { throw error("a bad \\u escape") }
                         index += 4
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         break
                     default: throw error("a bad escape")
                     }
@@ -157,8 +170,11 @@ extension Request {
     /// The body, checked to be strict JSON (see `StrictJSON`) and sent as such.
     func strictJSONBody(context: WebContext) async throws -> Data {
         guard headers[.contentType].map({ $0.lowercased().hasPrefix("application/json") }) == true else {
-            throw WebError(status: .unsupportedMediaType, title: "Unsupported media type",
-                           detail: "Send the body as JSON, with 'Content-Type: application/json'.")
+            throw WebError(
+                status: .unsupportedMediaType,
+                title: "Unsupported media type",
+                detail: "Send the body as JSON, with 'Content-Type: application/json'."
+            )
         }
         var request = self
         let body = try await request.collectBody(upTo: context.maxUploadSize)
@@ -194,8 +210,14 @@ extension Decoder {
         let sent = try container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
         let unknown = sent.filter { !known.contains($0) }.sorted()
         guard unknown.isEmpty else {
-            throw NorthwindError.invalid(unknown.map { .init(fieldName(codingPath + [AnyCodingKey(stringValue: $0)]),
-                                                              "is not a field of \(entity)") })
+            throw NorthwindError.invalid(
+                unknown.map {
+                    .init(
+                        fieldName(codingPath + [AnyCodingKey(stringValue: $0)]),
+                        "is not a field of \(entity)"
+                    )
+                }
+            )
         }
     }
 }
@@ -221,8 +243,13 @@ extension KeyedDecodingContainer {
     func wholeNumber(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {
         guard let number = try optional(Double.self, key) else { return nil }
         guard let value = try? decode(Int.self, forKey: key), range.contains(value) else {
-            throw NorthwindError.invalid([Limits.outOfRange(range, fieldName(codingPath + [key]),
-                                                            given: number.rounded() == number ? nil : "\(number)")])
+            throw NorthwindError.invalid([
+                Limits.outOfRange(
+                    range,
+                    fieldName(codingPath + [key]),
+                    given: number.rounded() == number ? nil : "\(number)"
+                )
+            ])
         }
         return value
     }

@@ -18,8 +18,13 @@ public struct WebOptions: Sendable {
     /// How often the change feed looks for writes made by other processes.
     public var pollInterval: Duration
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, policy: AccessPolicy = AccessPolicy(),
-                secureCookies: Bool = true, pollInterval: Duration = .milliseconds(250)) {
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        policy: AccessPolicy = AccessPolicy(),
+        secureCookies: Bool = true,
+        pollInterval: Duration = .milliseconds(250)
+    ) {
         self.host = host
         self.port = port
         self.policy = policy
@@ -41,8 +46,12 @@ struct WebEnvironment: Sendable {
 public enum WebApp {
     /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`.
     /// Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
-    public static func build(backoffice: Backoffice, options: WebOptions, logger: Logger? = nil,
-                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+    public static func build(
+        backoffice: Backoffice,
+        options: WebOptions,
+        logger: Logger? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    )
         async throws -> some ApplicationProtocol
     {
         let environment = try await environment(backoffice: backoffice, options: options)
@@ -54,14 +63,21 @@ public enum WebApp {
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
             services: [FeedService(feed: environment.feed)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
-            logger: log)
+            logger: log
+        )
     }
 
     /// What every route shares: the templates, the change feed, the response cache and the sign-in throttle.
     static func environment(backoffice: Backoffice, options: WebOptions) async throws -> WebEnvironment {
         let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
-        return WebEnvironment(backoffice: backoffice, options: options, templates: try await loadTemplates(), feed: feed,
-                              cache: ResponseCache(feed: feed), throttle: SignInThrottle())
+        return WebEnvironment(
+            backoffice: backoffice,
+            options: options,
+            templates: try await loadTemplates(),
+            feed: feed,
+            cache: ResponseCache(feed: feed),
+            throttle: SignInThrottle()
+        )
     }
 
     static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
@@ -107,10 +123,15 @@ struct SecurityHeaders: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let problem = Problem.from(error, logging: request, context)
-            response = request.uri.path.hasPrefix("/api/")
+            response =
+                request.uri.path.hasPrefix("/api/")
                 ? problem.response()
-                : PageRoutes(env).render("error", ["title": problem.title, "detail": problem.detail], status: problem.httpStatus,
-                                         context: context)
+                : PageRoutes(env).render(
+                    "error",
+                    ["title": problem.title, "detail": problem.detail],
+                    status: problem.httpStatus,
+                    context: context
+                )
             if let allow = (error as? WebError)?.allow { response.headers[.allow] = allow }
         }
         response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
@@ -127,8 +148,10 @@ extension HTTPField.Name {
 /// A method that a path does not take gets 405 with the methods it does take (RFC 9110), not a 404 that says the
 /// path is not there. Registered last, from the routes the router already has, so no path needs it written twice.
 enum MethodNotAllowed {
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace,
-                                                HTTPRequest.Method("QUERY")!]
+    static let methods: [HTTPRequest.Method] = [
+        .get, .head, .post, .put, .patch, .delete, .options, .trace,
+        HTTPRequest.Method("QUERY")!,
+    ]
 
     static func register(on router: Router<WebContext>) {
         for routes in Dictionary(grouping: router.routes, by: \.path.description).values {
@@ -146,10 +169,13 @@ enum MethodNotAllowed {
 enum StaticFiles {
     static let files: [String: (type: String, data: Data)] = {
         var files: [String: (String, Data)] = [:]
-        for (name, type) in [("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
-                                  ("favicon.svg", "image/svg+xml")] {
+        for (name, type) in [
+            ("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
+            ("favicon.svg", "image/svg+xml"),
+        ] {
             if let url = Bundle.module.url(forResource: "Static/" + name, withExtension: nil),
-               let data = try? Data(contentsOf: url) {
+                let data = try? Data(contentsOf: url)
+            {
                 files[name] = (type, data)
             }
         }

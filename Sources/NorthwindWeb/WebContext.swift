@@ -27,8 +27,11 @@ struct WebError: Error, Sendable {
     var allow: String?
 
     static func unauthorized() -> WebError {
-        WebError(status: .unauthorized, title: "Sign-in required",
-                 detail: "Sign in, or send an API token as 'Authorization: Bearer TOKEN' (see `northwind employees token`).")
+        WebError(
+            status: .unauthorized,
+            title: "Sign-in required",
+            detail: "Sign in, or send an API token as 'Authorization: Bearer TOKEN' (see `northwind employees token`)."
+        )
     }
     static func forbidden(_ detail: String) -> WebError {
         WebError(status: .forbidden, title: "Not allowed", detail: detail)
@@ -41,8 +44,12 @@ struct WebError: Error, Sendable {
     }
     static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> WebError {
         let names = allowed.map(\.rawValue).joined(separator: ", ")
-        return WebError(status: .methodNotAllowed, title: "Method not allowed", detail: "This address takes \(names).",
-                        allow: names)
+        return WebError(
+            status: .methodNotAllowed,
+            title: "Method not allowed",
+            detail: "This address takes \(names).",
+            allow: names
+        )
     }
 }
 
@@ -57,8 +64,10 @@ extension WebContext {
         let signedIn = try requireSignIn()
         guard policy.isManager(signedIn.employee) else {
             let titles = policy.managerTitles.sorted().joined(separator: " or ")
-            throw .forbidden("Only managers (\(titles)) may \(action); you are signed in as "
-                + "\(signedIn.displayName) (\(signedIn.employee.title ?? "no title")).")
+            throw .forbidden(
+                "Only managers (\(titles)) may \(action); you are signed in as "
+                    + "\(signedIn.displayName) (\(signedIn.employee.title ?? "no title"))."
+            )
         }
         return signedIn
     }

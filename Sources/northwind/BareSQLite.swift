@@ -16,7 +16,7 @@ final class BareSQLite {
         // The same settings as the store's connections, so that the comparison measures code, not configuration.
         try exec("PRAGMA foreign_keys = ON")
         try exec("PRAGMA temp_store = MEMORY")
-        try exec("PRAGMA synchronous = NORMAL") // as GRDB sets it for a pool in WAL mode
+        try exec("PRAGMA synchronous = NORMAL")  // as GRDB sets it for a pool in WAL mode
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
         registerLineAmountFunction()
         registerReportFunctions()
@@ -26,29 +26,62 @@ final class BareSQLite {
     /// reports bench compute the same thing.
     private func registerReportFunctions() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(handle, "f32", 1, flags, nil, { context, _, arguments in
-            guard let value = arguments?[0], sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
-            sqlite3_result_double(context, Double(Float(sqlite3_value_double(value))))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(handle, "sqlserver_key", 1, flags, nil, { context, _, arguments in
-            guard let value = arguments?[0], let text = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
-            let key = ReportFunctions.fold(String(cString: text))
-            sqlite3_result_text(context, key, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle,
+            "f32",
+            1,
+            flags,
+            nil,
+            { context, _, arguments in
+                guard let value = arguments?[0], sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
+                sqlite3_result_double(context, Double(Float(sqlite3_value_double(value))))
+            },
+            nil,
+            nil,
+            nil
+        )
+        sqlite3_create_function_v2(
+            handle,
+            "sqlserver_key",
+            1,
+            flags,
+            nil,
+            { context, _, arguments in
+                guard let value = arguments?[0], let text = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
+                let key = ReportFunctions.fold(String(cString: text))
+                sqlite3_result_text(context, key, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            },
+            nil,
+            nil,
+            nil
+        )
     }
 
     /// The store's line-amount function through the C API: its triggers refuse order lines without it. Same
     /// arithmetic as the store's, so both sides compute the same thing.
     private func registerLineAmountFunction() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(handle, "sqlserver_line_cents", 3, flags, nil, { context, _, arguments in
-            guard let arguments, let price = arguments[0], let quantity = arguments[1], let discount = arguments[2] else { return }
-            guard let cents = ReportFunctions.extendedPriceCents(
-                unitPriceCents: sqlite3_value_int64(price), quantity: sqlite3_value_int64(quantity),
-                discount: sqlite3_value_double(discount))
-            else { return sqlite3_result_null(context) }
-            sqlite3_result_int64(context, cents)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle,
+            "sqlserver_line_cents",
+            3,
+            flags,
+            nil,
+            { context, _, arguments in
+                guard let arguments, let price = arguments[0], let quantity = arguments[1], let discount = arguments[2] else { return }
+                guard
+                    let cents = ReportFunctions.extendedPriceCents(
+                        unitPriceCents: sqlite3_value_int64(price),
+                        quantity: sqlite3_value_int64(quantity),
+                        discount: sqlite3_value_double(discount)
+                    )
+                else { return sqlite3_result_null(context) }
+                sqlite3_result_int64(context, cents)
+            },
+            nil,
+            nil,
+            nil
+        )
     }
 
     deinit {

@@ -13,7 +13,8 @@ enum BareOrders {
     static func create(_ db: BareSQLite, customerCode: String, products: [Int64]) throws -> String {
         try db.exec("BEGIN IMMEDIATE")
         do {
-            guard let customer = try db.run("SELECT * FROM customers WHERE code = ?", customerCode).first, let customerID = customer[0] as? Int64 else {
+            guard let customer = try db.run("SELECT * FROM customers WHERE code = ?", customerCode).first, let customerID = customer[0] as? Int64
+            else {
                 throw BenchError("no customer")
             }
             _ = try db.run("SELECT * FROM employees WHERE id = ?", 1)
@@ -22,19 +23,40 @@ enum BareOrders {
             let last = try db.run("SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'orderSequence'")[0][0] as? Int64 ?? 0
             try db.run("UPDATE store_metadata SET value = ? WHERE key = 'orderSequence'", String(last + 1))
             let number = "\(site)-\(last + 1)"
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO orders (recordID, number, customerID, employeeID, orderDate, requiredDate, shippedDate, status,
                   shipVia, freightCents, shipName, shipAddress, shipCity, shipRegion, shipPostalCode, shipCountry, version)
                 VALUES (?, ?, ?, ?, ?, NULL, NULL, 'new', ?, ?, ?, ?, ?, ?, ?, ?, 1)
-                """, newRecordID(), number, customerID, 1, LocalDate.today.description, 1, 1234,
-                customer[3], customer[6], customer[7], customer[8], customer[9], customer[10])
+                """,
+                newRecordID(),
+                number,
+                customerID,
+                1,
+                LocalDate.today.description,
+                1,
+                1234,
+                customer[3],
+                customer[6],
+                customer[7],
+                customer[8],
+                customer[9],
+                customer[10]
+            )
             let orderID = db.lastInsertedRowID
             for product in products {
                 guard let row = try db.run("SELECT * FROM products WHERE id = ?", product).first else { throw BenchError("no product") }
                 let price = row[7] as? Int64 ?? 0
-                try db.run("INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           newRecordID(), orderID, product, price, 2, 0.05,
-                           ReportFunctions.extendedPriceCents(unitPriceCents: price, quantity: 2, discount: 0.05))
+                try db.run(
+                    "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    newRecordID(),
+                    orderID,
+                    product,
+                    price,
+                    2,
+                    0.05,
+                    ReportFunctions.extendedPriceCents(unitPriceCents: price, quantity: 2, discount: 0.05)
+                )
             }
             try readBack(db, number: number)
             try db.exec("COMMIT")
@@ -56,10 +78,21 @@ enum BareOrders {
             for line in lines where (line[5] as? Int64 ?? 0) > (line.last as? Int64 ?? 0) { throw BenchError("short") }
             let now = Date().formatted(.iso8601)
             for line in lines {
-                try db.run("INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt) VALUES (?, ?, ?, 'shipped', ?, ?, NULL, ?)",
-                           newRecordID(), line[3], -(line[5] as? Int64 ?? 0), orderID, order[4], now)
+                try db.run(
+                    "INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt) VALUES (?, ?, ?, 'shipped', ?, ?, NULL, ?)",
+                    newRecordID(),
+                    line[3],
+                    -(line[5] as? Int64 ?? 0),
+                    orderID,
+                    order[4],
+                    now
+                )
             }
-            try db.run("UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?", LocalDate.today.description, orderID)
+            try db.run(
+                "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?",
+                LocalDate.today.description,
+                orderID
+            )
             try readBack(db, number: number)
             try db.exec("COMMIT")
         } catch {
@@ -129,10 +162,21 @@ enum BareSeeder {
         var categories = Bulk(db: db, prefix: "INSERT INTO categories (id, recordID, name, description)", columns: 4)
         for id in 1...(8 * scale) { try categories.append(id, uuid(), "Category \(id)", "Things") }
         try categories.flush()
-        var suppliers = Bulk(db: db, prefix: "INSERT INTO suppliers (id, recordID, companyName, contactName, contactTitle, address, city, postalCode, country, phone)", columns: 10)
-        for id in 1...(29 * scale) { try suppliers.append(id, uuid(), "Supplier \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555") }
+        var suppliers = Bulk(
+            db: db,
+            prefix: "INSERT INTO suppliers (id, recordID, companyName, contactName, contactTitle, address, city, postalCode, country, phone)",
+            columns: 10
+        )
+        for id in 1...(29 * scale) {
+            try suppliers.append(id, uuid(), "Supplier \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555")
+        }
         try suppliers.flush()
-        var products = Bulk(db: db, prefix: "INSERT INTO products (id, recordID, name, supplierID, categoryID, quantityPerUnit, unitPriceCents, unitsOnOrder, reorderLevel, discontinued)", columns: 10)
+        var products = Bulk(
+            db: db,
+            prefix:
+                "INSERT INTO products (id, recordID, name, supplierID, categoryID, quantityPerUnit, unitPriceCents, unitsOnOrder, reorderLevel, discontinued)",
+            columns: 10
+        )
         var movements = Bulk(db: db, prefix: "INSERT INTO stock_movements (recordID, productID, delta, reason, createdAt)", columns: 5)
         for id in 1...(77 * scale) {
             try products.append(id, uuid(), "Product \(id)", 1 + id % (29 * scale), 1 + id % (8 * scale), "12 jars", 1850, 0, 10, 0)
@@ -140,11 +184,55 @@ enum BareSeeder {
         }
         try products.flush()
         try movements.flush()
-        var customers = Bulk(db: db, prefix: "INSERT INTO customers (id, recordID, code, companyName, contactName, contactTitle, address, city, postalCode, country, phone, fax)", columns: 12)
-        for id in 1...(91 * scale) { try customers.append(id, uuid(), "C\(id)", "Customer \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555", nil) }
+        var customers = Bulk(
+            db: db,
+            prefix:
+                "INSERT INTO customers (id, recordID, code, companyName, contactName, contactTitle, address, city, postalCode, country, phone, fax)",
+            columns: 12
+        )
+        for id in 1...(91 * scale) {
+            try customers.append(
+                id,
+                uuid(),
+                "C\(id)",
+                "Customer \(id)",
+                "Ann Smith",
+                "Owner",
+                "1 Main Street",
+                "Lyon",
+                "69001",
+                "France",
+                "(555) 555-5555",
+                nil
+            )
+        }
         try customers.flush()
-        var employees = Bulk(db: db, prefix: "INSERT INTO employees (id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city, postalCode, country, homePhone, extension, notes, reportsTo)", columns: 16)
-        for id in 1...(9 * scale) { try employees.append(id, uuid(), "Smith", "Ann", "Sales Representative", "Ms.", "1980-01-01", "2020-01-01", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555", "123", "Notes", nil) }
+        var employees = Bulk(
+            db: db,
+            prefix:
+                "INSERT INTO employees (id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address, city, postalCode, country, homePhone, extension, notes, reportsTo)",
+            columns: 16
+        )
+        for id in 1...(9 * scale) {
+            try employees.append(
+                id,
+                uuid(),
+                "Smith",
+                "Ann",
+                "Sales Representative",
+                "Ms.",
+                "1980-01-01",
+                "2020-01-01",
+                "1 Main Street",
+                "Lyon",
+                "69001",
+                "France",
+                "(555) 555-5555",
+                "123",
+                "Notes",
+                nil
+            )
+        }
         try employees.flush()
         var shippers = Bulk(db: db, prefix: "INSERT INTO shippers (id, recordID, companyName, phone)", columns: 4)
         for id in 1...(3 * scale) { try shippers.append(id, uuid(), "Shipper \(id)", "(555) 555-5555") }
@@ -158,12 +246,37 @@ enum BareSeeder {
         }
         try territories.flush()
         try assignments.flush()
-        var orders = Bulk(db: db, prefix: "INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status, shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)", columns: 16)
-        var orderLines = Bulk(db: db, prefix: "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)", columns: 7)
+        var orders = Bulk(
+            db: db,
+            prefix:
+                "INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status, shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)",
+            columns: 16
+        )
+        var orderLines = Bulk(
+            db: db,
+            prefix: "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)",
+            columns: 7
+        )
         let extendedPrice = ReportFunctions.extendedPriceCents(unitPriceCents: 1850, quantity: 12, discount: 0.05)
         for id in 1...(830 * scale) {
-            try orders.append(id, uuid(), "BARE-\(id)", 1 + id % (9 * scale), "2025-01-01", "2025-01-29", "2025-01-05", "shipped", 1 + id % (3 * scale), 3238,
-                              1 + id % (91 * scale), "Customer", "1 Main Street", "Lyon", "69001", "France")
+            try orders.append(
+                id,
+                uuid(),
+                "BARE-\(id)",
+                1 + id % (9 * scale),
+                "2025-01-01",
+                "2025-01-29",
+                "2025-01-05",
+                "shipped",
+                1 + id % (3 * scale),
+                3238,
+                1 + id % (91 * scale),
+                "Customer",
+                "1 Main Street",
+                "Lyon",
+                "69001",
+                "France"
+            )
             var used: [Int] = []
             let lineCount = 1 + Int(random.next() % 4) + (random.next() % 5 == 0 ? 1 : 0)
             lines += lineCount

@@ -7,7 +7,9 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure search, lookup, list, order creation and execution, seeding and every report, against bare SQLite.",
-        discussion: "Each scale is seeded into a temporary store that is removed afterwards. Figures: operations per second, p50 and p99 latency, and our rate as a share of bare SQLite's.")
+        discussion:
+            "Each scale is seeded into a temporary store that is removed afterwards. Figures: operations per second, p50 and p99 latency, and our rate as a share of bare SQLite's."
+    )
 
     @Option(name: .customLong("scale"), help: "A scale to measure at (repeatable; default 1 and 1000).")
     var scales: [Int] = []
@@ -23,11 +25,14 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = directory.map { URL(fileURLWithPath: $0) }
+        let folder =
+            directory.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("northwind-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(at: folder) } }
-        print("Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        print(
+            "Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+        )
         for scale in scales.isEmpty ? [1, 1000] : scales {
             var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes, reportRuns: reportRuns)
             try await bench.run()
@@ -80,9 +85,16 @@ struct Bench {
 
     mutating func report(_ name: String, _ ours: Sample, _ bare: Sample) {
         func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
-        table.add(name, f(ours.opsPerSecond, 0), f(ours.percentile(0.5)), f(ours.percentile(0.99)),
-                  f(bare.opsPerSecond, 0), f(bare.percentile(0.5)), f(bare.percentile(0.99)),
-                  "\(f(100 * ours.opsPerSecond / bare.opsPerSecond, 0))%")
+        table.add(
+            name,
+            f(ours.opsPerSecond, 0),
+            f(ours.percentile(0.5)),
+            f(ours.percentile(0.99)),
+            f(bare.opsPerSecond, 0),
+            f(bare.percentile(0.5)),
+            f(bare.percentile(0.99)),
+            "\(f(100 * ours.opsPerSecond / bare.opsPerSecond, 0))%"
+        )
     }
 
     mutating func run() async throws {
@@ -95,20 +107,34 @@ struct Bench {
 
         // Seeding: our generator through GRDB against the same row shapes through the C API.
         let backoffice = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
-        let summary = try DemoData.seed(into: backoffice.store, options: .init(scale: scale, seed: 42, endDate: LocalDate(year: 2026, month: 6, day: 30) ?? .today))
+        let summary = try DemoData.seed(
+            into: backoffice.store,
+            options: .init(scale: scale, seed: 42, endDate: LocalDate(year: 2026, month: 6, day: 30) ?? .today)
+        )
         let seededRows = summary.counts.reduce(0) { $0 + $1.rows }
         _ = try Backoffice.open(StoreConfiguration(path: barePath), seedIfCreated: false)
         let (bareSeconds, bareRows) = try BareSeeder.seed(path: barePath, scale: scale)
         let bareRate = Double(bareRows) / bareSeconds
         let ourRate = Double(seededRows) / summary.seconds
-        print(String(format: "Seeding: ours %d rows in %.1f s (%.0f rows/s), bare %d rows in %.1f s (%.0f rows/s), ours/bare %.0f%%",
-                     seededRows, summary.seconds, ourRate, bareRows, bareSeconds, bareRate, 100 * ourRate / bareRate))
+        print(
+            String(
+                format: "Seeding: ours %d rows in %.1f s (%.0f rows/s), bare %d rows in %.1f s (%.0f rows/s), ours/bare %.0f%%",
+                seededRows,
+                summary.seconds,
+                ourRate,
+                bareRows,
+                bareSeconds,
+                bareRate,
+                100 * ourRate / bareRate
+            )
+        )
 
         let bare = try BareSQLite(path: path)
         let productCount = Int(try bare.run("SELECT count(*) FROM products")[0][0] as? Int64 ?? 1)
         let terms = ["cote", "pât", "saumon fu", "chocolat", "crème", "jam", "earl grey", "moutarde", "kr", "tomates sé"]
         let searchSQL = Backoffice.searchSQL
-        var ours = Sample(), raw = Sample()
+        var ours = Sample()
+        var raw = Sample()
         for i in 0..<reads {
             _ = try await ours.time { try backoffice.searchProducts(terms[i % terms.count]) }
         }
@@ -162,8 +188,14 @@ struct Bench {
         var ourNumbers: [String] = []
         var bareNumbers: [String] = []
         for i in 0..<writes {
-            let draft = OrderDraft(customerCode: customerCode, employeeID: 1, requiredDate: nil, shipVia: 1,
-                                   freight: Money(cents: 1234), lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) })
+            let draft = OrderDraft(
+                customerCode: customerCode,
+                employeeID: 1,
+                requiredDate: nil,
+                shipVia: 1,
+                freight: Money(cents: 1234),
+                lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) }
+            )
             ourNumbers.append(try await ours.time { try await backoffice.createOrder(draft) }.order.number)
         }
         for i in 0..<writes {
@@ -206,7 +238,8 @@ struct Bench {
                     named[parameter.name] = value
                 }
             }
-            var ours = Sample(), raw = Sample()
+            var ours = Sample()
+            var raw = Sample()
             var rows = 0
             for _ in 0..<reportRuns {
                 rows = try ours.timeSync { try backoffice.runReport(definition.name, parameters: parameters) }.rows.count
@@ -214,9 +247,14 @@ struct Bench {
                 if bareRows != rows { throw BenchError("\(definition.name): \(rows) rows ours, \(bareRows) bare") }
             }
             func f(_ x: Double) -> String { String(format: "%.1f", x) }
-            text.add(definition.name, parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
-                     String(rows), f(ours.percentile(0.5)), f(raw.percentile(0.5)),
-                     String(format: "%.0f%%", 100 * raw.percentile(0.5) / ours.percentile(0.5)))
+            text.add(
+                definition.name,
+                parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
+                String(rows),
+                f(ours.percentile(0.5)),
+                f(raw.percentile(0.5)),
+                String(format: "%.0f%%", 100 * raw.percentile(0.5) / ours.percentile(0.5))
+            )
         }
         print("\nReports (\(reportRuns) runs each; Ours/bare is bare time over ours, so 100% means no overhead):")
         print(text.render())

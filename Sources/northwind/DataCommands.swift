@@ -4,7 +4,9 @@ import Northwind
 
 struct SeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "seed", abstract: "Fill the store with generated demo data, the same for the same options.")
+        commandName: "seed",
+        abstract: "Fill the store with generated demo data, the same for the same options."
+    )
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
     @Option(help: "Multiply the classic row counts by N (scale 1: 77 products, about 830 orders).") var scale = 1
@@ -18,7 +20,10 @@ struct SeedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try storeOptions.open(seedIfCreated: false)
-        let summary = try DemoData.seed(into: backoffice.store, options: .init(scale: scale, seed: seed, endDate: endDate ?? .today, replace: replace))
+        let summary = try DemoData.seed(
+            into: backoffice.store,
+            options: .init(scale: scale, seed: seed, endDate: endDate ?? .today, replace: replace)
+        )
         if output.json { return try printJSON(summary) }
         var table = TextTable("Table", "Rows")
         for count in summary.counts { table.add(count.table, String(count.rows)) }
@@ -31,7 +36,8 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Load the classic Northwind from Microsoft's T-SQL script, the SQLite or PostgreSQL script, or a SQLite database file.",
-        discussion: "All or nothing: a bad file changes nothing, and a store that holds data is refused unless --replace is given.")
+        discussion: "All or nothing: a bad file changes nothing, and a store that holds data is refused unless --replace is given."
+    )
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The file to import.") var file: String

@@ -59,7 +59,9 @@ extension ManagedKind {
         do {
             return try JSONDecoder().decode(Record.self, from: JSONSerialization.data(withJSONObject: object))
         } catch {
-            throw ValidationError("The values do not fit \(withArticle(Record.entityName)) (dates are YYYY-MM-DD; required fields cannot be cleared).")
+            throw ValidationError(
+                "The values do not fit \(withArticle(Record.entityName)) (dates are YYYY-MM-DD; required fields cannot be cleared)."
+            )
         }
     }
 }
@@ -100,9 +102,13 @@ func describe(_ record: some Any) -> String {
     let children = Mirror(reflecting: record).children.compactMap { child -> (String, String)? in
         guard let label = child.label else { return nil }
         let value: String
-        if case Optional<Any>.none = child.value as Any? { value = "" } else {
+        if case Optional<Any>.none = child.value as Any? {
+            value = ""
+        } else {
             let described = "\(child.value)"
-            value = described.hasPrefix("Optional(") ? String(described.dropFirst(9).dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : described
+            value =
+                described.hasPrefix("Optional(")
+                ? String(described.dropFirst(9).dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : described
         }
         return (label, value == "nil" ? "" : value)
     }
@@ -224,29 +230,39 @@ private func managedSubcommands<Kind: ManagedKind>(_ kind: Kind.Type) -> [any Pa
 
 struct CategoriesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "categories", abstract: "List, show, add, edit and delete categories.",
-        subcommands: managedSubcommands(CategoryKind.self) + [BinaryCommand<CategoryPicture>.self])
+        commandName: "categories",
+        abstract: "List, show, add, edit and delete categories.",
+        subcommands: managedSubcommands(CategoryKind.self) + [BinaryCommand<CategoryPicture>.self]
+    )
 }
 struct SuppliersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "suppliers", abstract: "List, show, add, edit and delete suppliers.",
-        subcommands: managedSubcommands(SupplierKind.self))
+        commandName: "suppliers",
+        abstract: "List, show, add, edit and delete suppliers.",
+        subcommands: managedSubcommands(SupplierKind.self)
+    )
 }
 struct CustomersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "customers", abstract: "List, show, add, edit and delete customers (by id or code).",
-        subcommands: managedSubcommands(CustomerKind.self))
+        commandName: "customers",
+        abstract: "List, show, add, edit and delete customers (by id or code).",
+        subcommands: managedSubcommands(CustomerKind.self)
+    )
 }
 struct EmployeesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "employees", abstract: "List, show, add, edit and delete employees.",
+        commandName: "employees",
+        abstract: "List, show, add, edit and delete employees.",
         subcommands: managedSubcommands(EmployeeKind.self)
-            + [BinaryCommand<EmployeePhoto>.self, SetPasswordCommand.self, TokenCommand.self])
+            + [BinaryCommand<EmployeePhoto>.self, SetPasswordCommand.self, TokenCommand.self]
+    )
 }
 struct ShippersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "shippers", abstract: "List, show, add, edit and delete shippers.",
-        subcommands: managedSubcommands(ShipperKind.self))
+        commandName: "shippers",
+        abstract: "List, show, add, edit and delete shippers.",
+        subcommands: managedSubcommands(ShipperKind.self)
+    )
 }
 
 // MARK: - Pictures and photos
@@ -290,7 +306,11 @@ struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
         let backoffice = try storeOptions.open()
         if let set {
             guard let bytes = FileManager.default.contents(atPath: set) else { throw ValidationError("Cannot read \(set).") }
-            try await Kind.save(backoffice, id: id, BinaryContent(bytes: bytes, contentType: ClassicScript.unwrapImage(Array(bytes))?.contentType ?? "application/octet-stream"))
+            try await Kind.save(
+                backoffice,
+                id: id,
+                BinaryContent(bytes: bytes, contentType: ClassicScript.unwrapImage(Array(bytes))?.contentType ?? "application/octet-stream")
+            )
             print("Stored \(bytes.count) bytes as the \(Kind.name) of \(Kind.owner) #\(id).")
         } else if let output {
             guard let content = try await Kind.load(backoffice, id: id) else {

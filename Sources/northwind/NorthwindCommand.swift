@@ -16,7 +16,8 @@ struct NorthwindCommand: AsyncParsableCommand {
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
             ShippersCommand.self, ReportCommand.self, ServeCommand.self, ImportCommand.self, SeedCommand.self, BenchCommand.self,
-        ])
+        ]
+    )
 }
 
 /// Options every command that touches a store shares.
@@ -34,7 +35,8 @@ struct StoreOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         return StoreConfiguration(
             path: StoreConfiguration.resolvePath(explicit: store, environment: environment),
-            sqlDebug: sqlDebug || StoreConfiguration.sqlDebugRequested(environment: environment))
+            sqlDebug: sqlDebug || StoreConfiguration.sqlDebugRequested(environment: environment)
+        )
     }
 
     func open(seedIfCreated: Bool = true) throws -> Backoffice {
@@ -69,10 +71,11 @@ struct TextTable {
             ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
         }
         let numeric = headers.indices.map { column in
-            !rows.isEmpty && rows.allSatisfy { row in
-                let cell = row[column]
-                return cell.isEmpty || cell.allSatisfy { $0.isNumber || $0 == "." || $0 == "-" || $0 == "," }
-            }
+            !rows.isEmpty
+                && rows.allSatisfy { row in
+                    let cell = row[column]
+                    return cell.isEmpty || cell.allSatisfy { $0.isNumber || $0 == "." || $0 == "-" || $0 == "," }
+                }
         }
         func line(_ cells: [String]) -> String {
             cells.indices.map { column in

@@ -4,31 +4,44 @@ import Northwind
 
 struct OrdersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "orders", abstract: "Take, check, execute (ship) and cancel orders.",
-        subcommands: [List.self, Show.self, New.self, EditLines.self, Check.self, Execute.self, Cancel.self])
+        commandName: "orders",
+        abstract: "Take, check, execute (ship) and cancel orders.",
+        subcommands: [List.self, Show.self, New.self, EditLines.self, Check.self, Execute.self, Cancel.self]
+    )
 
     static func print(_ detail: OrderDetail) {
         let o = detail.order
-        Swift.print("""
+        Swift.print(
+            """
             Order \(o.number) — \(o.status.rawValue)\(detail.isSupplyable || o.status != .new ? "" : " (cannot be supplied now)")
               Customer:  \(detail.customer.companyName) (\(detail.customer.code))
               Employee:  \(detail.employee?.fullName ?? "")
               Ordered:   \(o.orderDate)   Required: \(o.requiredDate?.description ?? "")   Shipped: \(o.shippedDate?.description ?? "")
               Ship via:  \(detail.shipper?.companyName ?? "")
               Ship to:   \([o.shipName, o.shipAddress, o.shipCity, o.shipPostalCode, o.shipCountry].compactMap { $0 }.joined(separator: ", "))
-            """)
+            """
+        )
         var table = TextTable("Product", "Name", "Unit price", "Qty", "Discount", "Total", "In stock", "Short")
         for line in detail.lines {
-            table.add(String(line.line.productID), line.productName, line.line.unitPrice.description, String(line.line.quantity),
-                      line.line.discount == 0 ? "" : "\(Int((line.line.discount * 100).rounded()))%", line.total.description,
-                      String(line.inStock), o.status == .new && line.short > 0 ? String(line.short) : "")
+            table.add(
+                String(line.line.productID),
+                line.productName,
+                line.line.unitPrice.description,
+                String(line.line.quantity),
+                line.line.discount == 0 ? "" : "\(Int((line.line.discount * 100).rounded()))%",
+                line.total.description,
+                String(line.inStock),
+                o.status == .new && line.short > 0 ? String(line.short) : ""
+            )
         }
         Swift.print(table.render())
         Swift.print("Subtotal \(detail.subtotal)   Freight \(o.freight)   Total \(detail.total)")
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List orders: new (unshipped), shipped or cancelled, by customer, employee or date.")
+        static let configuration = CommandConfiguration(
+            abstract: "List orders: new (unshipped), shipped or cancelled, by customer, employee or date."
+        )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "new, shipped or cancelled.") var status: OrderStatus?
@@ -47,9 +60,16 @@ struct OrdersCommand: AsyncParsableCommand {
             if output.json { return try printJSON(page) }
             var table = TextTable("Number", "Customer", "Employee", "Ordered", "Required", "Status", "Total", "Supplyable")
             for s in page.items {
-                table.add(s.order.number, "\(s.customerName) (\(s.customerCode))", text(s.employeeName), s.order.orderDate.description,
-                          s.order.requiredDate?.description ?? "", s.order.status.rawValue, s.total.description,
-                          s.order.status == .new ? (s.isSupplyable ? "yes" : "NO") : "")
+                table.add(
+                    s.order.number,
+                    "\(s.customerName) (\(s.customerCode))",
+                    text(s.employeeName),
+                    s.order.orderDate.description,
+                    s.order.requiredDate?.description ?? "",
+                    s.order.status.rawValue,
+                    s.total.description,
+                    s.order.status == .new ? (s.isSupplyable ? "yes" : "NO") : ""
+                )
             }
             Swift.print(table.render())
             Swift.print(pageFooter(page))
@@ -102,8 +122,15 @@ struct OrdersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let draft = OrderDraft(customerCode: customer, employeeID: employee, orderDate: date, requiredDate: required,
-                                   shipVia: shipVia, freight: freight, lines: lines.map(\.draft))
+            let draft = OrderDraft(
+                customerCode: customer,
+                employeeID: employee,
+                orderDate: date,
+                requiredDate: required,
+                shipVia: shipVia,
+                freight: freight,
+                lines: lines.map(\.draft)
+            )
             let detail = try await storeOptions.open().createOrder(draft)
             if output.json { return try printJSON(detail) }
             OrdersCommand.print(detail)
@@ -140,8 +167,13 @@ struct OrdersCommand: AsyncParsableCommand {
             if output.json { return try printJSON(lines) }
             var table = TextTable("Product", "Name", "Ordered", "In stock", "Status")
             for line in lines {
-                table.add(String(line.productID), line.productName, String(line.ordered), String(line.inStock),
-                          line.short == 0 ? "available" : "short by \(line.short)")
+                table.add(
+                    String(line.productID),
+                    line.productName,
+                    String(line.ordered),
+                    String(line.inStock),
+                    line.short == 0 ? "available" : "short by \(line.short)"
+                )
             }
             Swift.print(table.render())
             let short = lines.filter { $0.short > 0 }.count
@@ -150,7 +182,9 @@ struct OrdersCommand: AsyncParsableCommand {
     }
 
     struct Execute: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ship an order: takes the stock and sets the shipped date, or changes nothing if any line is short.")
+        static let configuration = CommandConfiguration(
+            abstract: "Ship an order: takes the stock and sets the shipped date, or changes nothing if any line is short."
+        )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The order number.") var number: String

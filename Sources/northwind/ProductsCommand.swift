@@ -4,16 +4,26 @@ import Northwind
 
 struct ProductsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "products", abstract: "Browse, search and edit products, and book stock in and out.",
-        subcommands: [List.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Receive.self, Adjust.self])
+        commandName: "products",
+        abstract: "Browse, search and edit products, and book stock in and out.",
+        subcommands: [List.self, Search.self, Show.self, Add.self, Edit.self, Delete.self, Receive.self, Adjust.self]
+    )
 
     static func table(_ rows: [ProductRow]) -> String {
         var table = TextTable("ID", "Name", "Category", "Price", "Stock", "On order", "Reorder", "")
         for row in rows {
             let p = row.product
             let flags = [p.isLowStock ? "LOW" : nil, p.discontinued ? "discontinued" : nil].compactMap { $0 }
-            table.add(String(p.id ?? 0), p.name, text(row.categoryName), p.unitPrice.description, String(p.unitsInStock),
-                      String(p.unitsOnOrder), String(p.reorderLevel), flags.joined(separator: " "))
+            table.add(
+                String(p.id ?? 0),
+                p.name,
+                text(row.categoryName),
+                p.unitPrice.description,
+                String(p.unitsInStock),
+                String(p.unitsOnOrder),
+                String(p.reorderLevel),
+                flags.joined(separator: " ")
+            )
         }
         return table.render()
     }
@@ -49,7 +59,9 @@ struct ProductsCommand: AsyncParsableCommand {
     }
 
     struct Search: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Find products by words or beginnings of words in their name, ignoring case and accents.")
+        static let configuration = CommandConfiguration(
+            abstract: "Find products by words or beginnings of words in their name, ignoring case and accents."
+        )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "Words to look for, e.g. \"cote\".") var text: String
@@ -79,7 +91,8 @@ struct ProductsCommand: AsyncParsableCommand {
             let movements = try backoffice.stockMovements(productID: id, limit: 10)
             if output.json { return try printJSON(Shown(product: row, movements: movements)) }
             let p = row.product
-            print("""
+            print(
+                """
                 Product #\(id): \(p.name)\(p.discontinued ? " (discontinued)" : "")
                   Category:          \(text(row.categoryName))
                   Supplier:          \(text(row.supplierName))
@@ -89,12 +102,19 @@ struct ProductsCommand: AsyncParsableCommand {
                   Units on order:    \(p.unitsOnOrder)
                   Reorder level:     \(p.reorderLevel)
                   Version:           \(p.version)
-                """)
+                """
+            )
             guard !movements.isEmpty else { return print("No stock movements yet.") }
             var table = TextTable("When", "Change", "Reason", "Order", "Employee", "Note")
             for m in movements {
-                table.add(m.createdAt, m.delta > 0 ? "+\(m.delta)" : String(m.delta), m.reason.rawValue,
-                          m.orderID.map { String($0) } ?? "", m.employeeID.map { String($0) } ?? "", text(m.note))
+                table.add(
+                    m.createdAt,
+                    m.delta > 0 ? "+\(m.delta)" : String(m.delta),
+                    m.reason.rawValue,
+                    m.orderID.map { String($0) } ?? "",
+                    m.employeeID.map { String($0) } ?? "",
+                    text(m.note)
+                )
             }
             print("\nRecent stock movements:\n" + table.render())
         }

@@ -14,7 +14,8 @@ struct ReportCommand: AsyncParsableCommand {
               northwind report order-backlog
               northwind report top-customers --from 2026-01-01 --top 5
             Money is exact and computed as SQL Server computes it; dates are yyyy-MM-dd and ranges include their last day.
-            """)
+            """
+    )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, csv, json

@@ -11,13 +11,16 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             On a store where nobody can sign in yet, prints a one-time demo password for a manager and for a sales \
             representative. Stops gracefully on Ctrl-C (SIGINT) or SIGTERM.
-            """)
+            """
+    )
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
-    @Option(name: .customLong("manager-title"),
-            help: "A job title whose holders may change the catalogue; repeat for several (default: \"Vice President, Sales\" and \"Sales Manager\").")
+    @Option(
+        name: .customLong("manager-title"),
+        help: "A job title whose holders may change the catalogue; repeat for several (default: \"Vice President, Sales\" and \"Sales Manager\")."
+    )
     var managerTitles: [String] = []
     @Flag(help: "Send the session cookie over plain HTTP too, for a LAN without TLS (loopback needs no flag).")
     var insecureCookies = false
@@ -34,11 +37,14 @@ struct ServeCommand: AsyncParsableCommand {
                 // Unbuffered, so a script waiting for this line sees it at once.
                 var lines = ["Northwind is serving \(backoffice.store.configuration.path) at http://\(host):\(port)/"]
                 for credential in demo {
-                    lines.append("Demo sign-in (shown once): login \(credential.login), password \(credential.password)"
-                        + " — \(credential.employeeName), \(credential.title ?? "no title")")
+                    lines.append(
+                        "Demo sign-in (shown once): login \(credential.login), password \(credential.password)"
+                            + " — \(credential.employeeName), \(credential.title ?? "no title")"
+                    )
                 }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-            })
+            }
+        )
         try await app.runService()
     }
 }
@@ -47,7 +53,8 @@ struct SetPasswordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-password",
         abstract: "Set an employee's sign-in password (read from the terminal, or from stdin when piped).",
-        discussion: "Prints the employee's login. Signing in again is needed on every browser.")
+        discussion: "Prints the employee's login. Signing in again is needed on every browser."
+    )
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The employee's id.") var id: Int64
@@ -63,7 +70,8 @@ struct SetPasswordCommand: AsyncParsableCommand {
     func readPassword() throws -> String {
         if isatty(STDIN_FILENO) != 0 {
             guard let first = getpass("New password: ").map({ String(cString: $0) }),
-                  let second = getpass("Again: ").map({ String(cString: $0) }) else { throw ExitCode.failure }
+                let second = getpass("Again: ").map({ String(cString: $0) })
+            else { throw ExitCode.failure }
             guard first == second else { throw ValidationError("The two passwords differ.") }
             return first
         }
@@ -75,7 +83,8 @@ struct SetPasswordCommand: AsyncParsableCommand {
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Make an API bearer token for an employee. It is printed once; keep it secret.")
+        abstract: "Make an API bearer token for an employee. It is printed once; keep it secret."
+    )
 
     @OptionGroup var storeOptions: StoreOptions
     @Argument(help: "The employee's id.") var id: Int64

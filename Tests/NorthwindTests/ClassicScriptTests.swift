@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Northwind
 
 /// The classic scripts live beside the package (`<root>/../shared/northwind`) and are never copied into it,
@@ -86,8 +87,10 @@ struct ClassicScriptTests {
         #expect(dataset.tables["us_states"] == nil)
     }
 
-    @Test(.enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
-          arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres])
+    @Test(
+        .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
+        arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres]
+    )
     func order10248ReadsTheSameInEveryDialect(script: String) throws {
         let dataset = try ClassicFixtures.dataset(script)
         let orders = try #require(dataset.tables["Orders"])
@@ -103,8 +106,10 @@ struct ClassicScriptTests {
         #expect(details.map { $0.values["ProductID"] ?? .null } == [.integer(11), .integer(42), .integer(72)])
     }
 
-    @Test(.enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
-          arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres])
+    @Test(
+        .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
+        arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres]
+    )
     func product38DecodesNonASCIIAndExactPrice(script: String) throws {
         let dataset = try ClassicFixtures.dataset(script)
         let products = try #require(dataset.tables["Products"])
@@ -118,13 +123,17 @@ struct ClassicScriptTests {
         #expect(product.values["Discontinued"] == .integer(0))
     }
 
-    @Test(.enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
-          arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres])
+    @Test(
+        .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent"),
+        arguments: [ClassicFixtures.mssql, ClassicFixtures.sqlite, ClassicFixtures.postgres]
+    )
     func datesAreISO(script: String) throws {
         let dataset = try ClassicFixtures.dataset(script)
         let iso = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/
-        for (table, columns) in [("Orders", ["OrderDate", "RequiredDate", "ShippedDate"]),
-                                 ("Employees", ["BirthDate", "HireDate"])] {
+        for (table, columns) in [
+            ("Orders", ["OrderDate", "RequiredDate", "ShippedDate"]),
+            ("Employees", ["BirthDate", "HireDate"]),
+        ] {
             for row in dataset.tables[table] ?? [] {
                 for column in columns {
                     switch row.values[column] {
@@ -157,7 +166,8 @@ struct ClassicScriptTests {
                 #expect(image.contentType == "image/bmp")
                 #expect(image.bytes.count < wrapped.count)
                 #expect(Array(image.bytes.prefix(2)) == Array("BM".utf8))
-                let sizeField = image.bytes.count >= 6
+                let sizeField =
+                    image.bytes.count >= 6
                     ? Int(image.bytes[2]) | Int(image.bytes[3]) << 8 | Int(image.bytes[4]) << 16
                         | Int(image.bytes[5]) << 24
                     : -1
@@ -186,17 +196,25 @@ struct ClassicScriptTests {
     }
 
     @Test func badHexNamesItsLine() throws {
-        let oddDigits = try #require(parseError("""
-            SET QUOTED_IDENTIFIER ON
-            GO
-            INSERT "Categories"("CategoryID","CategoryName","Description","Picture") VALUES(1,'A','d',0x151)
-            """))
+        let oddDigits = try #require(
+            parseError(
+                """
+                SET QUOTED_IDENTIFIER ON
+                GO
+                INSERT "Categories"("CategoryID","CategoryName","Description","Picture") VALUES(1,'A','d',0x151)
+                """
+            )
+        )
         #expect(oddDigits.line == 3)
-        let badDigit = try #require(parseError("""
-            PRAGMA foreign_keys=off;
-            INSERT INTO Categories VALUES(1,'A','d',
-            X'FFZ8');
-            """))
+        let badDigit = try #require(
+            parseError(
+                """
+                PRAGMA foreign_keys=off;
+                INSERT INTO Categories VALUES(1,'A','d',
+                X'FFZ8');
+                """
+            )
+        )
         #expect(badDigit.line == 3)
         #expect(badDigit.message.contains("hex"))
     }
@@ -211,17 +229,20 @@ struct ClassicScriptTests {
         let error = try #require(parseError("INSERT INTO Widgets VALUES (1)\n"))
         #expect(error.line == 1)
         #expect(error.message.contains("Widgets"))
-        let dataset = try ClassicScript.parse("""
+        let dataset = try ClassicScript.parse(
+            """
             SET standard_conforming_strings = on;
             INSERT INTO us_states VALUES (1, 'Alabama', 'AL', 'south');
             INSERT INTO region VALUES (1, 'Eastern');
-            """)
+            """
+        )
         #expect(dataset.dialect == .postgres)
         #expect(dataset.tables["Region"]?.count == 1)
     }
 
     @Test func insertsInsideProceduresCommentsAndStringsAreIgnored() throws {
-        let dataset = try ClassicScript.parse("""
+        let dataset = try ClassicScript.parse(
+            """
             SET QUOTED_IDENTIFIER ON
             GO
             CREATE PROCEDURE AddRegion AS
@@ -230,7 +251,8 @@ struct ClassicScriptTests {
             -- INSERT INTO Region VALUES (98, 'From a comment')
             /* INSERT INTO Region VALUES (97, 'From a block comment') */
             INSERT "Region" VALUES(1, N'It''s INSERT INTO Region VALUES (96, ''x'')')
-            """)
+            """
+        )
         let rows = try #require(dataset.tables["Region"])
         #expect(rows.count == 1)
         #expect(rows.first?.line == 8)
@@ -238,12 +260,14 @@ struct ClassicScriptTests {
     }
 
     @Test func valuesAreNormalisedPerColumn() throws {
-        let transact = try ClassicScript.parse("""
+        let transact = try ClassicScript.parse(
+            """
             SET QUOTED_IDENTIFIER ON
             GO
             INSERT INTO "Orders"("OrderID","OrderDate","ShippedDate","Freight") VALUES (1,'7/4/1996','7/16/1996 1:45 PM',32)
             INSERT "Products"("ProductID","ProductName","UnitPrice","Discontinued") VALUES(5,'Gumbo',21.35,1)
-            """)
+            """
+        )
         let order = try #require(transact.tables["Orders"]?.first)
         #expect(order.values["OrderDate"] == .text("1996-07-04"))
         #expect(order.values["ShippedDate"] == .text("1996-07-16 13:45:00"))
@@ -252,24 +276,28 @@ struct ClassicScriptTests {
         #expect(product.values["UnitPrice"] == .number("21.35"))
         #expect(product.values["Discontinued"] == .integer(1))
 
-        let sqlite = try ClassicScript.parse("""
+        let sqlite = try ClassicScript.parse(
+            """
             PRAGMA foreign_keys=off;
             CREATE TABLE [Categories] ([CategoryID] INTEGER PRIMARY KEY AUTOINCREMENT, [CategoryName] TEXT,
                 [Description] TEXT, [Picture] BLOB);
             INSERT INTO Categories VALUES(null,'A','d',X'FFD8FF');
             INSERT INTO Categories VALUES(null,'B','d',NULL);
             INSERT INTO Orders VALUES ('10248','VINET',5,'1996-07-04 00:00:00.000',NULL,NULL,3,32.38,'a','b','c',NULL,'1','F');
-            """)
+            """
+        )
         #expect(sqlite.tables["Categories"]?.map { $0.values["CategoryID"] ?? .null } == [.integer(1), .integer(2)])
         #expect(sqlite.tables["Categories"]?.first?.values["Picture"] == .blob([0xFF, 0xD8, 0xFF]))
         #expect(sqlite.tables["Orders"]?.first?.values["OrderID"] == .integer(10248))
         #expect(sqlite.tables["Orders"]?.first?.values["OrderDate"] == .text("1996-07-04"))
 
-        let postgres = try ClassicScript.parse("""
+        let postgres = try ClassicScript.parse(
+            """
             SET standard_conforming_strings = on;
             INSERT INTO categories VALUES (1, 'Beverages', E'Caf\\u00e9\\n', '\\x424d');
             INSERT INTO products VALUES (1, 'Chai', 1, 1, '10 boxes', 18, 39, 0, 10, true), (2, 'Chang', 1, 1, '24', 19, 17, 40, 25, 'f');
-            """)
+            """
+        )
         let category = try #require(postgres.tables["Categories"]?.first)
         #expect(category.values["Description"] == .text("Café\n"))
         #expect(category.values["Picture"] == .blob([0x42, 0x4D]))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Northwind
 import Testing
+
 @testable import northwind
 
 struct CLIError: Error, CustomStringConvertible {
@@ -36,14 +37,19 @@ struct CLI {
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         (process.standardOutput, process.standardError) = (out, err)
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self), crashed: process.terminationReason == .uncaughtSignal)
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self),
+            crashed: process.terminationReason == .uncaughtSignal
+        )
     }
 }
 
@@ -73,12 +79,16 @@ struct CommandLineTests {
 
         // Take an order for a product with plenty of stock, check it and ship it.
         let customers = try CLI.run(["customers", "list", "--store", path, "--json", "--limit", "1"])
-        let customerItems = try #require((try JSONSerialization.jsonObject(with: Data(customers.stdout.utf8)) as? [String: Any])?["items"] as? [[String: Any]])
+        let customerItems = try #require(
+            (try JSONSerialization.jsonObject(with: Data(customers.stdout.utf8)) as? [String: Any])?["items"] as? [[String: Any]]
+        )
         let code = try #require(customerItems.first?["code"] as? String)
         _ = try CLI.run(["products", "receive", "3", "500", "--store", path])
         let created = try CLI.run(["orders", "new", "--customer", code, "--employee", "1", "--line", "3:12", "--store", path, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
-        let number = try #require(((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["order"] as? [String: Any])?["number"] as? String)
+        let number = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["order"] as? [String: Any])?["number"] as? String
+        )
         let check = try CLI.run(["orders", "check", number, "--store", path])
         #expect(check.stdout.contains("Every line can be supplied."))
         let executed = try CLI.run(["orders", "execute", number, "--store", path])
@@ -88,7 +98,10 @@ struct CommandLineTests {
         // Doing it again is a domain error: one clear line on stderr, a non-zero exit, no stack trace.
         let again = try CLI.run(["orders", "execute", number, "--store", path])
         #expect(again.status != 0)
-        #expect(again.stderr.trimmingCharacters(in: .whitespacesAndNewlines) == "Error: Order \(number) is already shipped; only new orders can be executed.")
+        #expect(
+            again.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "Error: Order \(number) is already shipped; only new orders can be executed."
+        )
         #expect(again.stdout.isEmpty)
     }
 
@@ -141,7 +154,7 @@ struct CommandLineTests {
         #expect(list.stdout.contains(/category-sales-for-1997 +view "Category Sales for 1997" +--year \(default 1997\)/))
         #expect(list.stdout.contains("employee-sales-by-country"))
         let listed = try JSONSerialization.jsonObject(with: Data(try CLI.run(["report", "list", "--json"]).stdout.utf8)) as? [[String: Any]]
-        #expect(listed?.count == 29) // the 23 classic reports and the manager's six
+        #expect(listed?.count == 29)  // the 23 classic reports and the manager's six
 
         // The demo store's orders cover the three years up to today; this range holds all of them.
         let csv = try CLI.run(["report", "sales-by-year", "--from", "2000-01-01", "--to=2100-12-31", "--format", "csv", "--store", path])
@@ -174,7 +187,9 @@ struct CommandLineTests {
     @Test func genericFieldsAddEditAndShowRecords() throws {
         let store = try TemporaryStore()
         let path = store.directory.appendingPathComponent("cli.sqlite").path
-        let added = try CLI.run(["customers", "add", "--set", "code=WOLZA", "--set", "companyName=Wolski Zajazd", "--set", "city=Warszawa", "--store", path, "--empty"])
+        let added = try CLI.run([
+            "customers", "add", "--set", "code=WOLZA", "--set", "companyName=Wolski Zajazd", "--set", "city=Warszawa", "--store", path, "--empty",
+        ])
         #expect(added.status == 0, "\(added.stderr)")
         let edited = try CLI.run(["customers", "edit", "wolza", "--set", "phone=(26) 642-7012", "--store", path])
         #expect(edited.status == 0, "\(edited.stderr)")

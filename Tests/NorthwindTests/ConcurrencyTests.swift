@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Concurrency")
@@ -12,8 +13,11 @@ struct ConcurrencyTests {
         let w = try await World.make(store.backoffice)
         var numbers: [String] = []
         for _ in 0..<20 {
-            numbers.append(try await store.backoffice.createOrder(
-                OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 7)])).order.number)
+            numbers.append(
+                try await store.backoffice.createOrder(
+                    OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 7)])
+                ).order.number
+            )
         }
         let handles = try (0..<4).map { _ in try store.reopen() }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Demo data")
@@ -89,6 +90,8 @@ struct DemoDataTests {
         #expect(try store.count("SELECT count(*) FROM orders") == 830)
         var bad = Self.options
         bad.scale = 0
-        #expect(throws: NorthwindError.invalid([.init("scale", "must be between 1 and 10000")])) { try DemoData.seed(into: store.store, options: bad) }
+        #expect(throws: NorthwindError.invalid([.init("scale", "must be between 1 and 10000")])) {
+            try DemoData.seed(into: store.store, options: bad)
+        }
     }
 }

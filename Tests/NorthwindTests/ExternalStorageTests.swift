@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Binary attributes with external storage")
@@ -61,8 +62,13 @@ struct ExternalStorageTests {
         struct Crash: Error {}
         #expect(throws: Crash.self) {
             try store.store.pool.write { db in
-                try binaries.save(db, BinaryContent(bytes: Data(repeating: 9, count: 100), contentType: "image/png"),
-                                  table: "categories", attribute: "picture", id: category.id ?? 0)
+                try binaries.save(
+                    db,
+                    BinaryContent(bytes: Data(repeating: 9, count: 100), contentType: "image/png"),
+                    table: "categories",
+                    attribute: "picture",
+                    id: category.id ?? 0
+                )
                 #expect(self.files(store).count == 1)
                 throw Crash()
             }
@@ -74,7 +80,10 @@ struct ExternalStorageTests {
     @Test func orphansFromACrashAreSweptWhenTheStoreNextOpens() async throws {
         let store = try TemporaryStore(threshold: 10)
         let category = try await store.backoffice.create(Category(name: "Beverages"))
-        try await store.backoffice.setCategoryPicture(categoryID: category.id ?? 0, BinaryContent(bytes: Data(repeating: 1, count: 50), contentType: "image/png"))
+        try await store.backoffice.setCategoryPicture(
+            categoryID: category.id ?? 0,
+            BinaryContent(bytes: Data(repeating: 1, count: 50), contentType: "image/png")
+        )
         let kept = files(store)
         // A file written just before a crash, which no committed row names.
         let orphan = store.store.binaries.directory.appendingPathComponent(UUID().uuidString.lowercased())

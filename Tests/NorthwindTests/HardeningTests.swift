@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Testing
+
 @testable import Northwind
 @testable import NorthwindStore
 
@@ -55,7 +56,10 @@ struct StoreHardeningTests {
         // When a tool without the app's functions changes a line's amount
         let result = bare.run("UPDATE order_lines SET extendedPriceCents = extendedPriceCents + 1 WHERE id = 1")
         // Then the trigger that holds the one definition refuses it
-        guard case let .failure(error) = result else { Issue.record("the write went through"); return }
+        guard case let .failure(error) = result else {
+            Issue.record("the write went through")
+            return
+        }
         #expect(error.description.contains("sqlserver_line_cents"))
     }
 
@@ -86,30 +90,36 @@ struct StoreHardeningTests {
             let old = try DatabaseQueue(path: path, configuration: configuration)
             try Schema.migrator.migrate(old, upTo: "v5: report summaries")
             try old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
-                    INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
-                    INSERT INTO orders (id, number, customerID, orderDate, status) VALUES (1, '10248', 1, '1996-07-04', 'new');
-                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-                      VALUES (1, 1, 1800, 12, 0, 21600);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
+                        INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
+                        INSERT INTO orders (id, number, customerID, orderDate, status) VALUES (1, '10248', 1, '1996-07-04', 'new');
+                        INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                          VALUES (1, 1, 1800, 12, 0, 21600);
+                        """
+                )
             }
             #expect(throws: CLIError.self) { try BareStore(path: path).run("PRAGMA integrity_check").get() }
         }
         // When the app opens it and a second line is added
         let store = try Store(StoreConfiguration(path: path))
         try store.pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-                VALUES (1, 2, 3100, 10, 0.25, 23250)
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                    VALUES (1, 2, 3100, 10, 0.25, 23250)
+                    """
+            )
         }
         // Then the file checks clean without the app, the old line is kept, and the summary counts both lines
         #expect(try BareStore(path: path).run("PRAGMA integrity_check").get() == ["ok"])
         try store.pool.read { (db: Database) throws in
             #expect(try Int.fetchAll(db, sql: "SELECT extendedPriceCents FROM order_lines ORDER BY id") == [21600, 23250])
-            #expect(try Row.fetchOne(db, sql: "SELECT lineCount, amountCents FROM order_totals WHERE orderID = 1")
-                    == ["lineCount": 2, "amountCents": 44850])
+            #expect(
+                try Row.fetchOne(db, sql: "SELECT lineCount, amountCents FROM order_totals WHERE orderID = 1")
+                    == ["lineCount": 2, "amountCents": 44850]
+            )
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE tableName = 'order_lines'") == 2)
         }
     }
@@ -124,8 +134,10 @@ struct ValueHardeningTests {
         #expect(Money(parsing: text) == Money(cents: cents))
     }
 
-    @Test(arguments: ["", "-", ".", "18.", "18.505", "1e3", "1,000.00", "abc", "0x10", "+5", "1 000",
-                      "92233720368547758.08", "99999999999999999999999999.00"])
+    @Test(arguments: [
+        "", "-", ".", "18.", "18.505", "1e3", "1,000.00", "abc", "0x10", "+5", "1 000",
+        "92233720368547758.08", "99999999999999999999999999.00",
+    ])
     func moneyRefusesAnythingElse(text: String) {
         #expect(Money(parsing: text) == nil)
     }
@@ -184,7 +196,10 @@ struct LimitTests {
         // When a product out of range is added
         let error = await northwindError { _ = try await store.backoffice.createProduct(product) }
         // Then it is refused, naming the field, and nothing is saved
-        guard case let .invalid(fields) = error else { Issue.record("not refused: \(String(describing: error))"); return }
+        guard case let .invalid(fields) = error else {
+            Issue.record("not refused: \(String(describing: error))")
+            return
+        }
         #expect(fields.map(\.field) == [field])
         #expect(try store.count("SELECT count(*) FROM products") == 0)
     }
@@ -219,8 +234,13 @@ struct LimitTests {
         }
         // When it is ordered
         let error = await northwindError {
-            _ = try await store.backoffice.createOrder(.init(customerCode: "VINET", employeeID: w.nancy.id,
-                                                             lines: [.init(productID: w.chai.key, quantity: 1)]))
+            _ = try await store.backoffice.createOrder(
+                .init(
+                    customerCode: "VINET",
+                    employeeID: w.nancy.id,
+                    lines: [.init(productID: w.chai.key, quantity: 1)]
+                )
+            )
         }
         // Then the order is refused with what to do, and nothing is saved
         #expect(error == .invalid([.init("lines[0].productID", "'Chai' has a price out of range (90000000000000000.00); correct the product first")]))
@@ -233,7 +253,10 @@ struct LimitTests {
         var query = ProductQuery()
         (query.limit, query.offset) = (limit, offset)
         let error = await northwindError { _ = try store.backoffice.listProducts(query) }
-        guard case .invalid = error else { Issue.record("accepted limit \(limit), offset \(offset)"); return }
+        guard case .invalid = error else {
+            Issue.record("accepted limit \(limit), offset \(offset)")
+            return
+        }
     }
 }
 

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import Northwind
 @testable import NorthwindWeb
 
@@ -17,11 +18,15 @@ enum NumericKind: Sendable, CustomStringConvertible {
 
     /// The values every input is tried with, as JSON: the edges of Int32 and Int64, beyond them, exponents, fractions,
     /// a decimal no integer holds, text and null.
-    static let jsonValues = ["0", "-1", "1", "2147483648", "9223372036854775807", "9223372036854775808", "1e3", "1.5",
-                             "1e400", "99999999999999999999999.99", "\"\"", "\"abc\"", "\"12\"", "null"]
+    static let jsonValues = [
+        "0", "-1", "1", "2147483648", "9223372036854775807", "9223372036854775808", "1e3", "1.5",
+        "1e400", "99999999999999999999999.99", "\"\"", "\"abc\"", "\"12\"", "null",
+    ]
     /// The same as a query string or form field would carry them.
-    static let textValues = ["0", "-1", "1", "2147483648", "9223372036854775807", "9223372036854775808", "1e3", "1.5",
-                             "99999999999999999999999.99", "abc", "0x10"]
+    static let textValues = [
+        "0", "-1", "1", "2147483648", "9223372036854775807", "9223372036854775808", "1e3", "1.5",
+        "99999999999999999999999.99", "abc", "0x10",
+    ]
 
     /// Whether the value is in range; money may also come as a string.
     func accepts(json literal: String) -> Bool {
@@ -71,8 +76,12 @@ struct APIInput: Sendable, CustomStringConvertible {
     var body: (@Sendable (WebFixture) -> String)?
 
     static func query(_ path: String, _ parameter: String, _ kind: NumericKind) -> APIInput {
-        APIInput(description: "GET \(path) \(parameter)", kind: kind, method: .get,
-                 path: { _ in "\(path)\(path.contains("?") ? "&" : "?")\(parameter)=VALUE" })
+        APIInput(
+            description: "GET \(path) \(parameter)",
+            kind: kind,
+            method: .get,
+            path: { _ in "\(path)\(path.contains("?") ? "&" : "?")\(parameter)=VALUE" }
+        )
     }
 }
 
@@ -80,34 +89,104 @@ let wholeID = NumericKind.whole(Int(Int64.min)...Int(Int64.max))
 let units = NumericKind.whole(Limits.units)
 
 let apiInputs: [APIInput] = [
-    APIInput(description: "POST products unitPrice", kind: .money, method: .post, path: { _ in "/api/v1/products" },
-             body: { _ in #"{"name":"Probe","unitPrice":VALUE}"# }),
-    APIInput(description: "POST products unitsInStock", kind: units, method: .post, path: { _ in "/api/v1/products" },
-             body: { _ in #"{"name":"Probe","unitsInStock":VALUE}"# }),
-    APIInput(description: "POST products unitsOnOrder", kind: units, method: .post, path: { _ in "/api/v1/products" },
-             body: { _ in #"{"name":"Probe","unitsOnOrder":VALUE}"# }),
-    APIInput(description: "POST products reorderLevel", kind: units, method: .post, path: { _ in "/api/v1/products" },
-             body: { _ in #"{"name":"Probe","reorderLevel":VALUE}"# }),
-    APIInput(description: "PATCH products unitPrice", kind: .money, method: .patch, path: { "/api/v1/products/\($0.world.chai.key)" },
-             body: { _ in #"{"unitPrice":VALUE,"version":1}"# }),
-    APIInput(description: "PATCH products unitsOnOrder", kind: units, method: .patch, path: { "/api/v1/products/\($0.world.chai.key)" },
-             body: { _ in #"{"unitsOnOrder":VALUE,"version":1}"# }),
-    APIInput(description: "PATCH products reorderLevel", kind: units, method: .patch, path: { "/api/v1/products/\($0.world.chai.key)" },
-             body: { _ in #"{"reorderLevel":VALUE,"version":1}"# }),
-    APIInput(description: "PATCH products version", kind: .whole(1...Int.max), method: .patch,
-             path: { "/api/v1/products/\($0.world.chai.key)" }, body: { _ in #"{"version":VALUE}"# }),
-    APIInput(description: "PATCH categories version", kind: .whole(1...Int.max), method: .patch,
-             path: { "/api/v1/categories/\($0.world.beverages.id ?? 0)" }, body: { _ in #"{"version":VALUE}"# }),
-    APIInput(description: "POST orders freight", kind: .money, method: .post, path: { _ in "/api/v1/orders" },
-             body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1}],"freight":VALUE}"# }),
-    APIInput(description: "POST orders quantity", kind: .whole(Limits.lineQuantity), method: .post, path: { _ in "/api/v1/orders" },
-             body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":VALUE}]}"# }),
-    APIInput(description: "POST orders discount", kind: .fraction, method: .post, path: { _ in "/api/v1/orders" },
-             body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1,"discount":VALUE}]}"# }),
-    APIInput(description: "POST orders productID", kind: wholeID, method: .post, path: { _ in "/api/v1/orders" },
-             body: { _ in #"{"customerCode":"VINET","lines":[{"productID":VALUE,"quantity":1}]}"# }),
-    APIInput(description: "POST orders shipVia", kind: wholeID, method: .post, path: { _ in "/api/v1/orders" },
-             body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1}],"shipVia":VALUE}"# }),
+    APIInput(
+        description: "POST products unitPrice",
+        kind: .money,
+        method: .post,
+        path: { _ in "/api/v1/products" },
+        body: { _ in #"{"name":"Probe","unitPrice":VALUE}"# }
+    ),
+    APIInput(
+        description: "POST products unitsInStock",
+        kind: units,
+        method: .post,
+        path: { _ in "/api/v1/products" },
+        body: { _ in #"{"name":"Probe","unitsInStock":VALUE}"# }
+    ),
+    APIInput(
+        description: "POST products unitsOnOrder",
+        kind: units,
+        method: .post,
+        path: { _ in "/api/v1/products" },
+        body: { _ in #"{"name":"Probe","unitsOnOrder":VALUE}"# }
+    ),
+    APIInput(
+        description: "POST products reorderLevel",
+        kind: units,
+        method: .post,
+        path: { _ in "/api/v1/products" },
+        body: { _ in #"{"name":"Probe","reorderLevel":VALUE}"# }
+    ),
+    APIInput(
+        description: "PATCH products unitPrice",
+        kind: .money,
+        method: .patch,
+        path: { "/api/v1/products/\($0.world.chai.key)" },
+        body: { _ in #"{"unitPrice":VALUE,"version":1}"# }
+    ),
+    APIInput(
+        description: "PATCH products unitsOnOrder",
+        kind: units,
+        method: .patch,
+        path: { "/api/v1/products/\($0.world.chai.key)" },
+        body: { _ in #"{"unitsOnOrder":VALUE,"version":1}"# }
+    ),
+    APIInput(
+        description: "PATCH products reorderLevel",
+        kind: units,
+        method: .patch,
+        path: { "/api/v1/products/\($0.world.chai.key)" },
+        body: { _ in #"{"reorderLevel":VALUE,"version":1}"# }
+    ),
+    APIInput(
+        description: "PATCH products version",
+        kind: .whole(1...Int.max),
+        method: .patch,
+        path: { "/api/v1/products/\($0.world.chai.key)" },
+        body: { _ in #"{"version":VALUE}"# }
+    ),
+    APIInput(
+        description: "PATCH categories version",
+        kind: .whole(1...Int.max),
+        method: .patch,
+        path: { "/api/v1/categories/\($0.world.beverages.id ?? 0)" },
+        body: { _ in #"{"version":VALUE}"# }
+    ),
+    APIInput(
+        description: "POST orders freight",
+        kind: .money,
+        method: .post,
+        path: { _ in "/api/v1/orders" },
+        body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1}],"freight":VALUE}"# }
+    ),
+    APIInput(
+        description: "POST orders quantity",
+        kind: .whole(Limits.lineQuantity),
+        method: .post,
+        path: { _ in "/api/v1/orders" },
+        body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":VALUE}]}"# }
+    ),
+    APIInput(
+        description: "POST orders discount",
+        kind: .fraction,
+        method: .post,
+        path: { _ in "/api/v1/orders" },
+        body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1,"discount":VALUE}]}"# }
+    ),
+    APIInput(
+        description: "POST orders productID",
+        kind: wholeID,
+        method: .post,
+        path: { _ in "/api/v1/orders" },
+        body: { _ in #"{"customerCode":"VINET","lines":[{"productID":VALUE,"quantity":1}]}"# }
+    ),
+    APIInput(
+        description: "POST orders shipVia",
+        kind: wholeID,
+        method: .post,
+        path: { _ in "/api/v1/orders" },
+        body: { #"{"customerCode":"VINET","lines":[{"productID":\#($0.world.chai.key),"quantity":1}],"shipVia":VALUE}"# }
+    ),
     .query("/api/v1/products", "limit", .whole(Limits.pageSize)),
     .query("/api/v1/products", "offset", .whole(Limits.offset)),
     .query("/api/v1/products", "cursor", .whole(Limits.offset)),
@@ -141,15 +220,20 @@ struct HostileInputTests {
             let values = input.body == nil ? NumericKind.textValues : NumericKind.jsonValues
             for value in values {
                 // When the value is sent
-                let path = input.path(fixture).replacingOccurrences(of: "VALUE", with: value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)
+                let path = input.path(fixture).replacingOccurrences(
+                    of: "VALUE",
+                    with: value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+                )
                 let body = input.body.map { ByteBuffer(string: $0(fixture).replacingOccurrences(of: "VALUE", with: value)) }
                 let response = try await client.execute(uri: path, method: input.method, headers: bearer(fixture.managerToken), body: body)
                 // Then a value out of range is refused with a 4xx, and nothing is a server error
                 let accepted = input.body == nil ? input.kind.accepts(text: value) : input.kind.accepts(json: value)
                 #expect(response.status.code < 500, "\(input) = \(value): \(response.status) \(String(buffer: response.body))")
                 if !accepted {
-                    #expect((400..<500).contains(response.status.code),
-                            "\(input) = \(value) (\(input.kind)) was accepted: \(response.status) \(String(buffer: response.body))")
+                    #expect(
+                        (400..<500).contains(response.status.code),
+                        "\(input) = \(value) (\(input.kind)) was accepted: \(response.status) \(String(buffer: response.body))"
+                    )
                 }
             }
             let alive = try await client.execute(uri: "/api/v1/me", method: .get, headers: bearer(fixture.managerToken))
@@ -158,12 +242,14 @@ struct HostileInputTests {
     }
 
     /// The page forms and list pages: each numeric field's refusals are 4xx pages, and the server keeps answering.
-    @Test(arguments: [
-        ("/products", "unitPrice", NumericKind.money), ("/products", "unitsOnOrder", units), ("/products", "reorderLevel", units),
-        ("/products", "unitsInStock", units), ("/products/ID", "unitPrice", .money), ("/products/ID", "reorderLevel", units),
-        ("/orders", "freight", .money), ("/orders", "quantity", .whole(Limits.lineQuantity)),
-        ("/orders", "discount", .number(0...100)),
-    ] as [(String, String, NumericKind)])
+    @Test(
+        arguments: [
+            ("/products", "unitPrice", NumericKind.money), ("/products", "unitsOnOrder", units), ("/products", "reorderLevel", units),
+            ("/products", "unitsInStock", units), ("/products/ID", "unitPrice", .money), ("/products/ID", "reorderLevel", units),
+            ("/orders", "freight", .money), ("/orders", "quantity", .whole(Limits.lineQuantity)),
+            ("/orders", "discount", .number(0...100)),
+        ] as [(String, String, NumericKind)]
+    )
     func aPageFormFieldAtItsBoundaries(path: String, field: String, kind: NumericKind) async throws {
         // Given a manager signed in to the pages of a live server
         let fixture = try await WebFixture.make()
@@ -171,11 +257,16 @@ struct HostileInputTests {
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let chai = fixture.world.chai
             for value in NumericKind.textValues {
-                var fields: [(String, String)] = path == "/orders"
-                    ? [("customer", "VINET"), ("product", ""), ("productID", String(chai.key)), ("quantity", "1"), ("discount", "0"),
-                       ("freight", "0.00")]
-                    : [("name", "Probe"), ("unitPrice", "1.00"), ("unitsOnOrder", "0"), ("reorderLevel", "0"), ("unitsInStock", "0"),
-                       ("version", "1")]
+                var fields: [(String, String)] =
+                    path == "/orders"
+                    ? [
+                        ("customer", "VINET"), ("product", ""), ("productID", String(chai.key)), ("quantity", "1"), ("discount", "0"),
+                        ("freight", "0.00"),
+                    ]
+                    : [
+                        ("name", "Probe"), ("unitPrice", "1.00"), ("unitsOnOrder", "0"), ("reorderLevel", "0"), ("unitsInStock", "0"),
+                        ("version", "1"),
+                    ]
                 fields = fields.map { $0.0 == field ? ($0.0, value) : $0 }
                 // When the form is posted with the value
                 let response = try await session.post(client, path.replacingOccurrences(of: "ID", with: String(chai.key)), fields)
@@ -210,19 +301,30 @@ struct PoisonedStore {
         let fixture = try await WebFixture.make()
         let w = fixture.world
         let b = fixture.store.backoffice
-        let order = try await b.createOrder(.init(customerCode: "VINET", employeeID: w.nancy.id,
-                                                  lines: [.init(productID: w.chai.key, quantity: 1), .init(productID: w.cote.key, quantity: 2)]))
+        let order = try await b.createOrder(
+            .init(
+                customerCode: "VINET",
+                employeeID: w.nancy.id,
+                lines: [.init(productID: w.chai.key, quantity: 1), .init(productID: w.cote.key, quantity: 2)]
+            )
+        )
         let amount = try #require(ReportFunctions.extendedPriceCents(unitPriceCents: 1_000_000_000_000, quantity: 1_000_000, discount: 0))
         try await fixture.store.store.pool.write { db in
             try db.execute(sql: "UPDATE orders SET freightCents = 9223372036854775807 WHERE id = ?", arguments: [order.order.id])
-            try db.execute(sql: """
-                UPDATE order_lines SET unitPriceCents = 1000000000000, quantity = 1000000, extendedPriceCents = ?
-                WHERE orderID = ? AND productID = ?
-                """, arguments: [amount, order.order.id, w.chai.key])
-            try db.execute(sql: """
-                UPDATE products SET unitsInStock = 9223372036854775807, unitsOnOrder = 9223372036854775807,
-                  reorderLevel = 9223372036854775807 WHERE id = ?
-                """, arguments: [w.cote.key])
+            try db.execute(
+                sql: """
+                    UPDATE order_lines SET unitPriceCents = 1000000000000, quantity = 1000000, extendedPriceCents = ?
+                    WHERE orderID = ? AND productID = ?
+                    """,
+                arguments: [amount, order.order.id, w.chai.key]
+            )
+            try db.execute(
+                sql: """
+                    UPDATE products SET unitsInStock = 9223372036854775807, unitsOnOrder = 9223372036854775807,
+                      reorderLevel = 9223372036854775807 WHERE id = ?
+                    """,
+                arguments: [w.cote.key]
+            )
             try db.execute(sql: "UPDATE products SET unitPriceCents = 9223372036854775807 WHERE id = ?", arguments: [w.mustard.key])
         }
         return PoisonedStore(fixture: fixture, orderNumber: order.order.number)
@@ -237,18 +339,23 @@ struct PoisonRecordTests {
         let w = poisoned.fixture.world
         try await poisoned.fixture.test(live: true) { client in
             // When every route that reads them is asked
-            for path in ["/api/v1/orders/\(poisoned.orderNumber)", "/api/v1/orders?limit=1000", "/api/v1/orders?customer=VINET",
-                         "/api/v1/products/\(w.cote.key)", "/api/v1/products/\(w.mustard.key)", "/api/v1/products?sort=stock&desc=true",
-                         "/api/v1/products?sort=price", "/api/v1/products?lowStock=true", "/api/v1/products/search?q=c",
-                         "/api/v1/summary", "/api/v1/customers/VINET", "/api/v1/reports/order-subtotals",
-                         "/api/v1/reports/invoices?format=csv", "/api/v1/reports/ten-most-expensive-products",
-                         "/api/v1/reports/reorder-list", "/api/v1/reports/order-backlog"] {
+            for path in [
+                "/api/v1/orders/\(poisoned.orderNumber)", "/api/v1/orders?limit=1000", "/api/v1/orders?customer=VINET",
+                "/api/v1/products/\(w.cote.key)", "/api/v1/products/\(w.mustard.key)", "/api/v1/products?sort=stock&desc=true",
+                "/api/v1/products?sort=price", "/api/v1/products?lowStock=true", "/api/v1/products/search?q=c",
+                "/api/v1/summary", "/api/v1/customers/VINET", "/api/v1/reports/order-subtotals",
+                "/api/v1/reports/invoices?format=csv", "/api/v1/reports/ten-most-expensive-products",
+                "/api/v1/reports/reorder-list", "/api/v1/reports/order-backlog",
+            ] {
                 let response = try await client.execute(uri: path, method: .get, headers: bearer(poisoned.fixture.managerToken))
                 // Then each answers, showing the values as they are
                 #expect(response.status == .ok, "\(path): \(response.status) \(String(buffer: response.body).prefix(300))")
             }
-            let order = try await client.execute(uri: "/api/v1/orders/\(poisoned.orderNumber)", method: .get,
-                                                 headers: bearer(poisoned.fixture.managerToken))
+            let order = try await client.execute(
+                uri: "/api/v1/orders/\(poisoned.orderNumber)",
+                method: .get,
+                headers: bearer(poisoned.fixture.managerToken)
+            )
             #expect(try json(order)["freight"] as? String == PoisonedStore.maxText)
         }
     }
@@ -260,10 +367,12 @@ struct PoisonRecordTests {
         try await poisoned.fixture.test(live: true) { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             // When every page that shows them is opened
-            for path in ["/", "/orders/\(poisoned.orderNumber)", "/orders", "/orders?status=new", "/customers/VINET", "/products",
-                         "/products?sort=stock&desc=1", "/products?lowStock=1", "/products?q=c", "/products/\(w.cote.key)",
-                         "/products/\(w.mustard.key)", "/categories/\(w.beverages.id ?? 0)", "/reports/order-subtotals",
-                         "/reports/sales-by-category?from=2000-01-01&to=2100-01-01", "/reports/reorder-list"] {
+            for path in [
+                "/", "/orders/\(poisoned.orderNumber)", "/orders", "/orders?status=new", "/customers/VINET", "/products",
+                "/products?sort=stock&desc=1", "/products?lowStock=1", "/products?q=c", "/products/\(w.cote.key)",
+                "/products/\(w.mustard.key)", "/categories/\(w.beverages.id ?? 0)", "/reports/order-subtotals",
+                "/reports/sales-by-category?from=2000-01-01&to=2100-01-01", "/reports/reorder-list",
+            ] {
                 let response = try await client.execute(uri: path, method: .get, headers: session.headers)
                 // Then each answers
                 #expect(response.status == .ok, "\(path): \(response.status)")
@@ -279,11 +388,13 @@ struct PoisonRecordTests {
         let store = poisoned.fixture.store.path
         let w = poisoned.fixture.world
         // When every command that reads them runs
-        for arguments in [["orders", "show", poisoned.orderNumber], ["orders", "list", "--customer", "VINET"],
-                          ["orders", "list", "--customer", "VINET", "--json"], ["products", "list"],
-                          ["products", "list", "--low-stock", "--sort", "stock"], ["products", "show", String(w.cote.key)],
-                          ["products", "show", String(w.mustard.key), "--json"], ["products", "search", "c"],
-                          ["report", "order-subtotals"], ["report", "invoices", "--format", "csv"]] {
+        for arguments in [
+            ["orders", "show", poisoned.orderNumber], ["orders", "list", "--customer", "VINET"],
+            ["orders", "list", "--customer", "VINET", "--json"], ["products", "list"],
+            ["products", "list", "--low-stock", "--sort", "stock"], ["products", "show", String(w.cote.key)],
+            ["products", "show", String(w.mustard.key), "--json"], ["products", "search", "c"],
+            ["report", "order-subtotals"], ["report", "invoices", "--format", "csv"],
+        ] {
             let result = try CLI.run(arguments + ["--store", store])
             // Then each exits 0
             #expect(!result.crashed && result.status == 0, "\(arguments): \(result.status) \(result.stderr)")
@@ -296,18 +407,20 @@ struct PoisonRecordTests {
 @Suite("Hostile input: the command line", .serialized)
 struct CommandLineBoundaryTests {
     /// Every numeric argument: out of range is a non-zero exit with a message; nothing ever ends in a signal.
-    @Test(arguments: [
-        (["products", "edit", "CHAI", "--price", "VALUE"], NumericKind.money),
-        (["products", "edit", "CHAI", "--on-order", "VALUE"], units),
-        (["products", "edit", "CHAI", "--reorder-level", "VALUE"], units),
-        (["products", "receive", "CHAI", "VALUE"], .whole(1...Limits.units.upperBound)),
-        (["products", "adjust", "CHAI", "VALUE"], units),
-        (["products", "list", "--limit", "VALUE"], .whole(Limits.pageSize)),
-        (["products", "list", "--offset", "VALUE"], .whole(Limits.offset)),
-        (["orders", "new", "--customer", "VINET", "--line", "CHAI:VALUE"], .whole(Limits.lineQuantity)),
-        (["orders", "new", "--customer", "VINET", "--line", "CHAI:1:VALUE"], .fraction),
-        (["orders", "new", "--customer", "VINET", "--line", "CHAI:1", "--freight", "VALUE"], .money),
-    ] as [([String], NumericKind)])
+    @Test(
+        arguments: [
+            (["products", "edit", "CHAI", "--price", "VALUE"], NumericKind.money),
+            (["products", "edit", "CHAI", "--on-order", "VALUE"], units),
+            (["products", "edit", "CHAI", "--reorder-level", "VALUE"], units),
+            (["products", "receive", "CHAI", "VALUE"], .whole(1...Limits.units.upperBound)),
+            (["products", "adjust", "CHAI", "VALUE"], units),
+            (["products", "list", "--limit", "VALUE"], .whole(Limits.pageSize)),
+            (["products", "list", "--offset", "VALUE"], .whole(Limits.offset)),
+            (["orders", "new", "--customer", "VINET", "--line", "CHAI:VALUE"], .whole(Limits.lineQuantity)),
+            (["orders", "new", "--customer", "VINET", "--line", "CHAI:1:VALUE"], .fraction),
+            (["orders", "new", "--customer", "VINET", "--line", "CHAI:1", "--freight", "VALUE"], .money),
+        ] as [([String], NumericKind)]
+    )
     func aNumericArgumentAtItsBoundaries(arguments: [String], kind: NumericKind) async throws {
         // Given a store with a known world
         let store = try TemporaryStore()
@@ -327,9 +440,11 @@ struct CommandLineBoundaryTests {
 
 @Suite("Hostile input: HTTP")
 struct HTTPHardeningTests {
-    @Test(arguments: ["/\t/evil.example/", "//evil.example/", "/\\evil.example/", "\\\\evil.example", "https://evil.example/",
-                      "/\n/evil.example", "/\r/evil.example", "/ /evil.example", "/\u{0}/evil.example", "javascript:alert(1)",
-                      "/\u{3000}/evil.example", "evil.example", ""])
+    @Test(arguments: [
+        "/\t/evil.example/", "//evil.example/", "/\\evil.example/", "\\\\evil.example", "https://evil.example/",
+        "/\n/evil.example", "/\r/evil.example", "/ /evil.example", "/\u{0}/evil.example", "javascript:alert(1)",
+        "/\u{3000}/evil.example", "evil.example", "",
+    ])
     func signInSendsNobodyToAnotherOrigin(next: String) {
         #expect(PageRoutes.safeNext(next) == "/")
     }
@@ -348,9 +463,11 @@ struct HTTPHardeningTests {
             let token = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
             // When the user signs in from it
             let response = try await client.execute(
-                uri: "/signin", method: .post,
+                uri: "/signin",
+                method: .post,
                 headers: [.contentType: "application/x-www-form-urlencoded", .cookie: String(cookie.split(separator: ";")[0])],
-                body: ByteBuffer(string: "_csrf=\(token)&login=nancy.davolio&password=rep-secret-1&next=%2F%09%2Fevil.example%2F"))
+                body: ByteBuffer(string: "_csrf=\(token)&login=nancy.davolio&password=rep-secret-1&next=%2F%09%2Fevil.example%2F")
+            )
             // Then they land on this site's home page
             #expect(response.status == .found)
             #expect(response.headers[.location] == "/")
@@ -372,7 +489,11 @@ struct HTTPHardeningTests {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
             let get = try await client.execute(uri: "/api/v1/products/\(fixture.world.chai.key)", method: .get, headers: bearer(fixture.managerToken))
-            let head = try await client.execute(uri: "/api/v1/products/\(fixture.world.chai.key)", method: .head, headers: bearer(fixture.managerToken))
+            let head = try await client.execute(
+                uri: "/api/v1/products/\(fixture.world.chai.key)",
+                method: .head,
+                headers: bearer(fixture.managerToken)
+            )
             #expect(head.status == .ok)
             #expect(head.body.readableBytes == 0)
             #expect(head.headers[.contentType] == get.headers[.contentType])
@@ -381,9 +502,11 @@ struct HTTPHardeningTests {
         }
     }
 
-    @Test(arguments: [(HTTPRequest.Method.put, "/api/v1/products/1", "GET, HEAD, PATCH, DELETE"),
-                      (.delete, "/api/v1/orders", "GET, HEAD, POST"), (.trace, "/api/v1/me", "GET, HEAD"),
-                      (.post, "/static/app.css", "GET, HEAD"), (.patch, "/orders/10248", "GET, HEAD")])
+    @Test(arguments: [
+        (HTTPRequest.Method.put, "/api/v1/products/1", "GET, HEAD, PATCH, DELETE"),
+        (.delete, "/api/v1/orders", "GET, HEAD, POST"), (.trace, "/api/v1/me", "GET, HEAD"),
+        (.post, "/static/app.css", "GET, HEAD"), (.patch, "/orders/10248", "GET, HEAD"),
+    ])
     func anUndeclaredMethodIsA405ThatSaysWhatIsAllowed(method: HTTPRequest.Method, path: String, allow: String) async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
@@ -405,21 +528,31 @@ struct HTTPHardeningTests {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
             // When a category is posted with a body the API document does not allow
-            let response = try await client.execute(uri: "/api/v1/categories", method: .post, headers: bearer(fixture.managerToken),
-                                                    body: ByteBuffer(string: body))
+            let response = try await client.execute(
+                uri: "/api/v1/categories",
+                method: .post,
+                headers: bearer(fixture.managerToken),
+                body: ByteBuffer(string: body)
+            )
             // Then it is refused, and nothing is added
             #expect(Int(response.status.code) == status, "\(body): \(String(buffer: response.body))")
         }
         #expect(try fixture.store.count("SELECT count(*) FROM categories") == 2)
     }
 
-    @Test(arguments: [#"{"unitsOnOrder":5,"version":1,"colour":"red"}"#, #"{"unitsOnOrder":5,"version":1,}"#,
-                      #"{"unitsOnOrder":5,"unitsOnOrder":6,"version":1}"#, #"{"name":null,"version":1}"#])
+    @Test(arguments: [
+        #"{"unitsOnOrder":5,"version":1,"colour":"red"}"#, #"{"unitsOnOrder":5,"version":1,}"#,
+        #"{"unitsOnOrder":5,"unitsOnOrder":6,"version":1}"#, #"{"name":null,"version":1}"#,
+    ])
     func aProductPatchOutsideTheDocumentIsRefused(body: String) async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
-            let response = try await client.execute(uri: "/api/v1/products/\(fixture.world.chai.key)", method: .patch,
-                                                    headers: bearer(fixture.managerToken), body: ByteBuffer(string: body))
+            let response = try await client.execute(
+                uri: "/api/v1/products/\(fixture.world.chai.key)",
+                method: .patch,
+                headers: bearer(fixture.managerToken),
+                body: ByteBuffer(string: body)
+            )
             #expect((400..<500).contains(response.status.code), "\(body): \(String(buffer: response.body))")
         }
         #expect(try fixture.store.backoffice.product(id: fixture.world.chai.key).product.version == 1)
@@ -431,22 +564,32 @@ struct HTTPHardeningTests {
         let condiments = fixture.world.condiments.id ?? 0
         try await fixture.test(live: true) { client in
             // When a manager sets it, then clears it
-            let set = try await client.execute(uri: "/api/v1/categories/\(condiments)", method: .patch, headers: bearer(fixture.managerToken),
-                                               body: ByteBuffer(string: #"{"description":"now set","version":1}"#))
+            let set = try await client.execute(
+                uri: "/api/v1/categories/\(condiments)",
+                method: .patch,
+                headers: bearer(fixture.managerToken),
+                body: ByteBuffer(string: #"{"description":"now set","version":1}"#)
+            )
             #expect(set.status == .ok, "\(String(buffer: set.body))")
             #expect(try json(set)["description"] as? String == "now set")
-            let cleared = try await client.execute(uri: "/api/v1/categories/\(condiments)", method: .patch, headers: bearer(fixture.managerToken),
-                                                   body: ByteBuffer(string: #"{"description":null,"version":2}"#))
+            let cleared = try await client.execute(
+                uri: "/api/v1/categories/\(condiments)",
+                method: .patch,
+                headers: bearer(fixture.managerToken),
+                body: ByteBuffer(string: #"{"description":null,"version":2}"#)
+            )
             // Then both saves take
             #expect(cleared.status == .ok)
         }
         #expect(try fixture.store.backoffice.find(Northwind.Category.self, id: condiments).description == nil)
     }
 
-    @Test(arguments: ["/api/v1/products?limit=5&limit=abc", "/api/v1/products?limit=", "/api/v1/products?sort=",
-                      "/api/v1/products?lowStock=", "/api/v1/products?categoryID=", "/api/v1/categories?offset=",
-                      "/api/v1/orders?status=", "/api/v1/customers?q=a&offset=5", "/api/v1/products/search?q=a&q=b",
-                      "/api/v1/reports/ten-most-expensive-products?format="])
+    @Test(arguments: [
+        "/api/v1/products?limit=5&limit=abc", "/api/v1/products?limit=", "/api/v1/products?sort=",
+        "/api/v1/products?lowStock=", "/api/v1/products?categoryID=", "/api/v1/categories?offset=",
+        "/api/v1/orders?status=", "/api/v1/customers?q=a&offset=5", "/api/v1/products/search?q=a&q=b",
+        "/api/v1/reports/ten-most-expensive-products?format=",
+    ])
     func aParameterBlankOrGivenTwiceIsRefused(path: String) async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
@@ -458,9 +601,12 @@ struct HTTPHardeningTests {
     @Test func aBodyThatIsNotSentAsJSONIsA415() async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
-            let response = try await client.execute(uri: "/api/v1/categories", method: .post,
-                                                    headers: [.authorization: "Bearer \(fixture.managerToken)", .contentType: "text/plain"],
-                                                    body: ByteBuffer(string: #"{"name":"Tea"}"#))
+            let response = try await client.execute(
+                uri: "/api/v1/categories",
+                method: .post,
+                headers: [.authorization: "Bearer \(fixture.managerToken)", .contentType: "text/plain"],
+                body: ByteBuffer(string: #"{"name":"Tea"}"#)
+            )
             #expect(response.status == .unsupportedMediaType)
         }
         #expect(try fixture.store.count("SELECT count(*) FROM categories") == 2)
@@ -497,7 +643,8 @@ struct CSRFCoverageTests {
         // Given a signed-in manager, an open order, and every page route that changes something
         let fixture = try await WebFixture.make()
         let order = try await fixture.store.backoffice.createOrder(
-            .init(customerCode: "VINET", employeeID: fixture.world.nancy.id, lines: [.init(productID: fixture.world.chai.key, quantity: 1)]))
+            .init(customerCode: "VINET", employeeID: fixture.world.nancy.id, lines: [.init(productID: fixture.world.chai.key, quantity: 1)])
+        )
         let routes = try await Self.changingPageRoutes(fixture, order: order.order.number)
         #expect(routes.count >= 7 && routes.contains { $0.1 == "/signout" }, "\(routes)")
         try await fixture.test { client in
@@ -505,9 +652,12 @@ struct CSRFCoverageTests {
             for (method, path) in routes {
                 // When each is sent without the page's token, or with a wrong one, as a form and as a script would
                 let form = "name=Forged&unitPrice=1.00&customer=VINET&productID=1&quantity=1" + (token.map { "&_csrf=\($0)" } ?? "")
-                let asForm = try await client.execute(uri: path, method: method,
-                                                      headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
-                                                      body: ByteBuffer(string: form))
+                let asForm = try await client.execute(
+                    uri: path,
+                    method: method,
+                    headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                    body: ByteBuffer(string: form)
+                )
                 var headers: HTTPFields = [.cookie: session.cookie, .contentType: "application/json"]
                 if let token { headers[.csrfToken] = token }
                 let asScript = try await client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(string: "{}"))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Classic import", .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent: skipping the classic import tests"))
@@ -12,8 +13,10 @@ struct ImportTests {
     func importCounts(_ store: TemporaryStore) throws -> [String: Int] {
         try store.store.pool.read { db in
             var counts: [String: Int] = [:]
-            for table in ["orders", "order_lines", "products", "customers", "employees", "categories", "suppliers", "shippers",
-                          "regions", "territories", "employee_territories"] {
+            for table in [
+                "orders", "order_lines", "products", "customers", "employees", "categories", "suppliers", "shippers",
+                "regions", "territories", "employee_territories",
+            ] {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)")
             }
             return counts
@@ -24,10 +27,12 @@ struct ImportTests {
         let store = try TemporaryStore()
         let report = try ClassicImporter.importFile(atPath: path(ClassicFixtures.mssql), into: store.store, replace: false)
         #expect(report.format == "Microsoft T-SQL script")
-        #expect(try importCounts(store) == [
-            "orders": 830, "order_lines": 2155, "products": 77, "customers": 91, "employees": 9, "categories": 8,
-            "suppliers": 29, "shippers": 3, "regions": 4, "territories": 53, "employee_territories": 49,
-        ])
+        #expect(
+            try importCounts(store) == [
+                "orders": 830, "order_lines": 2155, "products": 77, "customers": 91, "employees": 9, "categories": 8,
+                "suppliers": 29, "shippers": 3, "regions": 4, "territories": 53, "employee_territories": 49,
+            ]
+        )
         #expect(report.counts.first { $0.table == "order lines" }?.rows == 2155)
         try checkKnownFacts(store)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Northwind
 
 @Suite("Categories, suppliers, customers, employees and shippers")
@@ -17,35 +18,49 @@ struct ManagedRecordTests {
         #expect(saved.version == 2)
         try await b.delete(Shipper.self, id: try #require(created.id))
         #expect(try b.list(Shipper.self).total == 0)
-        #expect(await northwindError { _ = try b.find(Shipper.self, id: try #require(created.id)) } == .notFound(entity: "shipper", key: "#\(created.id ?? 0)"))
+        #expect(
+            await northwindError { _ = try b.find(Shipper.self, id: try #require(created.id)) }
+                == .notFound(entity: "shipper", key: "#\(created.id ?? 0)")
+        )
     }
 
     @Test func deletingSomethingStillInUseIsRefusedInWords() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        #expect(await northwindError { try await b.delete(Category.self, id: try #require(w.beverages.id)) }
-            == .inUse("Category 'Beverages' is still used by 3 products; reassign or delete those first."))
-        #expect(await northwindError { try await b.delete(Employee.self, id: try #require(w.andrew.id)) }
-            == .inUse("Employee 'Andrew Fuller' is still used by 1 direct report; reassign or delete those first."))
+        #expect(
+            await northwindError { try await b.delete(Category.self, id: try #require(w.beverages.id)) }
+                == .inUse("Category 'Beverages' is still used by 3 products; reassign or delete those first.")
+        )
+        #expect(
+            await northwindError { try await b.delete(Employee.self, id: try #require(w.andrew.id)) }
+                == .inUse("Employee 'Andrew Fuller' is still used by 1 direct report; reassign or delete those first.")
+        )
         _ = try await b.createOrder(OrderDraft(customerCode: "vinet", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)]))
-        #expect(await northwindError { try await b.delete(Customer.self, id: try #require(w.vinet.id)) }
-            == .inUse("Customer 'Vins et alcools Chevalier' is still used by 1 order; reassign or delete those first."))
+        #expect(
+            await northwindError { try await b.delete(Customer.self, id: try #require(w.vinet.id)) }
+                == .inUse("Customer 'Vins et alcools Chevalier' is still used by 1 order; reassign or delete those first.")
+        )
         #expect(try b.list(Category.self).total == 2)
     }
 
     @Test func validationNamesEachField() async throws {
         let store = try TemporaryStore()
         let b = store.backoffice
-        #expect(await northwindError { _ = try await b.create(Customer(code: "no spaces!", companyName: "")) }
-            == .invalid([.init("code", "must be 1 to 10 letters or digits, e.g. VINET"), .init("companyName", "is required")]))
+        #expect(
+            await northwindError { _ = try await b.create(Customer(code: "no spaces!", companyName: "")) }
+                == .invalid([.init("code", "must be 1 to 10 letters or digits, e.g. VINET"), .init("companyName", "is required")])
+        )
         var employee = Employee(firstName: "A", lastName: "B")
         employee.birthDate = LocalDate("1990-01-01")
         employee.hireDate = LocalDate("1980-01-01")
         #expect(await northwindError { _ = try await b.create(employee) } == .invalid([.init("hireDate", "must be after the birth date")]))
         _ = try await b.create(Category(name: "Produce"))
         let duplicate = await northwindError { _ = try await b.create(Category(name: "produce")) }
-        guard case .invalid(let errors) = duplicate else { Issue.record("expected a validation error"); return }
+        guard case .invalid(let errors) = duplicate else {
+            Issue.record("expected a validation error")
+            return
+        }
         #expect(errors == [.init("name", "is already used by another record")])
     }
 
@@ -58,7 +73,10 @@ struct ManagedRecordTests {
         var second = w.vinet
         second.phone = "26.47.15.10"
         let error = await northwindError { _ = try await store.backoffice.update(second) }
-        guard case .conflict(let message) = error else { Issue.record("expected a conflict"); return }
+        guard case .conflict(let message) = error else {
+            Issue.record("expected a conflict")
+            return
+        }
         #expect(message.contains("city is now Paris"))
         #expect(try store.backoffice.customer(code: "VINET").phone == nil)
     }

@@ -1,22 +1,35 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Orders")
 struct OrderTests {
     func phoneOrder(_ w: World, _ lines: [OrderLineDraft]) -> OrderDraft {
-        OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, orderDate: LocalDate("2026-11-20"),
-                   requiredDate: LocalDate("2026-12-18"), shipVia: w.shipper.id, freight: Money(cents: 3238), lines: lines)
+        OrderDraft(
+            customerCode: "VINET",
+            employeeID: w.nancy.id,
+            orderDate: LocalDate("2026-11-20"),
+            requiredDate: LocalDate("2026-12-18"),
+            shipVia: w.shipper.id,
+            freight: Money(cents: 3238),
+            lines: lines
+        )
     }
 
     @Test func createTakesPricesFromProductsAndAddressFromTheCustomer() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        let detail = try await store.backoffice.createOrder(phoneOrder(w, [
-            .init(productID: w.chai.key, quantity: 12), .init(productID: w.cote.key, quantity: 3, discount: 0.15),
-            .init(productID: w.mustard.key, quantity: 1, unitPrice: Money(cents: 2000)),
-        ]))
+        let detail = try await store.backoffice.createOrder(
+            phoneOrder(
+                w,
+                [
+                    .init(productID: w.chai.key, quantity: 12), .init(productID: w.cote.key, quantity: 3, discount: 0.15),
+                    .init(productID: w.mustard.key, quantity: 1, unitPrice: Money(cents: 2000)),
+                ]
+            )
+        )
         let site = try await store.store.pool.read { db in try StoreMetadata.siteCode(db) }
         #expect(detail.order.number == "\(site)-1")
         #expect(detail.order.status == .new)
@@ -47,28 +60,46 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        #expect(await northwindError { _ = try await b.createOrder(phoneOrder(w, [])) } == .invalid([.init("lines", "an order needs at least one line")]))
-        #expect(await northwindError {
-            _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 0, discount: 1.5), .init(productID: w.chai.key, quantity: 1)]))
-        } == .invalid([
-            .init("lines[0].quantity", "must be a whole number from 1 to 1,000,000"),
-            .init("lines[0].discount", "must be a fraction between 0 and 1, e.g. 0.15 for 15%"),
-            .init("lines[1].productID", "product #\(w.chai.key) is already on another line; change that line's quantity instead"),
-        ]))
-        #expect(await northwindError { _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.oldTea.key, quantity: 1)])) }
-            == .invalid([.init("lines[0].productID", "'Old Tea' is discontinued and can no longer be ordered")]))
+        #expect(
+            await northwindError { _ = try await b.createOrder(phoneOrder(w, [])) } == .invalid([.init("lines", "an order needs at least one line")])
+        )
+        #expect(
+            await northwindError {
+                _ = try await b.createOrder(
+                    phoneOrder(w, [.init(productID: w.chai.key, quantity: 0, discount: 1.5), .init(productID: w.chai.key, quantity: 1)])
+                )
+            }
+                == .invalid([
+                    .init("lines[0].quantity", "must be a whole number from 1 to 1,000,000"),
+                    .init("lines[0].discount", "must be a fraction between 0 and 1, e.g. 0.15 for 15%"),
+                    .init("lines[1].productID", "product #\(w.chai.key) is already on another line; change that line's quantity instead"),
+                ])
+        )
+        #expect(
+            await northwindError { _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.oldTea.key, quantity: 1)])) }
+                == .invalid([.init("lines[0].productID", "'Old Tea' is discontinued and can no longer be ordered")])
+        )
         // The last line is bad: the order and its first line must not survive.
-        #expect(await northwindError { _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1), .init(productID: 999, quantity: 1)])) }
-            == .invalid([.init("lines[1].productID", "no product #999 exists")]))
+        #expect(
+            await northwindError {
+                _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1), .init(productID: 999, quantity: 1)]))
+            }
+                == .invalid([.init("lines[1].productID", "no product #999 exists")])
+        )
         var unknown = phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])
         unknown.customerCode = "NOBODY"
         #expect(await northwindError { _ = try await b.createOrder(unknown) } == .notFound(entity: "customer", key: "'NOBODY'"))
         var early = phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])
         early.requiredDate = LocalDate("2026-01-01")
-        #expect(await northwindError { _ = try await b.createOrder(early) } == .invalid([.init("requiredDate", "must not be before the order date 2026-11-20")]))
+        #expect(
+            await northwindError { _ = try await b.createOrder(early) }
+                == .invalid([.init("requiredDate", "must not be before the order date 2026-11-20")])
+        )
         #expect(try store.count("SELECT count(*) FROM orders") == 0)
         #expect(try store.count("SELECT count(*) FROM order_lines") == 0)
-        let sequence = try await store.store.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = 'orderSequence'") }
+        let sequence = try await store.store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = 'orderSequence'")
+        }
         #expect(sequence == "0")
     }
 
@@ -97,7 +128,10 @@ struct OrderTests {
         (query.from, query.to) = (LocalDate("2026-10-01"), LocalDate("2026-10-01"))
         #expect(try b.listOrders(query).items.map(\.order.number) == [c.order.number])
         (query.from, query.to) = (LocalDate("2026-11-02"), LocalDate("2026-11-01"))
-        #expect(await northwindError { _ = try b.listOrders(query) } == .invalid([.init("from", "the range starts (2026-11-02) after it ends (2026-11-01)")]))
+        #expect(
+            await northwindError { _ = try b.listOrders(query) }
+                == .invalid([.init("from", "the range starts (2026-11-02) after it ends (2026-11-01)")])
+        )
     }
 
     @Test func executeShipsTakesStockAndRecordsMovements() async throws {
@@ -115,8 +149,10 @@ struct OrderTests {
         let movement = try #require(try b.stockMovements(productID: w.chai.key).first)
         #expect((movement.delta, movement.reason, movement.orderID, movement.employeeID) == (-12, .shipped, order.order.id, w.andrew.id))
 
-        #expect(await northwindError { _ = try await b.executeOrder(number: order.order.number) }
-            == .invalidState("Order \(order.order.number) is already shipped; only new orders can be executed."))
+        #expect(
+            await northwindError { _ = try await b.executeOrder(number: order.order.number) }
+                == .invalidState("Order \(order.order.number) is already shipped; only new orders can be executed.")
+        )
     }
 
     @Test func executeRefusesShortOrdersAndChangesNothing() async throws {
@@ -124,13 +160,23 @@ struct OrderTests {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5), .init(productID: w.mustard.key, quantity: 8)]))
-        #expect(try b.checkAvailability(number: order.order.number)
-            == [LineAvailability(productID: w.chai.key, productName: "Chai", ordered: 5, inStock: 50),
-                LineAvailability(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5)])
+        #expect(
+            try b.checkAvailability(number: order.order.number)
+                == [
+                    LineAvailability(productID: w.chai.key, productName: "Chai", ordered: 5, inStock: 50),
+                    LineAvailability(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5),
+                ]
+        )
         let changesBefore = try store.count("SELECT count(*) FROM change_log")
 
         let error = await northwindError { _ = try await b.executeOrder(number: order.order.number) }
-        #expect(error == .insufficientStock(orderNumber: order.order.number, [.init(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5)]))
+        #expect(
+            error
+                == .insufficientStock(
+                    orderNumber: order.order.number,
+                    [.init(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5)]
+                )
+        )
         #expect(error?.description == "Order \(order.order.number) cannot be executed: Grandma's Mustard (ordered 8, in stock 5, short by 3).")
         #expect(try b.order(number: order.order.number).order.status == .new)
         #expect(try b.product(id: w.chai.key).product.unitsInStock == 50)
@@ -143,14 +189,24 @@ struct OrderTests {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
-        let edited = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.mustard.key, quantity: 2)], expectedVersion: 1)
+        let edited = try await b.updateOrderLines(
+            number: order.order.number,
+            lines: [.init(productID: w.mustard.key, quantity: 2)],
+            expectedVersion: 1
+        )
         #expect(edited.lines.map(\.line.productID) == [w.mustard.key])
         #expect(edited.order.version == 2)
-        #expect(await northwindError { _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)], expectedVersion: 1) }
-            == .conflict("Someone else changed order \(order.order.number) after you opened it. Reload it and edit again."))
+        #expect(
+            await northwindError {
+                _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)], expectedVersion: 1)
+            }
+                == .conflict("Someone else changed order \(order.order.number) after you opened it. Reload it and edit again.")
+        )
         _ = try await b.cancelOrder(number: order.order.number)
-        #expect(await northwindError { _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)]) }
-            == .invalidState("Order \(order.order.number) is cancelled; only new orders can be edited."))
+        #expect(
+            await northwindError { _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)]) }
+                == .invalidState("Order \(order.order.number) is cancelled; only new orders can be edited.")
+        )
     }
 
     @Test func cancelOnlyWhileNew() async throws {
@@ -159,10 +215,14 @@ struct OrderTests {
         let b = store.backoffice
         let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
         #expect(try await b.cancelOrder(number: order.order.number).order.status == .cancelled)
-        #expect(await northwindError { _ = try await b.cancelOrder(number: order.order.number) }
-            == .invalidState("Order \(order.order.number) is cancelled; only new orders can be cancelled."))
-        #expect(await northwindError { _ = try await b.executeOrder(number: order.order.number) }
-            == .invalidState("Order \(order.order.number) is already cancelled; only new orders can be executed."))
+        #expect(
+            await northwindError { _ = try await b.cancelOrder(number: order.order.number) }
+                == .invalidState("Order \(order.order.number) is cancelled; only new orders can be cancelled.")
+        )
+        #expect(
+            await northwindError { _ = try await b.executeOrder(number: order.order.number) }
+                == .invalidState("Order \(order.order.number) is already cancelled; only new orders can be executed.")
+        )
         #expect(await northwindError { _ = try await b.cancelOrder(number: "NOPE-1") } == .notFound(entity: "order", key: "NOPE-1"))
         #expect(try b.product(id: w.chai.key).product.unitsInStock == 50)
     }

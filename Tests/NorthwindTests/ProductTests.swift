@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Products")
@@ -65,8 +66,13 @@ struct ProductTests {
         let store = try TemporaryStore()
         let b = store.backoffice
         let error = await northwindError { _ = try await b.createProduct(Product(name: "  ", unitPrice: Money(cents: -1), reorderLevel: -2)) }
-        #expect(error == .invalid([.init("name", "is required"), .init("unitPrice", "must be from 0.00 to 9,999,999.99"),
-                                .init("reorderLevel", "must be a whole number from 0 to 1,000,000,000")]))
+        #expect(
+            error
+                == .invalid([
+                    .init("name", "is required"), .init("unitPrice", "must be from 0.00 to 9,999,999.99"),
+                    .init("reorderLevel", "must be a whole number from 0 to 1,000,000,000"),
+                ])
+        )
         let missing = await northwindError { _ = try await b.createProduct(Product(name: "Ghost", categoryID: 99)) }
         #expect(missing == .invalid([.init("categoryID", "no category #99 exists")]))
         #expect(try store.count("SELECT count(*) FROM products") == 0)
@@ -96,7 +102,10 @@ struct ProductTests {
         var mine = w.chai
         mine.name = "Chai tea"
         let error = await northwindError { _ = try await store.backoffice.updateProduct(mine) }
-        guard case .conflict(let message) = error else { Issue.record("expected a conflict, got \(String(describing: error))"); return }
+        guard case .conflict(let message) = error else {
+            Issue.record("expected a conflict, got \(String(describing: error))")
+            return
+        }
         #expect(message.contains("unit price is now 20.00"))
         #expect(message.contains("name is now Chai"))
         #expect(try store.backoffice.product(id: w.chai.key).product.name == "Chai")
@@ -139,8 +148,10 @@ struct ProductTests {
         let latest = try #require(try b.stockMovements(productID: w.mustard.key).first)
         #expect((latest.delta, latest.reason, latest.employeeID, latest.note) == (20, .received, w.nancy.id, "Delivery 42"))
 
-        #expect(await northwindError { _ = try await b.receiveStock(productID: w.mustard.key, quantity: 0) }
-            == .invalid([.init("quantity", "must be a whole number from 1 to 1,000,000,000")]))
+        #expect(
+            await northwindError { _ = try await b.receiveStock(productID: w.mustard.key, quantity: 0) }
+                == .invalid([.init("quantity", "must be a whole number from 1 to 1,000,000,000")])
+        )
         #expect(await northwindError { _ = try await b.receiveStock(productID: 999, quantity: 1) } == .notFound(entity: "product", key: "#999"))
     }
 
@@ -154,7 +165,9 @@ struct ProductTests {
         // Counting what the store already says records nothing.
         _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47)
         #expect(try b.stockMovements(productID: w.chai.key).count == 2)
-        #expect(await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
-            == .invalid([.init("countedQuantity", "must be a whole number from 0 to 1,000,000,000")]))
+        #expect(
+            await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
+                == .invalid([.init("countedQuantity", "must be a whole number from 0 to 1,000,000,000")])
+        )
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 @testable import NorthwindStore
 
@@ -53,8 +54,12 @@ struct ClassicReportTests {
             "Beverages": "102074.31", "Condiments": "55277.60", "Confections": "80894.14", "Dairy Products": "114749.78",
             "Grains/Cereals": "55948.82", "Meat/Poultry": "81338.06", "Produce": "53019.98", "Seafood": "65544.18",
         ]
-        let computed = Dictionary(uniqueKeysWithValues: zip(try Canonical.column(table, "CategoryName"),
-                                                            try Canonical.column(table, "CategorySales")))
+        let computed = Dictionary(
+            uniqueKeysWithValues: zip(
+                try Canonical.column(table, "CategoryName"),
+                try Canonical.column(table, "CategorySales")
+            )
+        )
         #expect(computed == published)
         #expect(try Canonical.column(table, "CategoryName") == published.keys.sorted())
     }
@@ -66,30 +71,34 @@ struct ClassicReportTests {
             #expect(try Canonical.row(subtotals, "OrderID", order)["Subtotal"] == amount)
         }
         let dearest = try Canonical.run("ten-most-expensive-products")
-        #expect(try Canonical.column(dearest, "TenMostExpensiveProducts") == [
-            "Côte de Blaye", "Thüringer Rostbratwurst", "Mishi Kobe Niku", "Sir Rodney's Marmalade", "Carnarvon Tigers",
-            "Raclette Courdavault", "Manjimup Dried Apples", "Tarte au sucre", "Ipoh Coffee", "Rössle Sauerkraut",
-        ])
+        #expect(
+            try Canonical.column(dearest, "TenMostExpensiveProducts") == [
+                "Côte de Blaye", "Thüringer Rostbratwurst", "Mishi Kobe Niku", "Sir Rodney's Marmalade", "Carnarvon Tigers",
+                "Raclette Courdavault", "Manjimup Dried Apples", "Tarte au sucre", "Ipoh Coffee", "Rössle Sauerkraut",
+            ]
+        )
         #expect(try Canonical.column(dearest, "UnitPrice").first == "263.50")
         #expect(try Canonical.column(dearest, "UnitPrice").last == "45.60")
     }
 
     /// Row counts with each report's default parameters (and ALFKI, order 10248, the year 1997, Beverages).
-    @Test(arguments: [
-        ("alphabetical-list-of-products", [:], 69), ("current-product-list", [:], 69),
-        ("products-above-average-price", [:], 25), ("products-by-category", [:], 69),
-        ("customer-and-suppliers-by-city", [:], 120), ("invoices", [:], 2155), ("order-details-extended", [:], 2155),
-        ("order-subtotals", [:], 830), ("orders-qry", [:], 830), ("quarterly-orders", [:], 86),
-        ("quarterly-orders", ["year": "1996"], 67), ("product-sales-for-1997", [:], 77),
-        ("category-sales-for-1997", [:], 8), ("sales-by-category", [:], 77), ("sales-totals-by-amount", [:], 66),
-        ("sales-totals-by-amount", ["year": "1998"], 44), ("summary-of-sales-by-quarter", [:], 809),
-        ("summary-of-sales-by-year", [:], 809), ("ten-most-expensive-products", [:], 10),
-        ("cust-order-hist", ["customer": "ALFKI"], 11), ("cust-order-hist", ["customer": "FISSA"], 0),
-        ("cust-orders-detail", ["order": "10248"], 3), ("cust-orders-orders", ["customer": "alfki"], 6),
-        ("employee-sales-by-country", ["from": "1997-01-01", "to": "1997-12-31"], 398),
-        ("sales-by-year", ["from": "1997-01-01", "to": "1997-12-31"], 398),
-        ("sales-by-category", ["year": "1998"], 76), ("sales-by-category", ["year": "1996"], 74),
-    ] as [(String, [String: String], Int)])
+    @Test(
+        arguments: [
+            ("alphabetical-list-of-products", [:], 69), ("current-product-list", [:], 69),
+            ("products-above-average-price", [:], 25), ("products-by-category", [:], 69),
+            ("customer-and-suppliers-by-city", [:], 120), ("invoices", [:], 2155), ("order-details-extended", [:], 2155),
+            ("order-subtotals", [:], 830), ("orders-qry", [:], 830), ("quarterly-orders", [:], 86),
+            ("quarterly-orders", ["year": "1996"], 67), ("product-sales-for-1997", [:], 77),
+            ("category-sales-for-1997", [:], 8), ("sales-by-category", [:], 77), ("sales-totals-by-amount", [:], 66),
+            ("sales-totals-by-amount", ["year": "1998"], 44), ("summary-of-sales-by-quarter", [:], 809),
+            ("summary-of-sales-by-year", [:], 809), ("ten-most-expensive-products", [:], 10),
+            ("cust-order-hist", ["customer": "ALFKI"], 11), ("cust-order-hist", ["customer": "FISSA"], 0),
+            ("cust-orders-detail", ["order": "10248"], 3), ("cust-orders-orders", ["customer": "alfki"], 6),
+            ("employee-sales-by-country", ["from": "1997-01-01", "to": "1997-12-31"], 398),
+            ("sales-by-year", ["from": "1997-01-01", "to": "1997-12-31"], 398),
+            ("sales-by-category", ["year": "1998"], 76), ("sales-by-category", ["year": "1996"], 74),
+        ] as [(String, [String: String], Int)]
+    )
     func rowCounts(report: String, parameters: [String: String], rows: Int) throws {
         #expect(try Canonical.run(report, parameters).rows.count == rows)
     }
@@ -102,8 +111,10 @@ struct ClassicReportTests {
         let amount = { (order: String, product: String) in amounts[lines.firstIndex { $0 == (order, product) } ?? 0] }
         #expect(amount("10351", "44") == "1133.82")
         #expect(amount("10954", "31") == "265.63")
-        #expect(try Canonical.row(Canonical.run("cust-orders-detail", ["order": "10351"]), "ProductName", "Gula Malacca")
-            == ["ProductName": "Gula Malacca", "UnitPrice": "15.50", "Quantity": "77", "Discount": "5", "ExtendedPrice": "1133.83"])
+        #expect(
+            try Canonical.row(Canonical.run("cust-orders-detail", ["order": "10351"]), "ProductName", "Gula Malacca")
+                == ["ProductName": "Gula Malacca", "UnitPrice": "15.50", "Quantity": "77", "Discount": "5", "ExtendedPrice": "1133.83"]
+        )
         #expect(try Canonical.column(extended, "ExtendedPrice").compactMap { Money(parsing: $0)?.cents }.reduce(0, +) == 126_579_306)
     }
 
@@ -177,8 +188,11 @@ struct ReportParameterTests {
     @Test func reportsNameTheirOriginalsAndFindThemByEitherName() throws {
         // The 23 views and procedures of instnwnd.sql, then the manager's six.
         #expect(ReportDefinition.catalogue.count == 29)
-        #expect(ReportDefinition.catalogue.suffix(6).map(\.name) == [
-            "reorder-list", "order-backlog", "top-customers", "top-products", "sales-per-employee", "stock-movements"])
+        #expect(
+            ReportDefinition.catalogue.suffix(6).map(\.name) == [
+                "reorder-list", "order-backlog", "top-customers", "top-products", "sales-per-employee", "stock-movements",
+            ]
+        )
         #expect(ReportDefinition.named("Category Sales for 1997")?.name == "category-sales-for-1997")
         #expect(ReportDefinition.named("CustOrderHist")?.original == "procedure \"CustOrderHist\"")
         #expect(ReportDefinition.named("employee-sales-by-country")?.parameters.map(\.name) == ["from", "to"])
@@ -195,16 +209,23 @@ struct LineAmountTests {
         let world = try await World.make(store.backoffice)
         #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1800, quantity: 3, discount: 0) == 5400)
         #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1400, quantity: 12, discount: 0.25) == 12600)
-        let order = try await store.backoffice.createOrder(OrderDraft(
-            customerCode: world.vinet.code, employeeID: world.nancy.id, lines: [.init(productID: world.chai.id!, quantity: 3, discount: 0.15)]))
+        let order = try await store.backoffice.createOrder(
+            OrderDraft(
+                customerCode: world.vinet.code,
+                employeeID: world.nancy.id,
+                lines: [.init(productID: world.chai.id!, quantity: 3, discount: 0.15)]
+            )
+        )
         let stored = try store.count("SELECT extendedPriceCents FROM order_lines WHERE orderID = ?", [order.order.id])
         // 18.00 × 3 × 0.85 = 45.90, and binary32 keeps it within a ten-thousandth.
         #expect(stored == 4590)
         // A writer that gets the amount wrong is refused by the CHECK, and nothing changes.
         #expect(throws: DatabaseError.self) {
             try store.store.pool.write { db in
-                try db.execute(sql: "UPDATE order_lines SET extendedPriceCents = extendedPriceCents + 1 WHERE orderID = ?",
-                               arguments: [order.order.id])
+                try db.execute(
+                    sql: "UPDATE order_lines SET extendedPriceCents = extendedPriceCents + 1 WHERE orderID = ?",
+                    arguments: [order.order.id]
+                )
             }
         }
         #expect(try store.count("SELECT extendedPriceCents FROM order_lines WHERE orderID = ?", [order.order.id]) == 4590)
@@ -229,11 +250,25 @@ struct ManagersReportTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        func order(_ customer: Customer, _ employee: Employee, _ date: String, due: String? = nil, _ product: Product,
-                   _ quantity: Int, discount: Double = 0) async throws -> String {
-            try await b.createOrder(OrderDraft(customerCode: customer.code, employeeID: employee.id, orderDate: LocalDate(date),
-                                               requiredDate: due.flatMap(LocalDate.init), lines: [.init(productID: product.key, quantity: quantity, discount: discount)]))
-                .order.number
+        func order(
+            _ customer: Customer,
+            _ employee: Employee,
+            _ date: String,
+            due: String? = nil,
+            _ product: Product,
+            _ quantity: Int,
+            discount: Double = 0
+        ) async throws -> String {
+            try await b.createOrder(
+                OrderDraft(
+                    customerCode: customer.code,
+                    employeeID: employee.id,
+                    orderDate: LocalDate(date),
+                    requiredDate: due.flatMap(LocalDate.init),
+                    lines: [.init(productID: product.key, quantity: quantity, discount: discount)]
+                )
+            )
+            .order.number
         }
         _ = try await order(w.vinet, w.nancy, "2026-11-05", w.chai, 3)
         _ = try await order(w.alfki, w.andrew, "2026-11-10", due: "2026-11-20", w.mustard, 8)
@@ -258,7 +293,7 @@ struct ManagersReportTests {
         #expect(Self.column(reorder, "SuggestedQuantity") == ["15"])
 
         let backlog = try b.runReport("order-backlog")
-        #expect(Self.column(backlog, "CustomerID") == ["ALFKI", "VINET", "ALFKI"]) // due 11-20 first; no due date last
+        #expect(Self.column(backlog, "CustomerID") == ["ALFKI", "VINET", "ALFKI"])  // due 11-20 first; no due date last
         #expect(Self.column(backlog, "Status") == ["blocked", "supplyable", "supplyable"])
         #expect(Self.column(backlog, "BlockedBy") == ["Grandma's Mustard (short by 3)", "", ""])
         #expect(Self.column(backlog, "Amount") == ["200.00", "54.00", "162.00"])
@@ -310,11 +345,11 @@ struct ManagersReportTests {
     @Test func dashboardComparesThisMonthWithLastMonth() async throws {
         let (store, _) = try await Self.world()
         let board = try store.backoffice.dashboard(today: LocalDate("2026-11-22")!)
-        #expect(board.monthToDate == Money(cents: 25_400)) // O1 + O2; O5 is cancelled
+        #expect(board.monthToDate == Money(cents: 25_400))  // O1 + O2; O5 is cancelled
         #expect(board.ordersMonthToDate == 2)
-        #expect(board.lastMonth == Money(cents: 68_900)) // O3 + O4
+        #expect(board.lastMonth == Money(cents: 68_900))  // O3 + O4
         #expect(board.lastMonthToDate == Money(cents: 68_900))
-        #expect(board.changePercent == -63) // 254.00 against 689.00
+        #expect(board.changePercent == -63)  // 254.00 against 689.00
         #expect(board.categories.map(\.name) == ["Condiments", "Beverages"])
         #expect(board.newOrders == 3)
         #expect(board.lowStockProducts == 1)
@@ -337,17 +372,23 @@ struct ReportSummaryTests {
     static func expectInStep(_ store: TemporaryStore, _ comment: Comment) throws {
         try store.store.pool.read { db in
             let totals = try Row.fetchAll(db, sql: "SELECT orderID, lineCount, amountCents FROM order_totals ORDER BY orderID")
-            let recomputed = try Row.fetchAll(db, sql: """
-                SELECT orderID, count(*) AS lineCount, sum(extendedPriceCents) AS amountCents
-                FROM order_lines GROUP BY orderID ORDER BY orderID
-                """)
+            let recomputed = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT orderID, count(*) AS lineCount, sum(extendedPriceCents) AS amountCents
+                    FROM order_lines GROUP BY orderID ORDER BY orderID
+                    """
+            )
             #expect(totals == recomputed, comment)
             let sold = try Row.fetchAll(db, sql: "SELECT lineID, productID, orderDate, quantity, amountCents FROM sold_lines ORDER BY lineID")
-            let lines = try Row.fetchAll(db, sql: """
-                SELECT ol.id AS lineID, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents AS amountCents
-                FROM order_lines ol JOIN orders o ON o.id = ol.orderID
-                WHERE o.status <> 'cancelled' ORDER BY ol.id
-                """)
+            let lines = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ol.id AS lineID, ol.productID, o.orderDate, ol.quantity, ol.extendedPriceCents AS amountCents
+                    FROM order_lines ol JOIN orders o ON o.id = ol.orderID
+                    WHERE o.status <> 'cancelled' ORDER BY ol.id
+                    """
+            )
             #expect(sold == lines, comment)
         }
     }
@@ -362,10 +403,19 @@ struct ReportSummaryTests {
         #expect(try store.count("SELECT count(*) FROM order_totals") == 5)
 
         // O1 edited: Chai 5 × 18.00 and Mustard 1 × 25.00 = 115.00.
-        _ = try await b.updateOrderLines(number: numbers[0], lines: [.init(productID: w.chai.key, quantity: 5),
-                                                                     .init(productID: w.mustard.key, quantity: 1)])
-        #expect(try store.count("SELECT amountCents FROM order_totals t JOIN orders o ON o.id = t.orderID WHERE o.number = ?",
-                                [numbers[0]]) == 11500)
+        _ = try await b.updateOrderLines(
+            number: numbers[0],
+            lines: [
+                .init(productID: w.chai.key, quantity: 5),
+                .init(productID: w.mustard.key, quantity: 1),
+            ]
+        )
+        #expect(
+            try store.count(
+                "SELECT amountCents FROM order_totals t JOIN orders o ON o.id = t.orderID WHERE o.number = ?",
+                [numbers[0]]
+            ) == 11500
+        )
         try Self.expectInStep(store, "after editing an order's lines")
 
         _ = try await b.cancelOrder(number: numbers[3])
@@ -380,8 +430,11 @@ struct ReportSummaryTests {
         try await store.store.pool.write { db in
             try db.execute(sql: "UPDATE orders SET orderDate = '2026-09-30' WHERE number = ?", arguments: [numbers[1]])
             try db.execute(sql: "UPDATE orders SET status = 'new' WHERE number = ?", arguments: [numbers[4]])
-            try db.execute(sql: "UPDATE order_lines SET orderID = (SELECT id FROM orders WHERE number = ?) WHERE productID = ? AND orderID = (SELECT id FROM orders WHERE number = ?)",
-                           arguments: [numbers[2], w.mustard.key, numbers[0]])
+            try db.execute(
+                sql:
+                    "UPDATE order_lines SET orderID = (SELECT id FROM orders WHERE number = ?) WHERE productID = ? AND orderID = (SELECT id FROM orders WHERE number = ?)",
+                arguments: [numbers[2], w.mustard.key, numbers[0]]
+            )
             try db.execute(sql: "DELETE FROM orders WHERE number = ?", arguments: [numbers[4]])
         }
         try Self.expectInStep(store, "after moving a line, changing a date and a status, and deleting an order")
@@ -404,14 +457,16 @@ struct ReportSummaryTests {
             let old = try DatabaseQueue(path: path)
             try Schema.migrator.migrate(old, upTo: "v3: report indexes")
             try old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
-                    INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
-                    INSERT INTO orders (id, number, customerID, orderDate, status) VALUES
-                      (1, '10248', 1, '1996-07-04', 'new'), (2, '10249', 1, '1996-07-05', 'cancelled');
-                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES
-                      (1, 1, 1800, 12, 0), (1, 2, 3100, 10, 0.25), (2, 1, 1800, 1, 0);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO customers (id, code, companyName) VALUES (1, 'VINET', 'Vins et alcools Chevalier');
+                        INSERT INTO products (id, name, unitPriceCents) VALUES (1, 'Chai', 1800), (2, 'Ikura', 3100);
+                        INSERT INTO orders (id, number, customerID, orderDate, status) VALUES
+                          (1, '10248', 1, '1996-07-04', 'new'), (2, '10249', 1, '1996-07-05', 'cancelled');
+                        INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount) VALUES
+                          (1, 1, 1800, 12, 0), (1, 2, 3100, 10, 0.25), (2, 1, 1800, 1, 0);
+                        """
+                )
             }
         }
         let store = try Store(StoreConfiguration(path: path))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 @Suite("Store")
@@ -8,17 +9,24 @@ struct StoreTests {
     @Test func migratesAnEmptyFileToTheWholeClassicSchema() throws {
         let store = try TemporaryStore()
         let tables = try store.store.pool.read { db in
-            try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'products_fts%'")
+            try String.fetchSet(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'products_fts%'"
+            )
         }
-        #expect(tables == [
-            "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
-            "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
-            "stock_movements", "change_log", "store_metadata", "grdb_migrations", "credentials", "access_tokens",
-            "order_totals", "sold_lines",
-        ])
+        #expect(
+            tables == [
+                "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
+                "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
+                "stock_movements", "change_log", "store_metadata", "grdb_migrations", "credentials", "access_tokens",
+                "order_totals", "sold_lines",
+            ]
+        )
         let (journal, foreignKeys, violations) = try store.store.pool.read { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
-             try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count)
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
+                try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
+            )
         }
         #expect(journal == "wal")
         #expect(foreignKeys == true)
@@ -51,7 +59,9 @@ struct StoreTests {
     func constraintsGuardTheData(sql: String) async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        _ = try await store.backoffice.createOrder(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)]))
+        _ = try await store.backoffice.createOrder(
+            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)])
+        )
         await #expect(throws: DatabaseError.self) { try await store.store.pool.write { db in try db.execute(sql: sql) } }
     }
 
@@ -67,7 +77,11 @@ struct StoreTests {
             try Row.fetchAll(db, sql: "SELECT tableName, recordID, operation FROM change_log ORDER BY seq")
                 .map { [$0[0] as String, $0[1] as String, $0[2] as String] }
         }
-        #expect(log == [["categories", created.recordID, "insert"], ["categories", created.recordID, "update"], ["categories", created.recordID, "delete"]])
+        #expect(
+            log == [
+                ["categories", created.recordID, "insert"], ["categories", created.recordID, "update"], ["categories", created.recordID, "delete"],
+            ]
+        )
         // A raw SQL insert gets a record id too, and the id never changes.
         try await store.store.pool.write { db in
             try db.execute(sql: "INSERT INTO shippers (companyName) VALUES ('Raw')")
@@ -80,8 +94,13 @@ struct StoreTests {
     @Test func storeLocationFollowsFlagThenEnvironmentThenXDG() {
         #expect(StoreConfiguration.resolvePath(explicit: "/a.sqlite", environment: ["NORTHWIND_STORE": "/b.sqlite"]) == "/a.sqlite")
         #expect(StoreConfiguration.resolvePath(explicit: nil, environment: ["NORTHWIND_STORE": "/b.sqlite", "XDG_DATA_HOME": "/x"]) == "/b.sqlite")
-        #expect(StoreConfiguration.resolvePath(explicit: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/home/ann"]) == "/x/northwind/northwind.sqlite")
-        #expect(StoreConfiguration.resolvePath(explicit: nil, environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/northwind/northwind.sqlite")
+        #expect(
+            StoreConfiguration.resolvePath(explicit: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/home/ann"])
+                == "/x/northwind/northwind.sqlite"
+        )
+        #expect(
+            StoreConfiguration.resolvePath(explicit: nil, environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/northwind/northwind.sqlite"
+        )
         #expect(StoreConfiguration.sqlDebugRequested(environment: ["NORTHWIND_SQL_DEBUG": "1"]))
         #expect(!StoreConfiguration.sqlDebugRequested(environment: [:]))
     }
@@ -92,7 +111,9 @@ struct StoreTests {
         let path = directory.appendingPathComponent("nested/first.sqlite").path
         let seeded = try Backoffice.open(StoreConfiguration(path: path))
         #expect(try seeded.list(Category.self).total == 8)
-        try seeded.store.pool.write { db in _ = try db.execute(sql: "DELETE FROM shippers WHERE id NOT IN (SELECT shipVia FROM orders WHERE shipVia IS NOT NULL)") }
+        try seeded.store.pool.write { db in
+            _ = try db.execute(sql: "DELETE FROM shippers WHERE id NOT IN (SELECT shipVia FROM orders WHERE shipVia IS NOT NULL)")
+        }
         // Opening an existing store never seeds it again.
         let reopened = try Backoffice.open(StoreConfiguration(path: path))
         #expect(try reopened.list(Category.self).total == 8)

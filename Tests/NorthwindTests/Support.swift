@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import Northwind
 
 /// A store in a fresh temporary folder, removed when the value goes away.
@@ -14,8 +15,10 @@ final class TemporaryStore: Sendable {
     init(threshold: Int = 100 * 1024, seed: DemoData.Options? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
         let configuration = StoreConfiguration(
-            path: directory.appendingPathComponent("store.sqlite").path, externalStorageThreshold: threshold,
-            orphanGracePeriod: 0)
+            path: directory.appendingPathComponent("store.sqlite").path,
+            externalStorageThreshold: threshold,
+            orphanGracePeriod: 0
+        )
         backoffice = try Backoffice.open(configuration, seedIfCreated: false)
         if let seed { try DemoData.seed(into: backoffice.store, options: seed) }
     }
@@ -55,9 +58,25 @@ struct World {
         let beverages = try await b.create(Category(name: "Beverages", description: "Soft drinks, coffees, teas"))
         let condiments = try await b.create(Category(name: "Condiments"))
         let supplier = try await b.create(Supplier(companyName: "Exotic Liquids"))
-        func product(_ name: String, _ category: Category, price: Int, stock: Int, reorder: Int = 0, discontinued: Bool = false) async throws -> Product {
-            try await b.createProduct(Product(name: name, supplierID: supplier.id, categoryID: category.id, unitPrice: Money(cents: price),
-                                              unitsInStock: stock, reorderLevel: reorder, discontinued: discontinued))
+        func product(
+            _ name: String,
+            _ category: Category,
+            price: Int,
+            stock: Int,
+            reorder: Int = 0,
+            discontinued: Bool = false
+        ) async throws -> Product {
+            try await b.createProduct(
+                Product(
+                    name: name,
+                    supplierID: supplier.id,
+                    categoryID: category.id,
+                    unitPrice: Money(cents: price),
+                    unitsInStock: stock,
+                    reorderLevel: reorder,
+                    discontinued: discontinued
+                )
+            )
         }
         var vinet = Customer(code: "VINET", companyName: "Vins et alcools Chevalier")
         (vinet.address, vinet.city, vinet.country) = ("59 rue de l'Abbaye", "Reims", "France")
@@ -65,14 +84,19 @@ struct World {
         var nancy = Employee(firstName: "Nancy", lastName: "Davolio", title: "Sales Representative")
         nancy.reportsTo = andrew.id
         return World(
-            beverages: beverages, condiments: condiments, supplier: supplier,
+            beverages: beverages,
+            condiments: condiments,
+            supplier: supplier,
             chai: try await product("Chai", beverages, price: 1800, stock: 50),
             cote: try await product("Côte de Blaye", beverages, price: 26350, stock: 10),
             mustard: try await product("Grandma's Mustard", condiments, price: 2500, stock: 5, reorder: 10),
             oldTea: try await product("Old Tea", beverages, price: 500, stock: 20, discontinued: true),
-            vinet: try await b.create(vinet), alfki: try await b.create(Customer(code: "ALFKI", companyName: "Alfreds Futterkiste")),
-            nancy: try await b.create(nancy), andrew: andrew,
-            shipper: try await b.create(Shipper(companyName: "Speedy Express", phone: "(503) 555-9831")))
+            vinet: try await b.create(vinet),
+            alfki: try await b.create(Customer(code: "ALFKI", companyName: "Alfreds Futterkiste")),
+            nancy: try await b.create(nancy),
+            andrew: andrew,
+            shipper: try await b.create(Shipper(companyName: "Speedy Express", phone: "(503) 555-9831"))
+        )
     }
 }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import Northwind
 @testable import NorthwindWeb
 
@@ -34,7 +35,8 @@ struct OpenAPIDocument {
         let resolved = resolve(response)
         guard let content = resolved["content"] as? [String: Any] else { return .success([:]) }
         // JSON is what these tests read; a report's CSV is documented beside it.
-        guard let media = (content["application/json"] ?? content.values.first) as? [String: Any], let schema = media["schema"] as? [String: Any] else {
+        guard let media = (content["application/json"] ?? content.values.first) as? [String: Any], let schema = media["schema"] as? [String: Any]
+        else {
             return .failure(.init("\(method) \(path) \(status) has no schema"))
         }
         return .success(schema)
@@ -60,7 +62,8 @@ struct OpenAPIDocument {
             problems.append("\(path): \(value) is not one of \(options)")
         }
         if let pattern = schema["pattern"] as? String, let text = value as? String,
-           text.range(of: pattern, options: .regularExpression) == nil {
+            text.range(of: pattern, options: .regularExpression) == nil
+        {
             problems.append("\(path): '\(text)' does not match \(pattern)")
         }
         if (schema["format"] as? String) == "date", let text = value as? String, LocalDate(text) == nil {
@@ -88,7 +91,8 @@ struct OpenAPIDocument {
     func matches(_ value: Any, _ type: String) -> Bool {
         switch (type, value) {
         case ("null", is NSNull), ("boolean", is Bool), ("string", is String), ("array", is [Any]),
-             ("object", is [String: Any]): return true
+            ("object", is [String: Any]):
+            return true
         case ("integer", is Int), ("number", is Int), ("number", is Double): return true
         default: return false
         }
@@ -98,17 +102,31 @@ struct OpenAPIDocument {
 /// JSON parsed strictly: JSONSerialization would let 1 pass for true, so booleans and numbers are told apart by
 /// decoding.
 enum JSONValue: Decodable {
-    case null, bool(Bool), int(Int), double(Double), string(String), array([JSONValue]), object([String: JSONValue])
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let v = try? c.decode(Bool.self) { self = .bool(v) }
-        else if let v = try? c.decode(Int.self) { self = .int(v) }
-        else if let v = try? c.decode(Double.self) { self = .double(v) }
-        else if let v = try? c.decode(String.self) { self = .string(v) }
-        else if let v = try? c.decode([JSONValue].self) { self = .array(v) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let v = try? c.decode(Bool.self) {
+            self = .bool(v)
+        } else if let v = try? c.decode(Int.self) {
+            self = .int(v)
+        } else if let v = try? c.decode(Double.self) {
+            self = .double(v)
+        } else if let v = try? c.decode(String.self) {
+            self = .string(v)
+        } else if let v = try? c.decode([JSONValue].self) {
+            self = .array(v)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
     }
 
     /// Plain Swift values: NSNull, Bool, Int, Double, String, arrays and dictionaries.
@@ -137,7 +155,8 @@ struct ContractError: Error, CustomStringConvertible {
         let fixture = try await WebFixture.make()
         let w = fixture.world
         let order = try await fixture.store.backoffice.createOrder(
-            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [OrderLineDraft(productID: w.chai.key, quantity: 1)]))
+            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [OrderLineDraft(productID: w.chai.key, quantity: 1)])
+        )
         try await fixture.test { client in
             let spec = try OpenAPIDocument(Data(try await client.execute(uri: "/api/openapi.json", method: .get).body.readableBytesView))
             #expect(spec.root["openapi"] as? String == "3.1.0")
@@ -190,8 +209,10 @@ struct ContractError: Error, CustomStringConvertible {
         let spec = try OpenAPIDocument(StaticFiles.openAPI)
         let schema = try spec.responseSchema(method: "GET", path: "/api/v1/summary", status: 200).get()
         #expect(spec.violations(["newOrders": 1, "lowStockProducts": 2], schema) == [])
-        #expect(spec.violations(["newOrders": "1", "lowStockProducts": 2, "extra": true], schema).sorted()
-            == ["$.newOrders: 1 is not [\"integer\"]", "$: undocumented field extra"])
+        #expect(
+            spec.violations(["newOrders": "1", "lowStockProducts": 2, "extra": true], schema).sorted()
+                == ["$.newOrders: 1 is not [\"integer\"]", "$: undocumented field extra"]
+        )
         #expect(spec.violations(["newOrders": 1], schema) == ["$: missing required lowStockProducts"])
         let product = try spec.responseSchema(method: "GET", path: "/api/v1/products/1", status: 200).get()
         #expect(spec.violations(["unitPrice": 18.0], spec.resolve(product)).contains("$.unitPrice: 18.0 is not [\"string\"]"))

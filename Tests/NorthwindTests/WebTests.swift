@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import Northwind
 @testable import NorthwindWeb
 
@@ -20,14 +21,20 @@ struct WebFixture {
         let b = store.backoffice
         _ = try await b.setPassword(employeeID: world.andrew.id ?? 0, password: "manager-secret", cost: 4)
         _ = try await b.setPassword(employeeID: world.nancy.id ?? 0, password: "rep-secret-1", cost: 4)
-        return WebFixture(store: store, world: world,
-                          managerToken: try await b.issueAPIToken(employeeID: world.andrew.id ?? 0),
-                          repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0))
+        return WebFixture(
+            store: store,
+            world: world,
+            managerToken: try await b.issueAPIToken(employeeID: world.andrew.id ?? 0),
+            repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0)
+        )
     }
 
     /// Runs `body` against the app: through the router, or `live` on a real HTTP server on loopback.
-    func test(options: WebOptions = WebOptions(port: 0), live: Bool = false,
-              _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func test(
+        options: WebOptions = WebOptions(port: 0),
+        live: Bool = false,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let app = try await WebApp.build(backoffice: store.backoffice, options: options)
         try await app.test(live ? .live : .router, body)
     }
@@ -40,17 +47,26 @@ struct BrowserSession {
 
     /// Opens the sign-in page and posts its form, as a browser does: the page's token goes back in the form and
     /// in its cookie.
-    static func postSignIn(_ client: any TestClientProtocol, login: String, password: String,
-                           token: String? = nil) async throws -> TestResponse {
+    static func postSignIn(
+        _ client: any TestClientProtocol,
+        login: String,
+        password: String,
+        token: String? = nil
+    ) async throws -> TestResponse {
         let page = try await client.execute(uri: "/signin?next=%2Forders", method: .get)
         let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
         #expect(cookie.contains("SameSite=Strict"))
         #expect(cookie.contains("HttpOnly"))
         let formToken = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
-        return try await client.execute(uri: "/signin", method: .post,
-                                        headers: [.contentType: "application/x-www-form-urlencoded",
-                                                  .cookie: String(cookie.split(separator: ";")[0])],
-                                        body: ByteBuffer(string: "_csrf=\(token ?? String(formToken))&login=\(login)&password=\(password)&next=%2Forders"))
+        return try await client.execute(
+            uri: "/signin",
+            method: .post,
+            headers: [
+                .contentType: "application/x-www-form-urlencoded",
+                .cookie: String(cookie.split(separator: ";")[0]),
+            ],
+            body: ByteBuffer(string: "_csrf=\(token ?? String(formToken))&login=\(login)&password=\(password)&next=%2Forders")
+        )
     }
 
     static func signIn(_ client: any TestClientProtocol, login: String, password: String) async throws -> BrowserSession {
@@ -73,9 +89,12 @@ struct BrowserSession {
     func post(_ client: any TestClientProtocol, _ uri: String, _ fields: [(String, String)]) async throws -> TestResponse {
         let body = ([("_csrf", csrf)] + fields).map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
             .joined(separator: "&")
-        return try await client.execute(uri: uri, method: .post,
-                                        headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                        body: ByteBuffer(string: body))
+        return try await client.execute(
+            uri: uri,
+            method: .post,
+            headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+            body: ByteBuffer(string: body)
+        )
     }
 }
 
@@ -118,9 +137,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(String(buffer: home.body).contains("Good day, Nancy"))
 
             // Signing out without the page's token is refused; with it, the session ends.
-            let forged = try await client.execute(uri: "/signout", method: .post,
-                                                  headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: "_csrf=wrong"))
+            let forged = try await client.execute(
+                uri: "/signout",
+                method: .post,
+                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "_csrf=wrong")
+            )
             #expect(forged.status == .forbidden)
             let out = try await session.post(client, "/signout", [])
             #expect(out.status == .found)
@@ -134,8 +156,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         try await fixture.test { client in
             // A post from another site carries no token (and cannot read or set the cookie).
-            let bare = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                body: ByteBuffer(string: "login=nancy.davolio&password=rep-secret-1"))
+            let bare = try await client.execute(
+                uri: "/signin",
+                method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "login=nancy.davolio&password=rep-secret-1")
+            )
             #expect(bare.status == .forbidden)
             #expect(!bare.headers[values: .setCookie].contains { $0.hasPrefix("northwind_session=") })
             let forged = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1", token: "forged")
@@ -189,14 +215,26 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(String(buffer: csv.body).hasPrefix("TenMostExpensiveProducts,UnitPrice\r\nCôte de Blaye,263.50\r\n"))
 
             // Mistakes appear beside their fields, with what was typed kept.
-            let bad = try await client.execute(uri: "/reports/sales-by-year?from=1997-02-30&to=1997-01-01", method: .get,
-                                               headers: manager.headers)
+            let bad = try await client.execute(
+                uri: "/reports/sales-by-year?from=1997-02-30&to=1997-01-01",
+                method: .get,
+                headers: manager.headers
+            )
             #expect(bad.status == .unprocessableContent)
             let form = String(buffer: bad.body)
-            #expect(form.contains("<p class=\"field-error\" id=\"from-error\">Must be a date written yyyy-MM-dd, such as 1996-07-04, not &quot;1997-02-30&quot;</p>"))
+            #expect(
+                form.contains(
+                    "<p class=\"field-error\" id=\"from-error\">Must be a date written yyyy-MM-dd, such as 1996-07-04, not &quot;1997-02-30&quot;</p>"
+                )
+            )
             #expect(form.contains("value=\"1997-02-30\""))
-            let unknown = String(buffer: try await client.execute(uri: "/reports/cust-order-hist?customer=NOPE", method: .get,
-                                                                  headers: manager.headers).body)
+            let unknown = String(
+                buffer: try await client.execute(
+                    uri: "/reports/cust-order-hist?customer=NOPE",
+                    method: .get,
+                    headers: manager.headers
+                ).body
+            )
             #expect(unknown.contains("id=\"customer-error\">No customer NOPE exists.</p>"))
 
             let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
@@ -211,7 +249,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     @Test func theReportAPIPagesJSONAndStreamsCSV() async throws {
         let fixture = try await WebFixture.make()
         let whole = try fixture.store.backoffice.runReport("current-product-list")
-        #expect(whole.rows.count == 3) // Chai, Côte de Blaye, Grandma's Mustard; Old Tea is discontinued
+        #expect(whole.rows.count == 3)  // Chai, Côte de Blaye, Grandma's Mustard; Old Tea is discontinued
         try await fixture.test { client in
             let token = bearer(fixture.managerToken)
             var uri: String? = "/api/v1/reports/current-product-list?limit=2"
@@ -233,11 +271,16 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(csv.status == .ok)
             #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
             let ids = whole.rows.map { $0[0].description }
-            #expect(String(buffer: csv.body) == "ProductID,ProductName\r\n\(ids[0]),Chai\r\n\(ids[1]),Côte de Blaye\r\n\(ids[2]),Grandma's Mustard\r\n")
+            #expect(
+                String(buffer: csv.body) == "ProductID,ProductName\r\n\(ids[0]),Chai\r\n\(ids[1]),Côte de Blaye\r\n\(ids[2]),Grandma's Mustard\r\n"
+            )
 
             // A mistake is found before the download starts, so it still gets its status and message.
-            let bad = try await client.execute(uri: "/api/v1/reports/sales-by-year?from=1997-01-01&to=1996-01-01&format=csv",
-                                               method: .get, headers: token)
+            let bad = try await client.execute(
+                uri: "/api/v1/reports/sales-by-year?from=1997-01-01&to=1996-01-01&format=csv",
+                method: .get,
+                headers: token
+            )
             #expect(bad.status == .unprocessableContent)
             #expect(String(buffer: bad.body).contains("must not be before from"))
             for query in ["limit=0", "limit=10001", "offset=-1", "format=xml"] {
@@ -271,8 +314,13 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         let w = fixture.world
         // Today: 3 Chai at 18.00, in Beverages.
-        _ = try await fixture.store.backoffice.createOrder(OrderDraft(
-            customerCode: w.vinet.code, employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 3)]))
+        _ = try await fixture.store.backoffice.createOrder(
+            OrderDraft(
+                customerCode: w.vinet.code,
+                employeeID: w.nancy.id,
+                lines: [.init(productID: w.chai.key, quantity: 3)]
+            )
+        )
         try await fixture.test { client in
             let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let home = String(buffer: try await client.execute(uri: "/", method: .get, headers: manager.headers).body)
@@ -319,8 +367,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     @Test func everyPageRendersForASignedInEmployee() async throws {
         let fixture = try await WebFixture.make()
         let order = try await fixture.store.backoffice.createOrder(
-            OrderDraft(customerCode: "VINET", employeeID: fixture.world.nancy.id,
-                       lines: [OrderLineDraft(productID: fixture.world.chai.key, quantity: 2)]))
+            OrderDraft(
+                customerCode: "VINET",
+                employeeID: fixture.world.nancy.id,
+                lines: [OrderLineDraft(productID: fixture.world.chai.key, quantity: 2)]
+            )
+        )
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let pages: [(String, String)] = [
@@ -379,8 +431,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
 
             // A change through this server is seen by the very next request.
             let patch = ByteBuffer(string: #"{"name": "Chai Masala", "version": 1}"#)
-            let patched = try await client.execute(uri: "/api/v1/products/\(chai.key)", method: .patch,
-                                                   headers: bearer(fixture.managerToken), body: patch)
+            let patched = try await client.execute(
+                uri: "/api/v1/products/\(chai.key)",
+                method: .patch,
+                headers: bearer(fixture.managerToken),
+                body: patch
+            )
             #expect(patched.status == .ok)
             #expect(try await searchNames() == ["Chai Masala"])
 
@@ -415,8 +471,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let refused = try await client.execute(uri: "/api/v1/products/\(chai)", method: .patch, headers: bearer(fixture.repToken), body: patch)
             #expect(refused.status == .forbidden)
             #expect((try json(refused)["detail"] as? String)?.contains("Only managers") == true)
-            let category = try await client.execute(uri: "/api/v1/categories", method: .post, headers: bearer(fixture.repToken),
-                                                    body: ByteBuffer(string: #"{"name": "Snacks"}"#))
+            let category = try await client.execute(
+                uri: "/api/v1/categories",
+                method: .post,
+                headers: bearer(fixture.repToken),
+                body: ByteBuffer(string: #"{"name": "Snacks"}"#)
+            )
             #expect(category.status == .forbidden)
 
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
@@ -425,12 +485,21 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let productPage = String(buffer: try await client.execute(uri: "/products/\(chai)", method: .get, headers: session.headers).body)
             #expect(!productPage.contains("<h2>Edit</h2>"))
 
-            let allowed = try await client.execute(uri: "/api/v1/products/\(chai)", method: .patch, headers: bearer(fixture.managerToken), body: patch)
+            let allowed = try await client.execute(
+                uri: "/api/v1/products/\(chai)",
+                method: .patch,
+                headers: bearer(fixture.managerToken),
+                body: patch
+            )
             #expect(allowed.status == .ok)
             #expect(try json(allowed)["unitPrice"] as? String == "19.00")
             #expect(try json(allowed)["version"] as? Int == 2)
-            let created = try await client.execute(uri: "/api/v1/categories", method: .post, headers: bearer(fixture.managerToken),
-                                                   body: ByteBuffer(string: #"{"name": "Snacks"}"#))
+            let created = try await client.execute(
+                uri: "/api/v1/categories",
+                method: .post,
+                headers: bearer(fixture.managerToken),
+                body: ByteBuffer(string: #"{"name": "Snacks"}"#)
+            )
             #expect(created.status == .created)
         }
         #expect(try fixture.store.backoffice.product(id: chai).product.unitPrice == Money(cents: 1900))
@@ -441,8 +510,10 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let chai = fixture.world.chai
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
-            let fields: [(String, String)] = [("version", "1"), ("name", "Chai"), ("unitPrice", "abc"), ("reorderLevel", "x"),
-                                              ("categoryID", String(fixture.world.beverages.id ?? 0))]
+            let fields: [(String, String)] = [
+                ("version", "1"), ("name", "Chai"), ("unitPrice", "abc"), ("reorderLevel", "x"),
+                ("categoryID", String(fixture.world.beverages.id ?? 0)),
+            ]
             let invalid = try await session.post(client, "/products/\(chai.key)", fields)
             #expect(invalid.status == .unprocessableContent)
             let html = String(buffer: invalid.body)
@@ -454,14 +525,22 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             var theirs = chai
             theirs.unitPrice = Money(cents: 2100)
             _ = try await fixture.store.backoffice.updateProduct(theirs)
-            let stale = try await session.post(client, "/products/\(chai.key)",
-                                               [("version", "1"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20")])
+            let stale = try await session.post(
+                client,
+                "/products/\(chai.key)",
+                [("version", "1"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20")]
+            )
             #expect(stale.status == .conflict)
             #expect(String(buffer: stale.body).contains("unit price is now 21.00"))
 
-            let fresh = try await session.post(client, "/products/\(chai.key)",
-                                               [("version", "2"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20"),
-                                                ("categoryID", String(fixture.world.beverages.id ?? 0))])
+            let fresh = try await session.post(
+                client,
+                "/products/\(chai.key)",
+                [
+                    ("version", "2"), ("name", "Chai"), ("unitPrice", "19.50"), ("reorderLevel", "20"),
+                    ("categoryID", String(fixture.world.beverages.id ?? 0)),
+                ]
+            )
             #expect(fresh.status == .ok)
             #expect(String(buffer: fresh.body).contains(#"id="current-price">19.50"#))
         }
@@ -475,13 +554,25 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         let b = fixture.store.backoffice
         let w = fixture.world
-        let good = try await b.createOrder(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id,
-                                                      lines: [OrderLineDraft(productID: w.chai.key, quantity: 12)]))
-        let short = try await b.createOrder(OrderDraft(customerCode: "ALFKI", employeeID: w.nancy.id,
-                                                       lines: [OrderLineDraft(productID: w.mustard.key, quantity: 8)]))
+        let good = try await b.createOrder(
+            OrderDraft(
+                customerCode: "VINET",
+                employeeID: w.nancy.id,
+                lines: [OrderLineDraft(productID: w.chai.key, quantity: 12)]
+            )
+        )
+        let short = try await b.createOrder(
+            OrderDraft(
+                customerCode: "ALFKI",
+                employeeID: w.nancy.id,
+                lines: [OrderLineDraft(productID: w.mustard.key, quantity: 8)]
+            )
+        )
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
-            let shortPage = String(buffer: try await client.execute(uri: "/orders/\(short.order.number)", method: .get, headers: session.headers).body)
+            let shortPage = String(
+                buffer: try await client.execute(uri: "/orders/\(short.order.number)", method: .get, headers: session.headers).body
+            )
             #expect(shortPage.contains(#"id="execute" disabled"#))
             #expect(shortPage.contains("Cannot execute: Grandma&#39;s Mustard is short by 3."))
             let refused = try await session.post(client, "/orders/\(short.order.number)/execute", [])
@@ -517,18 +608,28 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let form = String(buffer: try await client.execute(uri: "/orders/new?customer=VINET", method: .get, headers: session.headers).body)
             #expect(form.contains(#"<option value="\#(w.nancy.id ?? 0)" selected>Nancy Davolio</option>"#), "defaults to whoever is signed in")
 
-            let bad = try await session.post(client, "/orders", [("customer", "NOBODY"), ("employeeID", String(w.nancy.id ?? 0)),
-                                                                ("product", ""), ("productID", String(w.chai.key)), ("quantity", "0"), ("discount", "0")])
+            let bad = try await session.post(
+                client,
+                "/orders",
+                [
+                    ("customer", "NOBODY"), ("employeeID", String(w.nancy.id ?? 0)),
+                    ("product", ""), ("productID", String(w.chai.key)), ("quantity", "0"), ("discount", "0"),
+                ]
+            )
             #expect(bad.status == .unprocessableContent)
             #expect(String(buffer: bad.body).contains("The order was not saved"))
 
-            let good = try await session.post(client, "/orders", [
-                ("customer", "VINET"), ("employeeID", String(w.nancy.id ?? 0)), ("requiredDate", "2030-01-31"),
-                ("shipVia", String(w.shipper.id ?? 0)), ("freight", "12.50"),
-                ("product", "Chai (#\(w.chai.key))"), ("productID", String(w.chai.key)), ("quantity", "3"), ("discount", "10"),
-                ("product", ""), ("productID", ""), ("quantity", "1"), ("discount", "0"),
-                ("product", String(w.cote.key)), ("productID", ""), ("quantity", "1"), ("discount", ""),
-            ])
+            let good = try await session.post(
+                client,
+                "/orders",
+                [
+                    ("customer", "VINET"), ("employeeID", String(w.nancy.id ?? 0)), ("requiredDate", "2030-01-31"),
+                    ("shipVia", String(w.shipper.id ?? 0)), ("freight", "12.50"),
+                    ("product", "Chai (#\(w.chai.key))"), ("productID", String(w.chai.key)), ("quantity", "3"), ("discount", "10"),
+                    ("product", ""), ("productID", ""), ("quantity", "1"), ("discount", "0"),
+                    ("product", String(w.cote.key)), ("productID", ""), ("quantity", "1"), ("discount", ""),
+                ]
+            )
             #expect(good.status == .seeOther)
             let location = try #require(good.headers[.location])
             let number = String(location.dropFirst("/orders/".count))
@@ -545,30 +646,48 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     @Test func apiListsPagesSearchesAndCreates() async throws {
         let fixture = try await WebFixture.make()
         try await fixture.test { client in
-            let first = try json(try await client.execute(uri: "/api/v1/products?limit=3&sort=price", method: .get, headers: bearer(fixture.repToken)))
+            let first = try json(
+                try await client.execute(uri: "/api/v1/products?limit=3&sort=price", method: .get, headers: bearer(fixture.repToken))
+            )
             #expect(first["total"] as? Int == 4)
             #expect((first["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Old Tea", "Chai", "Grandma's Mustard"])
             let cursor = try #require(first["nextCursor"] as? String)
-            let second = try json(try await client.execute(uri: "/api/v1/products?limit=3&sort=price&cursor=\(cursor)", method: .get,
-                                                           headers: bearer(fixture.repToken)))
+            let second = try json(
+                try await client.execute(
+                    uri: "/api/v1/products?limit=3&sort=price&cursor=\(cursor)",
+                    method: .get,
+                    headers: bearer(fixture.repToken)
+                )
+            )
             #expect((second["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Côte de Blaye"])
             #expect(second["nextCursor"] == nil)
 
             let search = try json(try await client.execute(uri: "/api/v1/products/search?q=COTE", method: .get, headers: bearer(fixture.repToken)))
             #expect((search["items"] as? [[String: Any]])?.first?["name"] as? String == "Côte de Blaye")
 
-            let order = try await client.execute(uri: "/api/v1/orders", method: .post, headers: bearer(fixture.repToken), body: ByteBuffer(string: """
-                {"customerCode": "alfki", "requiredDate": "2030-02-01", "freight": "3.20",
-                 "lines": [{"productID": \(fixture.world.chai.key), "quantity": 2, "discount": 0.05}]}
-                """))
+            let order = try await client.execute(
+                uri: "/api/v1/orders",
+                method: .post,
+                headers: bearer(fixture.repToken),
+                body: ByteBuffer(
+                    string: """
+                        {"customerCode": "alfki", "requiredDate": "2030-02-01", "freight": "3.20",
+                         "lines": [{"productID": \(fixture.world.chai.key), "quantity": 2, "discount": 0.05}]}
+                        """
+                )
+            )
             #expect(order.status == .created)
             let body = try json(order)
             #expect(body["employeeID"] as? Int64 == fixture.world.nancy.id)
             #expect(body["subtotal"] as? String == "34.20")
             #expect(body["total"] as? String == "37.40")
 
-            let customer = try await client.execute(uri: "/api/v1/customers", method: .post, headers: bearer(fixture.repToken),
-                                                    body: ByteBuffer(string: #"{"code": "NEWCO", "companyName": "New Company"}"#))
+            let customer = try await client.execute(
+                uri: "/api/v1/customers",
+                method: .post,
+                headers: bearer(fixture.repToken),
+                body: ByteBuffer(string: #"{"code": "NEWCO", "companyName": "New Company"}"#)
+            )
             #expect(customer.status == .created)
             let found = try json(try await client.execute(uri: "/api/v1/customers?q=new", method: .get, headers: bearer(fixture.repToken)))
             #expect((found["items"] as? [[String: Any]])?.first?["code"] as? String == "NEWCO")
@@ -594,7 +713,10 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 (.post, "/api/v1/orders", #"{"customerCode": "VINET"}"#, .badRequest),
                 (.post, "/api/v1/orders", #"{"customerCode": "VINET", "lines": []}"#, .unprocessableContent),
                 (.post, "/api/v1/orders", #"{"customerCode": "NOBODY", "lines": [{"productID": 1, "quantity": 1}]}"#, .notFound),
-                (.post, "/api/v1/orders", #"{"customerCode": "VINET", "requiredDate": "2030-02-30", "lines": [{"productID": 1, "quantity": 1}]}"#, .unprocessableContent),
+                (
+                    .post, "/api/v1/orders", #"{"customerCode": "VINET", "requiredDate": "2030-02-30", "lines": [{"productID": 1, "quantity": 1}]}"#,
+                    .unprocessableContent
+                ),
                 (.patch, "/api/v1/products/\(chai)", #"{"unitPrice": "1.001", "version": 1}"#, .unprocessableContent),
                 (.patch, "/api/v1/products/\(chai)", #"{"unitPrice": "2.00"}"#, .unprocessableContent),
                 (.patch, "/api/v1/products/\(chai)", #"{"unitsInStock": 999, "version": 1}"#, .unprocessableContent),
@@ -605,8 +727,12 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 (.post, "/api/v1/orders/NOPE-1/execute", nil, .notFound),
             ]
             for (method, uri, body, status) in cases {
-                let response = try await client.execute(uri: uri, method: method, headers: bearer(fixture.managerToken),
-                                                         body: body.map { ByteBuffer(string: $0) })
+                let response = try await client.execute(
+                    uri: uri,
+                    method: method,
+                    headers: bearer(fixture.managerToken),
+                    body: body.map { ByteBuffer(string: $0) }
+                )
                 #expect(response.status == status, "\(method) \(uri) \(body ?? "")")
                 #expect(response.headers[.contentType] == "application/problem+json", "\(method) \(uri)")
                 let problem = try json(response)
@@ -624,12 +750,22 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             let body = ByteBuffer(string: #"{"code": "CSRF1", "companyName": "Forged"}"#)
-            let forged = try await client.execute(uri: "/api/v1/customers", method: .post,
-                                                  headers: [.cookie: session.cookie, .contentType: "application/json"], body: body)
+            let forged = try await client.execute(
+                uri: "/api/v1/customers",
+                method: .post,
+                headers: [.cookie: session.cookie, .contentType: "application/json"],
+                body: body
+            )
             #expect(forged.status == .forbidden)
-            let genuine = try await client.execute(uri: "/api/v1/customers", method: .post,
-                                                   headers: [.cookie: session.cookie, .contentType: "application/json",
-                                                             HTTPField.Name("X-CSRF-Token")!: session.csrf], body: body)
+            let genuine = try await client.execute(
+                uri: "/api/v1/customers",
+                method: .post,
+                headers: [
+                    .cookie: session.cookie, .contentType: "application/json",
+                    HTTPField.Name("X-CSRF-Token")!: session.csrf,
+                ],
+                body: body
+            )
             #expect(genuine.status == .created)
             let me = try json(try await client.execute(uri: "/api/v1/me", method: .get, headers: session.headers))
             #expect(me["login"] as? String == "nancy.davolio")
@@ -651,18 +787,30 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        #expect(await northwindError { _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "short", cost: 4) }
-            == .invalid("password", "A password needs at least 8 characters."))
+        #expect(
+            await northwindError { _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "short", cost: 4) }
+                == .invalid("password", "A password needs at least 8 characters.")
+        )
         let login = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "a long secret", cost: 4)
         #expect(login == "nancy.davolio")
         let stored = try await store.store.pool.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM credentials") }
         #expect(stored?.hasPrefix("$2b$04$") == true)
         #expect(stored?.contains("a long secret") == false)
-        #expect(await northwindError { _ = try await b.setPassword(employeeID: w.andrew.id ?? 0, password: "another secret",
-                                                                    login: "NANCY.davolio", cost: 4) }
-            == .invalid("login", "The login NANCY.davolio belongs to employee \(w.nancy.id ?? 0)."))
-        #expect(await northwindError { _ = try await b.signIn(login: "nancy.davolio", password: "wrong one") }
-            == .invalid("password", "That login and password do not match."))
+        #expect(
+            await northwindError {
+                _ = try await b.setPassword(
+                    employeeID: w.andrew.id ?? 0,
+                    password: "another secret",
+                    login: "NANCY.davolio",
+                    cost: 4
+                )
+            }
+                == .invalid("login", "The login NANCY.davolio belongs to employee \(w.nancy.id ?? 0).")
+        )
+        #expect(
+            await northwindError { _ = try await b.signIn(login: "nancy.davolio", password: "wrong one") }
+                == .invalid("password", "That login and password do not match.")
+        )
         let (token, signedIn) = try await b.signIn(login: "Nancy.Davolio", password: "a long secret")
         #expect(signedIn.employee.id == w.nancy.id)
         #expect(try b.authenticate(token: token, kind: .session)?.employee.id == w.nancy.id)

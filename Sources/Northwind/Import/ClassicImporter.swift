@@ -30,11 +30,12 @@ public enum ClassicImporter {
             } catch {
                 throw .importFailed("\(path), \(error.description)")
             }
-            format = switch dataset.dialect {
-            case .transactSQL: "Microsoft T-SQL script"
-            case .sqlite: "SQLite script"
-            case .postgres: "PostgreSQL script"
-            }
+            format =
+                switch dataset.dialect {
+                case .transactSQL: "Microsoft T-SQL script"
+                case .sqlite: "SQLite script"
+                case .postgres: "PostgreSQL script"
+                }
         }
         guard !(dataset.tables["Products"] ?? []).isEmpty else {
             throw .importFailed("\(path) holds no Northwind products: is it the classic Northwind?")
@@ -58,13 +59,14 @@ public enum ClassicImporter {
                     tables[canonical] = rows.enumerated().map { index, row in
                         var values: [String: ClassicValue] = [:]
                         for (column, dbValue) in row {
-                            values[column] = switch dbValue.storage {
-                            case .null: .null
-                            case .int64(let n): .integer(n)
-                            case .double(let d): .number(String(d))
-                            case .string(let s): .text(s)
-                            case .blob(let b): .blob(Array(b))
-                            }
+                            values[column] =
+                                switch dbValue.storage {
+                                case .null: .null
+                                case .int64(let n): .integer(n)
+                                case .double(let d): .number(String(d))
+                                case .string(let s): .text(s)
+                                case .blob(let b): .blob(Array(b))
+                                }
                         }
                         return ClassicRow(line: index + 1, values: values)
                     }
@@ -85,7 +87,9 @@ public enum ClassicImporter {
         do {
             return try store.pool.write { db in
                 if !replace, try !Store.isEmpty(db) {
-                    throw NorthwindError.invalidState("The store at \(store.configuration.path) already holds data; import with --replace to overwrite it, or choose another --store.")
+                    throw NorthwindError.invalidState(
+                        "The store at \(store.configuration.path) already holds data; import with --replace to overwrite it, or choose another --store."
+                    )
                 }
                 try store.deleteAllData(db)
                 // Employees report to employees listed after them; check references at commit instead.
@@ -211,7 +215,11 @@ private struct Loader {
     mutating func run() throws -> [DemoData.TableCount] {
         let categories = rows("Categories")
         for f in categories {
-            var category = Category(id: try f.requiredInt("CategoryID"), name: try f.requiredText("CategoryName"), description: try f.text("Description"))
+            var category = Category(
+                id: try f.requiredInt("CategoryID"),
+                name: try f.requiredText("CategoryName"),
+                description: try f.text("Description")
+            )
             try insert(&category, f)
             if let picture = try f.image("Picture") {
                 try binaries.save(db, picture, table: "categories", attribute: "picture", id: category.id ?? 0)
@@ -222,8 +230,12 @@ private struct Loader {
         let suppliers = rows("Suppliers")
         for f in suppliers {
             var s = Supplier(id: try f.requiredInt("SupplierID"), companyName: try f.requiredText("CompanyName"))
-            (s.contactName, s.contactTitle, s.address, s.city) = (try f.text("ContactName"), try f.text("ContactTitle"), try f.text("Address"), try f.text("City"))
-            (s.region, s.postalCode, s.country, s.phone) = (try f.text("Region"), try f.text("PostalCode"), try f.text("Country"), try f.text("Phone"))
+            (s.contactName, s.contactTitle, s.address, s.city) = (
+                try f.text("ContactName"), try f.text("ContactTitle"), try f.text("Address"), try f.text("City")
+            )
+            (s.region, s.postalCode, s.country, s.phone) = (
+                try f.text("Region"), try f.text("PostalCode"), try f.text("Country"), try f.text("Phone")
+            )
             (s.fax, s.homePage) = (try f.text("Fax"), try f.text("HomePage"))
             try insert(&s, f)
         }
@@ -231,11 +243,17 @@ private struct Loader {
 
         let products = rows("Products")
         for f in products {
-            var p = Product(id: try f.requiredInt("ProductID"), name: try f.requiredText("ProductName"),
-                            supplierID: try f.int("SupplierID"), categoryID: try f.int("CategoryID"),
-                            quantityPerUnit: try f.text("QuantityPerUnit"), unitPrice: try f.money("UnitPrice") ?? .zero,
-                            unitsOnOrder: Int(try f.int("UnitsOnOrder") ?? 0), reorderLevel: Int(try f.int("ReorderLevel") ?? 0),
-                            discontinued: try f.bool("Discontinued"))
+            var p = Product(
+                id: try f.requiredInt("ProductID"),
+                name: try f.requiredText("ProductName"),
+                supplierID: try f.int("SupplierID"),
+                categoryID: try f.int("CategoryID"),
+                quantityPerUnit: try f.text("QuantityPerUnit"),
+                unitPrice: try f.money("UnitPrice") ?? .zero,
+                unitsOnOrder: Int(try f.int("UnitsOnOrder") ?? 0),
+                reorderLevel: Int(try f.int("ReorderLevel") ?? 0),
+                discontinued: try f.bool("Discontinued")
+            )
             let stock = Int(try f.int("UnitsInStock") ?? 0)
             try check(p.normalizeAndValidate() + [Limits.check(stock, Limits.units, "UnitsInStock")], f)
             try insert(&p, f)
@@ -250,8 +268,12 @@ private struct Loader {
         for f in customers {
             let code = try f.requiredText("CustomerID")
             var c = Customer(code: code, companyName: try f.requiredText("CompanyName"))
-            (c.contactName, c.contactTitle, c.address, c.city) = (try f.text("ContactName"), try f.text("ContactTitle"), try f.text("Address"), try f.text("City"))
-            (c.region, c.postalCode, c.country, c.phone, c.fax) = (try f.text("Region"), try f.text("PostalCode"), try f.text("Country"), try f.text("Phone"), try f.text("Fax"))
+            (c.contactName, c.contactTitle, c.address, c.city) = (
+                try f.text("ContactName"), try f.text("ContactTitle"), try f.text("Address"), try f.text("City")
+            )
+            (c.region, c.postalCode, c.country, c.phone, c.fax) = (
+                try f.text("Region"), try f.text("PostalCode"), try f.text("Country"), try f.text("Phone"), try f.text("Fax")
+            )
             try insert(&c, f)
             customerIDs[code.uppercased()] = c.id
         }
@@ -267,15 +289,27 @@ private struct Loader {
             guard let customer = customerIDs[try f.requiredText("CustomerID").uppercased()],
                 let demographic = demographicIDs[try f.requiredText("CustomerTypeID")]
             else { throw f.fail("refers to an unknown customer or demographic") }
-            try db.execute(sql: "INSERT INTO customer_demographic_links (customerID, demographicID) VALUES (?, ?)", arguments: [customer, demographic])
+            try db.execute(
+                sql: "INSERT INTO customer_demographic_links (customerID, demographicID) VALUES (?, ?)",
+                arguments: [customer, demographic]
+            )
         }
 
         let employees = rows("Employees")
         for f in employees {
-            var e = Employee(id: try f.requiredInt("EmployeeID"), firstName: try f.requiredText("FirstName"), lastName: try f.requiredText("LastName"), title: try f.text("Title"))
+            var e = Employee(
+                id: try f.requiredInt("EmployeeID"),
+                firstName: try f.requiredText("FirstName"),
+                lastName: try f.requiredText("LastName"),
+                title: try f.text("Title")
+            )
             (e.titleOfCourtesy, e.birthDate, e.hireDate) = (try f.text("TitleOfCourtesy"), try f.date("BirthDate"), try f.date("HireDate"))
-            (e.address, e.city, e.region, e.postalCode, e.country) = (try f.text("Address"), try f.text("City"), try f.text("Region"), try f.text("PostalCode"), try f.text("Country"))
-            (e.homePhone, e.extension, e.notes, e.reportsTo, e.photoPath) = (try f.text("HomePhone"), try f.text("Extension"), try f.text("Notes"), try f.int("ReportsTo"), try f.text("PhotoPath"))
+            (e.address, e.city, e.region, e.postalCode, e.country) = (
+                try f.text("Address"), try f.text("City"), try f.text("Region"), try f.text("PostalCode"), try f.text("Country")
+            )
+            (e.homePhone, e.extension, e.notes, e.reportsTo, e.photoPath) = (
+                try f.text("HomePhone"), try f.text("Extension"), try f.text("Notes"), try f.int("ReportsTo"), try f.text("PhotoPath")
+            )
             try insert(&e, f)
             if let photo = try f.image("Photo") {
                 try binaries.save(db, photo, table: "employees", attribute: "photo", id: e.id ?? 0)
@@ -309,7 +343,10 @@ private struct Loader {
         let assignments = rows("EmployeeTerritories")
         for f in assignments {
             guard let territory = territoryIDs[try f.requiredText("TerritoryID")] else { throw f.fail("refers to an unknown territory") }
-            try db.execute(sql: "INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)", arguments: [try f.requiredInt("EmployeeID"), territory])
+            try db.execute(
+                sql: "INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)",
+                arguments: [try f.requiredInt("EmployeeID"), territory]
+            )
         }
         count("employee territories", assignments.count)
 
@@ -320,10 +357,21 @@ private struct Loader {
             guard let customerID = customerIDs[code.uppercased()] else { throw f.fail("CustomerID '\(code)' is not a known customer") }
             guard let orderDate = try f.date("OrderDate") else { throw f.fail("OrderDate is missing") }
             let shipped = try f.date("ShippedDate")
-            var o = Order(id: id, number: String(id), customerID: customerID, employeeID: try f.int("EmployeeID"),
-                          orderDate: orderDate, requiredDate: try f.date("RequiredDate"), shippedDate: shipped,
-                          status: shipped == nil ? .new : .shipped, shipVia: try f.int("ShipVia"), freight: try f.money("Freight") ?? .zero)
-            (o.shipName, o.shipAddress, o.shipCity, o.shipRegion) = (try f.text("ShipName"), try f.text("ShipAddress"), try f.text("ShipCity"), try f.text("ShipRegion"))
+            var o = Order(
+                id: id,
+                number: String(id),
+                customerID: customerID,
+                employeeID: try f.int("EmployeeID"),
+                orderDate: orderDate,
+                requiredDate: try f.date("RequiredDate"),
+                shippedDate: shipped,
+                status: shipped == nil ? .new : .shipped,
+                shipVia: try f.int("ShipVia"),
+                freight: try f.money("Freight") ?? .zero
+            )
+            (o.shipName, o.shipAddress, o.shipCity, o.shipRegion) = (
+                try f.text("ShipName"), try f.text("ShipAddress"), try f.text("ShipCity"), try f.text("ShipRegion")
+            )
             (o.shipPostalCode, o.shipCountry) = (try f.text("ShipPostalCode"), try f.text("ShipCountry"))
             try check([Limits.check(o.freight, Limits.money, "Freight")], f)
             try insert(&o, f)
@@ -332,11 +380,20 @@ private struct Loader {
 
         let lines = rows("Order Details")
         for f in lines {
-            var line = OrderLine(orderID: try f.requiredInt("OrderID"), productID: try f.requiredInt("ProductID"),
-                                 unitPrice: try f.money("UnitPrice") ?? .zero, quantity: Int(try f.requiredInt("Quantity")),
-                                 discount: try f.double("Discount") ?? 0)
-            try check([Limits.check(line.unitPrice, Limits.money, "UnitPrice"), Limits.check(line.quantity, Limits.lineQuantity, "Quantity"),
-                       (0...1).contains(line.discount) ? nil : .init("Discount", "must be a fraction from 0 to 1")], f)
+            var line = OrderLine(
+                orderID: try f.requiredInt("OrderID"),
+                productID: try f.requiredInt("ProductID"),
+                unitPrice: try f.money("UnitPrice") ?? .zero,
+                quantity: Int(try f.requiredInt("Quantity")),
+                discount: try f.double("Discount") ?? 0
+            )
+            try check(
+                [
+                    Limits.check(line.unitPrice, Limits.money, "UnitPrice"), Limits.check(line.quantity, Limits.lineQuantity, "Quantity"),
+                    (0...1).contains(line.discount) ? nil : .init("Discount", "must be a fraction from 0 to 1"),
+                ],
+                f
+            )
             try insert(&line, f)
         }
         count("order lines", lines.count)

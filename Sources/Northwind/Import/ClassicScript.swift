@@ -71,11 +71,21 @@ public enum ClassicScript {
     /// with no markers at all is taken to be Microsoft's, the canonical one.
     static func detectDialect(_ bytes: [UInt8]) -> ClassicDialect {
         let markers: [(ClassicDialect, [String])] = [
-            (.transactSQL, ["identity_insert", "quoted_identifier", "nvarchar", "[dbo]", "\"dbo\"", "\ngo\n",
-                            "\ngo\r\n", "ntext"]),
+            (
+                .transactSQL,
+                [
+                    "identity_insert", "quoted_identifier", "nvarchar", "[dbo]", "\"dbo\"", "\ngo\n",
+                    "\ngo\r\n", "ntext",
+                ]
+            ),
             (.sqlite, ["pragma ", "autoincrement", "sqlite", "without rowid"]),
-            (.postgres, ["postgresql", "standard_conforming_strings", "character varying", "bytea",
-                         "search_path", "set client_encoding"]),
+            (
+                .postgres,
+                [
+                    "postgresql", "standard_conforming_strings", "character varying", "bytea",
+                    "search_path", "set client_encoding",
+                ]
+            ),
         ]
         var best = ClassicDialect.transactSQL
         var bestScore = 0
@@ -157,9 +167,11 @@ public enum ClassicScript {
             let i = start + offset
             return Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24
         }
-        let size = u32(2), dataOffset = u32(10), dibSize = u32(14)
+        let size = u32(2)
+        let dataOffset = u32(10)
+        let dibSize = u32(14)
         guard [12, 40, 52, 56, 64, 108, 124].contains(dibSize),
-              dataOffset >= 14 + dibSize, dataOffset <= size, start + size <= bytes.count
+            dataOffset >= 14 + dibSize, dataOffset <= size, start + size <= bytes.count
         else { return nil }
         return size
     }
@@ -176,7 +188,8 @@ public enum ClassicScript {
         case "image/png":
             var chunk = start + 8
             while chunk + 12 <= bytes.count {
-                let length = Int(bytes[chunk]) << 24 | Int(bytes[chunk + 1]) << 16 | Int(bytes[chunk + 2]) << 8
+                let length =
+                    Int(bytes[chunk]) << 24 | Int(bytes[chunk + 1]) << 16 | Int(bytes[chunk + 2]) << 8
                     | Int(bytes[chunk + 3])
                 let next = chunk + 12 + length
                 if bytes[(chunk + 4)..<(chunk + 8)].elementsEqual(Array("IEND".utf8)) {
@@ -234,46 +247,70 @@ enum ClassicCatalog {
     }
 
     static let tables: [ClassicTableSchema] = [
-        ClassicTableSchema("Categories", [
-            ("CategoryID", .integer), ("CategoryName", .text), ("Description", .text), ("Picture", .blob),
-        ]),
-        ClassicTableSchema("Customers", [
-            ("CustomerID", .text), ("CompanyName", .text), ("ContactName", .text), ("ContactTitle", .text),
-            ("Address", .text), ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text),
-            ("Phone", .text), ("Fax", .text),
-        ]),
-        ClassicTableSchema("Employees", [
-            ("EmployeeID", .integer), ("LastName", .text), ("FirstName", .text), ("Title", .text),
-            ("TitleOfCourtesy", .text), ("BirthDate", .date), ("HireDate", .date), ("Address", .text),
-            ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text), ("HomePhone", .text),
-            ("Extension", .text), ("Photo", .blob), ("Notes", .text), ("ReportsTo", .integer), ("PhotoPath", .text),
-        ]),
+        ClassicTableSchema(
+            "Categories",
+            [
+                ("CategoryID", .integer), ("CategoryName", .text), ("Description", .text), ("Picture", .blob),
+            ]
+        ),
+        ClassicTableSchema(
+            "Customers",
+            [
+                ("CustomerID", .text), ("CompanyName", .text), ("ContactName", .text), ("ContactTitle", .text),
+                ("Address", .text), ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text),
+                ("Phone", .text), ("Fax", .text),
+            ]
+        ),
+        ClassicTableSchema(
+            "Employees",
+            [
+                ("EmployeeID", .integer), ("LastName", .text), ("FirstName", .text), ("Title", .text),
+                ("TitleOfCourtesy", .text), ("BirthDate", .date), ("HireDate", .date), ("Address", .text),
+                ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text), ("HomePhone", .text),
+                ("Extension", .text), ("Photo", .blob), ("Notes", .text), ("ReportsTo", .integer), ("PhotoPath", .text),
+            ]
+        ),
         ClassicTableSchema("EmployeeTerritories", [("EmployeeID", .integer), ("TerritoryID", .text)]),
-        ClassicTableSchema("Order Details", [
-            ("OrderID", .integer), ("ProductID", .integer), ("UnitPrice", .decimal), ("Quantity", .integer),
-            ("Discount", .decimal),
-        ]),
-        ClassicTableSchema("Orders", [
-            ("OrderID", .integer), ("CustomerID", .text), ("EmployeeID", .integer), ("OrderDate", .date),
-            ("RequiredDate", .date), ("ShippedDate", .date), ("ShipVia", .integer), ("Freight", .decimal),
-            ("ShipName", .text), ("ShipAddress", .text), ("ShipCity", .text), ("ShipRegion", .text),
-            ("ShipPostalCode", .text), ("ShipCountry", .text),
-        ]),
-        ClassicTableSchema("Products", [
-            ("ProductID", .integer), ("ProductName", .text), ("SupplierID", .integer), ("CategoryID", .integer),
-            ("QuantityPerUnit", .text), ("UnitPrice", .decimal), ("UnitsInStock", .integer),
-            ("UnitsOnOrder", .integer), ("ReorderLevel", .integer), ("Discontinued", .flag),
-        ]),
+        ClassicTableSchema(
+            "Order Details",
+            [
+                ("OrderID", .integer), ("ProductID", .integer), ("UnitPrice", .decimal), ("Quantity", .integer),
+                ("Discount", .decimal),
+            ]
+        ),
+        ClassicTableSchema(
+            "Orders",
+            [
+                ("OrderID", .integer), ("CustomerID", .text), ("EmployeeID", .integer), ("OrderDate", .date),
+                ("RequiredDate", .date), ("ShippedDate", .date), ("ShipVia", .integer), ("Freight", .decimal),
+                ("ShipName", .text), ("ShipAddress", .text), ("ShipCity", .text), ("ShipRegion", .text),
+                ("ShipPostalCode", .text), ("ShipCountry", .text),
+            ]
+        ),
+        ClassicTableSchema(
+            "Products",
+            [
+                ("ProductID", .integer), ("ProductName", .text), ("SupplierID", .integer), ("CategoryID", .integer),
+                ("QuantityPerUnit", .text), ("UnitPrice", .decimal), ("UnitsInStock", .integer),
+                ("UnitsOnOrder", .integer), ("ReorderLevel", .integer), ("Discontinued", .flag),
+            ]
+        ),
         ClassicTableSchema("Region", [("RegionID", .integer), ("RegionDescription", .text)]),
         ClassicTableSchema("Shippers", [("ShipperID", .integer), ("CompanyName", .text), ("Phone", .text)]),
-        ClassicTableSchema("Suppliers", [
-            ("SupplierID", .integer), ("CompanyName", .text), ("ContactName", .text), ("ContactTitle", .text),
-            ("Address", .text), ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text),
-            ("Phone", .text), ("Fax", .text), ("HomePage", .text),
-        ]),
-        ClassicTableSchema("Territories", [
-            ("TerritoryID", .text), ("TerritoryDescription", .text), ("RegionID", .integer),
-        ]),
+        ClassicTableSchema(
+            "Suppliers",
+            [
+                ("SupplierID", .integer), ("CompanyName", .text), ("ContactName", .text), ("ContactTitle", .text),
+                ("Address", .text), ("City", .text), ("Region", .text), ("PostalCode", .text), ("Country", .text),
+                ("Phone", .text), ("Fax", .text), ("HomePage", .text),
+            ]
+        ),
+        ClassicTableSchema(
+            "Territories",
+            [
+                ("TerritoryID", .text), ("TerritoryDescription", .text), ("RegionID", .integer),
+            ]
+        ),
         ClassicTableSchema("CustomerCustomerDemo", [("CustomerID", .text), ("CustomerTypeID", .text)]),
         ClassicTableSchema("CustomerDemographics", [("CustomerTypeID", .text), ("CustomerDesc", .text)]),
     ]
@@ -432,8 +469,10 @@ struct ClassicScriptParser {
     private mutating func parseCreateOrAlter() throws(ClassicScriptError) {
         let creating = isWord("CREATE")
         try advance()
-        while isWord(anyOf: ["OR", "REPLACE", "ALTER", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL",
-                             "CONSTRAINT", "DEFINER"]) {
+        while isWord(anyOf: [
+            "OR", "REPLACE", "ALTER", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL",
+            "CONSTRAINT", "DEFINER",
+        ]) {
             try advance()
         }
         if creating, isWord("TABLE") {
@@ -492,8 +531,10 @@ struct ClassicScriptParser {
         try advance()
         var columns: [String] = []
         var rowIDColumn: Int?
-        let constraintWords = ["CONSTRAINT", "PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "KEY", "INDEX", "EXCLUDE",
-                               "LIKE", "FULLTEXT", "PERIOD"]
+        let constraintWords = [
+            "CONSTRAINT", "PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "KEY", "INDEX", "EXCLUDE",
+            "LIKE", "FULLTEXT", "PERIOD",
+        ]
         while true {
             let columnName = isWord(anyOf: constraintWords) ? nil : name(of: token)
             if token.kind == .end { break }
@@ -543,8 +584,11 @@ struct ClassicScriptParser {
             if isWord("FROM") {
                 sawFrom = true
             } else if sawFrom, isWord("STDIN") {
-                throw ClassicScriptError(line: line, message:
-                    "COPY … FROM stdin data is not supported; dump the database with pg_dump --inserts")
+                throw ClassicScriptError(
+                    line: line,
+                    message:
+                        "COPY … FROM stdin data is not supported; dump the database with pg_dump --inserts"
+                )
             }
             try advance()
         }
@@ -576,8 +620,11 @@ struct ClassicScriptParser {
             var names: [String] = []
             while true {
                 guard let column = name(of: token) else {
-                    throw ClassicScriptError(line: token.line, message:
-                        "expected a column name in INSERT into \(displayName), found \(describe(token))")
+                    throw ClassicScriptError(
+                        line: token.line,
+                        message:
+                            "expected a column name in INSERT into \(displayName), found \(describe(token))"
+                    )
                 }
                 names.append(column)
                 try advance()
@@ -587,8 +634,11 @@ struct ClassicScriptParser {
                     try advance()
                     break
                 } else {
-                    throw ClassicScriptError(line: token.line, message:
-                        "expected ',' or ')' in the column list of INSERT into \(displayName), found \(describe(token))")
+                    throw ClassicScriptError(
+                        line: token.line,
+                        message:
+                            "expected ',' or ')' in the column list of INSERT into \(displayName), found \(describe(token))"
+                    )
                 }
             }
             columnList = names
@@ -596,19 +646,28 @@ struct ClassicScriptParser {
 
         guard isWord("VALUES") else {
             if isWord(anyOf: ["SELECT", "EXEC", "EXECUTE", "WITH", "DEFAULT", "SET"]) {
-                throw ClassicScriptError(line: line, message:
-                    "INSERT into \(displayName) has no VALUES list; only literal VALUES rows can be imported")
+                throw ClassicScriptError(
+                    line: line,
+                    message:
+                        "INSERT into \(displayName) has no VALUES list; only literal VALUES rows can be imported"
+                )
             }
-            throw ClassicScriptError(line: token.line, message:
-                "expected VALUES in INSERT into \(displayName), found \(describe(token))")
+            throw ClassicScriptError(
+                line: token.line,
+                message:
+                    "expected VALUES in INSERT into \(displayName), found \(describe(token))"
+            )
         }
         try advance()
 
         var tuples: [[(ClassicRawValue, Int)]] = []
         while true {
             guard isPunctuation("(") else {
-                throw ClassicScriptError(line: token.line, message:
-                    "expected '(' to start a row of INSERT into \(displayName), found \(describe(token))")
+                throw ClassicScriptError(
+                    line: token.line,
+                    message:
+                        "expected '(' to start a row of INSERT into \(displayName), found \(describe(token))"
+                )
             }
             try advance()
             var values: [(ClassicRawValue, Int)] = []
@@ -623,8 +682,11 @@ struct ClassicScriptParser {
                         try advance()
                         break
                     } else {
-                        throw ClassicScriptError(line: token.line, message:
-                            "expected ',' or ')' after a value in INSERT into \(displayName), found \(describe(token))")
+                        throw ClassicScriptError(
+                            line: token.line,
+                            message:
+                                "expected ',' or ')' after a value in INSERT into \(displayName), found \(describe(token))"
+                        )
                     }
                 }
             }
@@ -637,8 +699,13 @@ struct ClassicScriptParser {
         try store(tuples, into: schema, columnList: columnList, sourceKey: key, line: line)
     }
 
-    private mutating func store(_ tuples: [[(ClassicRawValue, Int)]], into schema: ClassicTableSchema,
-                                columnList: [String]?, sourceKey: String, line: Int) throws(ClassicScriptError) {
+    private mutating func store(
+        _ tuples: [[(ClassicRawValue, Int)]],
+        into schema: ClassicTableSchema,
+        columnList: [String]?,
+        sourceKey: String,
+        line: Int
+    ) throws(ClassicScriptError) {
         let sourceColumns: [String]
         var rowIDIndex: Int?
         let declaration = declared[sourceKey]
@@ -667,8 +734,11 @@ struct ClassicScriptParser {
         var stored = rows.removeValue(forKey: schema.name) ?? []
         for values in tuples {
             guard values.count == targets.count else {
-                throw ClassicScriptError(line: line, message:
-                    "INSERT into \(schema.name) has \(values.count) values for \(targets.count) columns")
+                throw ClassicScriptError(
+                    line: line,
+                    message:
+                        "INSERT into \(schema.name) has \(values.count) values for \(targets.count) columns"
+                )
             }
             var row: [String: ClassicValue] = Dictionary(minimumCapacity: targets.count)
             for (offset, (raw, valueLine)) in values.enumerated() {
@@ -693,8 +763,11 @@ struct ClassicScriptParser {
             if isPunctuation("-") { sign = "-" }
             try advance()
             guard token.kind == .number else {
-                throw ClassicScriptError(line: token.line, message:
-                    "expected a number after the sign in INSERT into \(table), found \(describe(token))")
+                throw ClassicScriptError(
+                    line: token.line,
+                    message:
+                        "expected a number after the sign in INSERT into \(table), found \(describe(token))"
+                )
             }
         }
         let raw: ClassicRawValue
@@ -726,8 +799,11 @@ struct ClassicScriptParser {
         case .word where isWord("TRUE") || isWord("FALSE"):
             raw = .boolean(isWord("TRUE"), literal: String(decoding: bytes[token.start..<token.end], as: UTF8.self))
         default:
-            throw ClassicScriptError(line: line, message:
-                "expected a literal value in INSERT into \(table), found \(describe(token))")
+            throw ClassicScriptError(
+                line: line,
+                message:
+                    "expected a literal value in INSERT into \(table), found \(describe(token))"
+            )
         }
         try advance()
         // PostgreSQL casts such as '1996-07-04'::date change nothing we keep; skip to the value's end.
@@ -767,7 +843,8 @@ struct ClassicScriptParser {
             while i < end, i - from < max {
                 let digit: UInt8?
                 if radix == 8 {
-                    digit = bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "7")
+                    digit =
+                        bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "7")
                         ? bytes[i] - UInt8(ascii: "0") : nil
                 } else {
                     digit = ClassicLexer.hexValue(bytes[i])
@@ -823,8 +900,12 @@ struct ClassicScriptParser {
 
     // MARK: Normalising values per column
 
-    private func coerce(_ raw: ClassicRawValue, to kind: ClassicColumnKind, column: String,
-                        line: Int) throws(ClassicScriptError) -> ClassicValue {
+    private func coerce(
+        _ raw: ClassicRawValue,
+        to kind: ClassicColumnKind,
+        column: String,
+        line: Int
+    ) throws(ClassicScriptError) -> ClassicValue {
         func fail(_ expected: String, _ found: String) -> ClassicScriptError {
             ClassicScriptError(line: line, message: "\(column): expected \(expected), found \(found)")
         }
@@ -951,7 +1032,9 @@ struct ClassicScriptParser {
         }
 
         skipSpaces()
-        let year: Int, month: Int, day: Int
+        let year: Int
+        let month: Int
+        let day: Int
         let start = i
         guard let first = number(maxDigits: 8) else { return nil }
         let firstLength = i - start
@@ -959,7 +1042,8 @@ struct ClassicScriptParser {
             (year, month, day) = (first / 10000, first / 100 % 100, first % 100)
         } else if firstLength == 4 {
             guard expect("-") || expect("/"), let m = number(maxDigits: 2), expect("-") || expect("/"),
-                  let d = number(maxDigits: 2) else { return nil }
+                let d = number(maxDigits: 2)
+            else { return nil }
             (year, month, day) = (first, m, d)
         } else if firstLength <= 2 {
             guard expect("/"), let d = number(maxDigits: 2), expect("/"), let y = number(maxDigits: 4) else {
@@ -973,7 +1057,9 @@ struct ClassicScriptParser {
             return nil
         }
 
-        var hour = 0, minute = 0, second = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
         var fraction = ""
         if i < b.count, b[i] == UInt8(ascii: "T") { i += 1 } else { skipSpaces() }
         if i < b.count {

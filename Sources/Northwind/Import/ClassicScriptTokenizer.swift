@@ -51,8 +51,14 @@ struct ClassicLexer {
         try skipTrivia()
         let count = bytes.count
         guard position < count else {
-            return ClassicToken(kind: .end, start: count, end: count, line: line, firstOnLine: !tokenOnLine,
-                                needsUnescaping: false)
+            return ClassicToken(
+                kind: .end,
+                start: count,
+                end: count,
+                line: line,
+                firstOnLine: !tokenOnLine,
+                needsUnescaping: false
+            )
         }
         let first = !tokenOnLine
         tokenOnLine = true
@@ -66,15 +72,25 @@ struct ClassicLexer {
 
         switch byte {
         case UInt8(ascii: "'"):
-            let (end, doubled) = try scanQuoted(from: start + 1, closing: UInt8(ascii: "'"), backslashes: false,
-                                                what: "string literal", startLine: startLine)
+            let (end, doubled) = try scanQuoted(
+                from: start + 1,
+                closing: UInt8(ascii: "'"),
+                backslashes: false,
+                what: "string literal",
+                startLine: startLine
+            )
             return token(.string(escapes: false), start + 1, end, doubled)
         // PostgreSQL's brackets are array subscripts, not quotes.
         case UInt8(ascii: "\""), UInt8(ascii: "`"),
-             UInt8(ascii: "[") where !postgres:
+            UInt8(ascii: "[") where !postgres:
             let closing = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
-            let (end, doubled) = try scanQuoted(from: start + 1, closing: closing, backslashes: false,
-                                                what: "quoted identifier", startLine: startLine)
+            let (end, doubled) = try scanQuoted(
+                from: start + 1,
+                closing: closing,
+                backslashes: false,
+                what: "quoted identifier",
+                startLine: startLine
+            )
             return token(.quotedName(closing: closing), start + 1, end, doubled)
         case UInt8(ascii: "0") where start + 1 < count && (bytes[start + 1] | 0x20) == UInt8(ascii: "x"):
             // Validation waits until the literal is used as a value: procedure text such as `sysstat & 0xf`
@@ -107,17 +123,31 @@ struct ClassicLexer {
             if end == start + 1, end < count, bytes[end] == UInt8(ascii: "'") {
                 switch byte | 0x20 {
                 case UInt8(ascii: "n"):
-                    let (close, doubled) = try scanQuoted(from: end + 1, closing: UInt8(ascii: "'"),
-                                                          backslashes: false, what: "string literal",
-                                                          startLine: startLine)
+                    let (close, doubled) = try scanQuoted(
+                        from: end + 1,
+                        closing: UInt8(ascii: "'"),
+                        backslashes: false,
+                        what: "string literal",
+                        startLine: startLine
+                    )
                     return token(.string(escapes: false), end + 1, close, doubled)
                 case UInt8(ascii: "e") where postgres:
-                    let (close, _) = try scanQuoted(from: end + 1, closing: UInt8(ascii: "'"), backslashes: true,
-                                                    what: "string literal", startLine: startLine)
+                    let (close, _) = try scanQuoted(
+                        from: end + 1,
+                        closing: UInt8(ascii: "'"),
+                        backslashes: true,
+                        what: "string literal",
+                        startLine: startLine
+                    )
                     return token(.string(escapes: true), end + 1, close, true)
                 case UInt8(ascii: "x"):
-                    let (close, _) = try scanQuoted(from: end + 1, closing: UInt8(ascii: "'"), backslashes: false,
-                                                    what: "blob literal", startLine: startLine)
+                    let (close, _) = try scanQuoted(
+                        from: end + 1,
+                        closing: UInt8(ascii: "'"),
+                        backslashes: false,
+                        what: "blob literal",
+                        startLine: startLine
+                    )
                     return token(.hex(quoted: true), end + 1, close)
                 default:
                     break
@@ -156,7 +186,8 @@ struct ClassicLexer {
                         depth -= 1
                         position += 2
                     } else if nestedComments, c == UInt8(ascii: "/"), position + 1 < count,
-                              bytes[position + 1] == UInt8(ascii: "*") {
+                        bytes[position + 1] == UInt8(ascii: "*")
+                    {
                         depth += 1
                         position += 2
                     } else {
@@ -175,8 +206,13 @@ struct ClassicLexer {
 
     /// Scans to the closing delimiter (a doubled one is content) and returns the content end and whether any
     /// doubled delimiter or backslash escape was seen.
-    private mutating func scanQuoted(from: Int, closing: UInt8, backslashes: Bool, what: String,
-                                     startLine: Int) throws(ClassicScriptError) -> (end: Int, escaped: Bool) {
+    private mutating func scanQuoted(
+        from: Int,
+        closing: UInt8,
+        backslashes: Bool,
+        what: String,
+        startLine: Int
+    ) throws(ClassicScriptError) -> (end: Int, escaped: Bool) {
         let count = bytes.count
         var index = from
         var escaped = false
@@ -226,8 +262,10 @@ struct ClassicLexer {
     }
 
     /// Recognises `$tag$ ... $tag$`; returns nil when the `$` starts no such quote (e.g. a `$1` parameter).
-    private mutating func scanDollarString(from start: Int,
-                                           startLine: Int) throws(ClassicScriptError) -> (Int, Int, Int)? {
+    private mutating func scanDollarString(
+        from start: Int,
+        startLine: Int
+    ) throws(ClassicScriptError) -> (Int, Int, Int)? {
         let count = bytes.count
         var index = start + 1
         if index < count, Self.isDigit(bytes[index]) { return nil }
@@ -239,7 +277,8 @@ struct ClassicLexer {
         var lines = 0
         while probe < count {
             if bytes[probe] == UInt8(ascii: "$"), probe + tag.count <= count,
-               bytes[probe..<(probe + tag.count)].elementsEqual(tag) {
+                bytes[probe..<(probe + tag.count)].elementsEqual(tag)
+            {
                 line += lines
                 return (bodyStart, probe, probe + tag.count)
             }
@@ -275,8 +314,10 @@ struct ClassicLexer {
         for index in start..<end where hexValue(bytes[index]) == nil {
             // Report the line of the offending digit, which may lie below the literal's start.
             for i in start..<index where bytes[i] == UInt8(ascii: "\n") { newlines += 1 }
-            throw ClassicScriptError(line: line + newlines,
-                                     message: "invalid character \(describe(bytes[index])) in hex literal")
+            throw ClassicScriptError(
+                line: line + newlines,
+                message: "invalid character \(describe(bytes[index])) in hex literal"
+            )
         }
         if (end - start) % 2 != 0 {
             throw ClassicScriptError(line: line, message: "hex literal has an odd number of digits (\(end - start))")

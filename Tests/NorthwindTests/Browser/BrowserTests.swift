@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Northwind
 
 /// The shop floor in a real headless Chromium against the real `northwind serve` on a fresh demo store.
@@ -33,9 +34,17 @@ struct BrowserTests {
             let productPath = try #require(try await browser.find(".lines tbody a").attribute("href"))
             var ordered = 0
             for row in try await browser.findNow(".lines tbody tr") {
-                let links = try await browser.command("POST", "element/\(row.id)/elements", ["using": "css selector", "value": "a[href='\(productPath)']"])
+                let links = try await browser.command(
+                    "POST",
+                    "element/\(row.id)/elements",
+                    ["using": "css selector", "value": "a[href='\(productPath)']"]
+                )
                 guard (links as? [Any])?.isEmpty == false else { continue }
-                let quantity = try await browser.command("POST", "element/\(row.id)/element", ["using": "css selector", "value": "td[data-label=Qty]"])
+                let quantity = try await browser.command(
+                    "POST",
+                    "element/\(row.id)/element",
+                    ["using": "css selector", "value": "td[data-label=Qty]"]
+                )
                 let cell = Element(browser: browser, id: try #require((quantity as? [String: Any])?[Element.key] as? String))
                 ordered += try #require(Int(try await cell.text))
             }
@@ -126,9 +135,12 @@ struct BrowserTests {
             #expect(try await !browser.text(".field.invalid #reorderLevel-error").isEmpty)
             #expect(try await browser.findNow("#name-error").isEmpty)
             // The error sits with its own field, not elsewhere on the page.
-            let sameField = try await browser.execute("""
-                return document.getElementById('unitPrice-error').closest('.field') === document.getElementById('unitPrice').closest('.field')
-                """) as? Bool
+            let sameField =
+                try await browser.execute(
+                    """
+                    return document.getElementById('unitPrice-error').closest('.field') === document.getElementById('unitPrice').closest('.field')
+                    """
+                ) as? Bool
             #expect(sameField == true)
             #expect(try server.backoffice().product(id: product.id ?? 0).product.unitPrice == product.unitPrice)
         }
@@ -219,8 +231,13 @@ struct BrowserTests {
             try await watcher.execute("window.northwindMarker = 'home'")
             let count = try #require(Int(try await watcher.text("#new-orders-count")))
             let customer = try server.backoffice().list(Customer.self, limit: 1).items[0].code
-            _ = try await server.backoffice().createOrder(OrderDraft(
-                customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.id ?? 0, quantity: 1)]))
+            _ = try await server.backoffice().createOrder(
+                OrderDraft(
+                    customerCode: customer,
+                    employeeID: nil,
+                    lines: [OrderLineDraft(productID: product.id ?? 0, quantity: 1)]
+                )
+            )
             try await watcher.waitForText("#new-orders-count", "\(count + 1)") { $0 == String(count + 1) }
             #expect(try await watcher.execute("return window.northwindMarker") as? String == "home")
         }
@@ -229,7 +246,8 @@ struct BrowserTests {
     /// Every page at phone and desktop width. `NORTHWIND_SCREENSHOTS=docs/screenshots swift test --filter Browser`
     /// refreshes the committed set; otherwise they go to a temporary directory.
     @Test func everyPageAtPhoneAndDesktopWidth() async throws {
-        let directory = ProcessInfo.processInfo.environment["NORTHWIND_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+        let directory =
+            ProcessInfo.processInfo.environment["NORTHWIND_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("northwind-screenshots-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try await withLiveBrowser { server, driver in

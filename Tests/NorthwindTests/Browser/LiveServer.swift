@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
+import Testing
+
+@testable import Northwind
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
-@testable import Northwind
 
 /// The real `northwind serve`, started as a newcomer would on a fresh store: it seeds demo data and prints the
 /// one-time demo sign-ins, which the tests then use.
@@ -57,7 +59,8 @@ final class LiveServer: Sendable {
         base = String(address)
         let credentials = lines.compactMap { $0.firstMatch(of: signIn) }
         guard let manager = credentials.first(where: { AccessPolicy.defaultManagerTitles.contains(String($0.3)) }),
-              let rep = credentials.first(where: { !AccessPolicy.defaultManagerTitles.contains(String($0.3)) }) else {
+            let rep = credentials.first(where: { !AccessPolicy.defaultManagerTitles.contains(String($0.3)) })
+        else {
             throw CLIError(description: "serve printed no demo sign-in for a manager and a representative: \(lines)")
         }
         self.manager = SignIn(login: String(manager.1), password: String(manager.2))

@@ -2,11 +2,12 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
 
 /// Whether the end-to-end tests can drive a real browser. CI sets `NORTHWIND_E2E=require` so that a missing browser
 /// fails the run instead of skipping it.
@@ -14,7 +15,8 @@ enum BrowserSupport {
     static let chromedriver = "/usr/bin/chromedriver"
     static let chromium = "/usr/bin/chromium"
     static let required = ProcessInfo.processInfo.environment["NORTHWIND_E2E"] == "require"
-    static let installed = FileManager.default.isExecutableFile(atPath: chromedriver)
+    static let installed =
+        FileManager.default.isExecutableFile(atPath: chromedriver)
         && FileManager.default.isExecutableFile(atPath: chromium)
     static var enabled: Bool { installed || required }
     static let skipMessage = "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
@@ -60,15 +62,21 @@ final class ChromeDriver: Sendable {
 
     /// A new headless Chromium with its own profile, so two sessions share no cookies.
     func newBrowser(width: Int = 1280, height: Int = 900) async throws -> Browser {
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:loggingPrefs": ["browser": "ALL"],
-            "goog:chromeOptions": [
-                "binary": BrowserSupport.chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                         "--window-size=\(width),\(height)", "--lang=en-GB", "--hide-scrollbars"],
-            ],
-        ]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:loggingPrefs": ["browser": "ALL"],
+                    "goog:chromeOptions": [
+                        "binary": BrowserSupport.chromium,
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                            "--window-size=\(width),\(height)", "--lang=en-GB", "--hide-scrollbars",
+                        ],
+                    ],
+                ]
+            ]
+        ]
         let value = try await WebDriverHTTP.send("POST", base.appendingPathComponent("session"), capabilities)
         guard let id = (value as? [String: Any])?["sessionId"] as? String else {
             throw WebDriverError(description: "chromedriver made no session: \(String(describing: value))")
@@ -133,8 +141,12 @@ struct Browser: Sendable {
 
     /// Waits until the text of `css` satisfies `condition`, and returns it.
     @discardableResult
-    func waitForText(_ css: String, _ description: String, timeout: Duration = .seconds(10),
-                     _ condition: @escaping (String) -> Bool) async throws -> String {
+    func waitForText(
+        _ css: String,
+        _ description: String,
+        timeout: Duration = .seconds(10),
+        _ condition: @escaping (String) -> Bool
+    ) async throws -> String {
         var last = ""
         try await waitFor("\(css) to show \(description) (last seen: \"\(last)\")", timeout: timeout) {
             guard let element = try await findNow(css).first else { return false }
@@ -154,9 +166,16 @@ struct Browser: Sendable {
 
     /// Emulates a device `width` CSS pixels wide, as a phone would report it.
     func emulate(width: Int, height: Int, mobile: Bool) async throws {
-        try await command("POST", "goog/cdp/execute", ["cmd": "Emulation.setDeviceMetricsOverride", "params": [
-            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile,
-        ]])
+        try await command(
+            "POST",
+            "goog/cdp/execute",
+            [
+                "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": [
+                    "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile,
+                ],
+            ]
+        )
     }
 
     /// A PNG of the whole page at the emulated width, and how wide the page laid itself out there.
@@ -224,8 +243,11 @@ enum WebDriverHTTP {
 }
 
 /// Polls `condition` until it holds, failing with `description` after `timeout`.
-func waitFor(_ description: @autoclosure () -> String, timeout: Duration = .seconds(10),
-             _ condition: () async throws -> Bool) async throws {
+func waitFor(
+    _ description: @autoclosure () -> String,
+    timeout: Duration = .seconds(10),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while true {
         if try await condition() { return }
