@@ -83,7 +83,13 @@ public enum WebApp {
     static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
         // HEAD answers wherever GET does, with GET's headers and no body.
         let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: SecurityHeaders(env: environment))
+        // Pages never load anything from elsewhere, nor post anywhere else, so the policy can say so.
+        router.add(
+            middleware: ContentSecurityMiddleware(contentSecurityPolicy: [
+                .defaultSrc(.self), .imgSrc(.self, .scheme(.init(rawValue: "data:"))), .formAction(.self), .frameAncestors(.none),
+            ])
+        )
+        router.add(middleware: ErrorResponses(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
         StaticFiles.register(on: router)
         APIRoutes(environment).register(on: router.group("api"))
@@ -109,11 +115,11 @@ struct FeedService: Service {
     }
 }
 
-/// Every response carries the security headers, errors included. So an error that no route's own middleware
-/// turned into a response (the router's 404, a 405, a static file, an oversized body) becomes one here first:
-/// problem details under /api, the error page elsewhere. Pages never load anything from elsewhere, so the policy
-/// can say so.
-struct SecurityHeaders: RouterMiddleware {
+/// Every response carries the security headers, errors included: Hummingbird's `ContentSecurityMiddleware`, outside
+/// this one, adds them only to a response. So an error that no route's own middleware turned into a response (the
+/// router's 404, a 405, a static file, an oversized body) becomes one here: problem details under /api, the error
+/// page elsewhere. It also sets the one header that middleware does not, the referrer policy.
+struct ErrorResponses: RouterMiddleware {
     typealias Context = WebContext
     let env: WebEnvironment
 
@@ -134,8 +140,6 @@ struct SecurityHeaders: RouterMiddleware {
                 )
             if let allow = (error as? WebError)?.allow { response.headers[.allow] = allow }
         }
-        response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
-        response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "same-origin"
         return response
     }

@@ -480,7 +480,11 @@ struct HTTPHardeningTests {
         try await fixture.test(live: true) { client in
             let response = try await client.execute(uri: path, method: .get)
             #expect(response.status == .notFound)
-            #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+            #expect(
+                response.headers[.contentSecurityPolicy]
+                    == "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'"
+            )
+            #expect(response.headers[.referrerPolicy] == "same-origin")
             #expect(response.headers[.xContentTypeOptions] == "nosniff")
         }
     }
