@@ -45,7 +45,7 @@ extension Backoffice {
             arguments += [discontinued]
         }
         if query.lowStock {
-            conditions.append("NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel")
+            conditions.append(Product.lowStockSQL)
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let column =
@@ -279,11 +279,10 @@ extension Product {
     }
 }
 
-extension DerivableRequest<Product> {
-    /// Northwind's low-stock rule: units in stock plus units on order at or below the reorder level.
-    public func lowStock() -> Self {
-        filter(sql: "unitsInStock + unitsOnOrder <= reorderLevel")
-    }
+extension Product {
+    /// `isLowStock` in SQL, for queries over `products`. (The reorder-list report in `reports.sql` states the same
+    /// rule in its own query.)
+    static let lowStockSQL = "NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel"
 }
 
 /// Whether a row with this id exists, through a cached statement.

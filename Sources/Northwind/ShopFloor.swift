@@ -16,13 +16,7 @@ extension Backoffice {
     static func shopSummary(_ db: Database) throws -> ShopSummary {
         ShopSummary(
             newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
-            lowStockProducts: try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) FROM products
-                    WHERE NOT discontinued AND unitsInStock + unitsOnOrder <= reorderLevel
-                    """
-            ) ?? 0
+            lowStockProducts: try Int.fetchOne(db, sql: "SELECT count(*) FROM products WHERE \(Product.lowStockSQL)") ?? 0
         )
     }
 

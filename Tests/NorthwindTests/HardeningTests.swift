@@ -285,3 +285,25 @@ struct CSVTests {
         #expect(csv([.text("Chai"), .text("a,b"), .text("say \"hi\"")]) == "Chai,\"a,b\",\"say \"\"hi\"\"\"\r\n")
     }
 }
+
+@Suite("One rule for low stock")
+struct LowStockRuleTests {
+    @Test func theListTheSummaryAndEachProductAgree() async throws {
+        // Given a low product, a discontinued product below its reorder level, and products with plenty
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        var old = try b.product(id: w.oldTea.key).product
+        old.reorderLevel = 100
+        _ = try await b.updateProduct(old)
+        // When low stock is asked of the list, the summary and each product
+        var query = ProductQuery()
+        query.lowStock = true
+        let listed = Set(try b.listProducts(query).items.map(\.product.name))
+        let each = Set(try b.listProducts().items.filter(\.product.isLowStock).map(\.product.name))
+        // Then all three give the same products: the low one, never the discontinued one
+        #expect(listed == ["Grandma's Mustard"])
+        #expect(each == listed)
+        #expect(try b.shopSummary().lowStockProducts == listed.count)
+    }
+}
