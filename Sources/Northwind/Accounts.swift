@@ -242,9 +242,10 @@ extension Backoffice {
         return String(folded.unicodeScalars.filter { $0.isASCII && ($0 == "." || CharacterSet.alphanumerics.contains($0)) })
     }
 
-    static func randomToken() -> String {
+    /// `byteCount` random bytes as URL-safe base64: session and API tokens, CSRF and sign-in form tokens.
+    public static func randomToken(byteCount: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bytes = (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

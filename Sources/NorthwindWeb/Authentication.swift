@@ -93,12 +93,7 @@ extension HTTPField.Name {
 enum SignInToken {
     static let cookieName = "northwind_signin"
 
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    static func make() -> String { Backoffice.randomToken(byteCount: 24) }
 
     static func cookie(_ token: String, secure: Bool) -> Cookie {
         Cookie(

@@ -1053,9 +1053,7 @@ struct ClassicScriptParser {
         } else {
             return nil
         }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else {
-            return nil
-        }
+        guard LocalDate(year: year, month: month, day: day) != nil else { return nil }
 
         var hour = 0
         var minute = 0
@@ -1095,13 +1093,5 @@ struct ClassicScriptParser {
         let date = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
         if hour == 0, minute == 0, second == 0, fraction.isEmpty { return date }
         return "\(date) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))" + (fraction.isEmpty ? "" : ".\(fraction)")
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }
