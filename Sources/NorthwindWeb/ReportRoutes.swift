@@ -84,11 +84,12 @@ extension APIRoutes {
             _ = try context.requireManager(policy, to: "read reports")
             let report = try findReport(context)
             let parameters = reportParameters(request, report)
+            // Checked whatever the format: CSV sends every row, but a bad value is still a mistake to name.
+            let (limit, offset) = try Self.reportPage(request)
             switch request.parameter("format") ?? "json" {
             case "csv":
                 return try await ReportDownload.csv(backoffice, report: report, parameters: parameters)
             case "json":
-                let (limit, offset) = try Self.reportPage(request)
                 let table = try backoffice.runReport(report.name, parameters: parameters, limit: limit, offset: offset)
                 return try ReportBody(table, offset: offset, limit: limit).response(from: request, context: context)
             case let other:

@@ -592,7 +592,7 @@ struct HTTPHardeningTests {
         "/api/v1/products?limit=5&limit=abc", "/api/v1/products?limit=", "/api/v1/products?sort=",
         "/api/v1/products?lowStock=", "/api/v1/products?categoryID=", "/api/v1/categories?offset=",
         "/api/v1/orders?status=", "/api/v1/customers?q=a&offset=5", "/api/v1/products/search?q=a&q=b",
-        "/api/v1/reports/ten-most-expensive-products?format=",
+        "/api/v1/reports/ten-most-expensive-products?format=", "/api/v1/reports/invoices?format=csv&offset=-17464835778",
     ])
     func aParameterBlankOrGivenTwiceIsRefused(path: String) async throws {
         let fixture = try await WebFixture.make()
