@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Northwind", targets: ["Northwind"]),
         .executable(name: "northwind", targets: ["northwind"]),
+        .executable(name: "northwind-bench", targets: ["northwind-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -28,34 +29,43 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
-        // Schema, migrations, records and the file-backed blob store: everything that knows SQL.
+        // The rule between targets, and where to find things, is in docs/architecture.md; ArchitectureTests enforce it.
+        // Schema, migrations, records, the change log, external storage, values and the bulk-load entry.
         .target(
             name: "NorthwindStore",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
-        // Domain operations, demo data and classic import: the API that the CLI, web and sync call.
+        // Every domain query and rule, in folders by area: the API that the CLI, web and sync call.
         .target(
             name: "Northwind",
             dependencies: [
                 "NorthwindStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
-            resources: [.copy("Resources/reports.sql")],
+            resources: [.copy("Reports/reports.sql")],
+            swiftSettings: swiftSettings
+        ),
+        // Demo data and the classic import, through the store's bulk-load entry.
+        .target(
+            name: "NorthwindLoading",
+            dependencies: [
+                "Northwind", "NorthwindStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The shop-floor web application and the JSON API, on Hummingbird, with live updates.
         .target(
             name: "NorthwindWeb",
             dependencies: [
-                "Northwind",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "Northwind", "NorthwindStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -66,15 +76,21 @@ let package = Package(
             resources: [.copy("Templates"), .copy("Static"), .copy("openapi.json")],
             swiftSettings: swiftSettings
         ),
-        // The `northwind` command-line tool, including `bench`, which compares the domain layer with bare SQLite.
+        // The shop's command-line tool, one folder per command group; `serve` runs the web app.
         .executableTarget(
             name: "northwind",
             dependencies: [
-                "Northwind",
-                "NorthwindWeb",
+                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // The bare C API, for the benchmark's baseline.
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The benchmark: the domain layer against the bare SQLite C API doing the same work, in the same run.
+        .executableTarget(
+            name: "northwind-bench",
+            dependencies: [
+                "Northwind", "NorthwindStore", "NorthwindLoading",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -82,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "NorthwindTests",
             dependencies: [
-                "Northwind", "NorthwindWeb", "northwind",
+                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "northwind", "northwind-bench",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bare C API, to check a store as tools without the app's SQL functions see it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Every failure a caller of the Northwind API can see, each with a message a person can act on.
 public enum NorthwindError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -55,5 +56,39 @@ public enum NorthwindError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func invalid(_ field: String, _ message: String) -> NorthwindError {
         .invalid([FieldError(field, message)])
+    }
+}
+
+extension NorthwindError {
+    /// A database error as the user should read it: which rule a change broke, or that the store is busy.
+    public static func translating(_ error: any Error) -> NorthwindError {
+        if let error = error as? NorthwindError { return error }
+        if let error = error as? DatabaseError {
+            switch error.extendedResultCode {
+            case .SQLITE_CONSTRAINT_FOREIGNKEY:
+                return .inUse("The change refers to a record that does not exist, or removes one that others still refer to.")
+            case .SQLITE_CONSTRAINT_CHECK:
+                return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
+            case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+                // "UNIQUE constraint failed: customers.code" names the field; say it as a person would.
+                let column = error.message?.split(separator: ":").last?.split(separator: ",").first?.split(separator: ".").last
+                return .invalid([
+                    .init(
+                        column.map { $0.trimmingCharacters(in: .whitespaces) } ?? "record",
+                        "is already used by another record"
+                    )
+                ])
+            case .SQLITE_CONSTRAINT_TRIGGER:
+                return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
+            case .SQLITE_CONSTRAINT_NOTNULL:
+                return .invalid([.init("record", "A required value is missing (\(error.message ?? "not null")).")])
+            default:
+                if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                    return .storeUnavailable("The store is busy with another writer; try again in a moment.")
+                }
+                return .storeUnavailable("The store failed: \(error.message ?? "\(error)").")
+            }
+        }
+        return .storeUnavailable("The store failed: \(error).")
     }
 }

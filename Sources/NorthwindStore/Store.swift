@@ -47,10 +47,10 @@ public struct StoreConfiguration: Sendable {
 public final class Store: Sendable {
     public let configuration: StoreConfiguration
     /// The pool, in WAL mode. Every public write of the domain layer is one `write` transaction.
-    public let pool: DatabasePool
+    package let pool: DatabasePool
     public let binaries: ExternalStorage
     /// Connections for single-statement reads on hot paths.
-    public let quick: QuickReaders
+    package let quick: QuickReaders
 
     /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
     public init(_ configuration: StoreConfiguration) throws(NorthwindError) {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 // The JSON shapes of /api/v1, as openapi.json describes them. Money travels as a decimal string.
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// `/api/v1`: everything the pages do, with the same rules and permissions, as JSON. Money is a decimal string
 /// ("18.00") so no client rounds it through binary floating point. Errors are RFC 9457 problem details.
@@ -59,7 +60,7 @@ struct APIRoutes: Sendable {
             return EditedResponse(status: .created, response: try await backoffice.create(customer))
         }
 
-        registerManaged(Northwind.Category.self, path: "categories", on: v1, managersOnly: true)
+        registerManaged(NorthwindStore.Category.self, path: "categories", on: v1, managersOnly: true)
         registerManaged(Supplier.self, path: "suppliers", on: v1, managersOnly: true)
         v1.get("employees") { request, _ in
             ItemsPage(try backoffice.list(Employee.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
@@ -292,7 +293,7 @@ struct RequireAPISignIn: RouterMiddleware {
     }
 }
 
-extension Northwind.Category: ResponseEncodable {}
+extension NorthwindStore.Category: ResponseEncodable {}
 extension Supplier: ResponseEncodable {}
 extension Customer: ResponseEncodable {}
 extension Employee: ResponseEncodable {}

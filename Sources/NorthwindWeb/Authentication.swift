@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import Northwind
+import NorthwindStore
 import Synchronization
 
 /// Recognises a browser session cookie or an API bearer token and puts the employee in the context.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// `GET /events`: server-sent events, one `change` event per committed change batch, so open pages refresh the
 /// parts that show changed tables. A comment every 15 s keeps proxies from closing an idle stream.

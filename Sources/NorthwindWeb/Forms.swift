@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// A submitted `application/x-www-form-urlencoded` form. Keeps repeated fields (order lines) in order.
 struct FormData: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Northwind
+import NorthwindStore
 
 /// The product edit form: what was typed, and the errors to show beside each field.
 struct ProductForm {
@@ -59,7 +60,7 @@ struct ProductForm {
     }
 
     func view(action: String, backoffice: Backoffice) throws -> [String: Any] {
-        let categories = try backoffice.choices(Northwind.Category.self)
+        let categories = try backoffice.choices(NorthwindStore.Category.self)
         let suppliers = try backoffice.choices(Supplier.self)
         func message(_ field: String) -> String? {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }

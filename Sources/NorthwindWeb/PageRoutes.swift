@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Mustache
 import Northwind
+import NorthwindStore
 
 /// The shop-floor pages, rendered on the server. Mustache escapes every `{{value}}`, so no markup is built from
 /// strings here.
@@ -198,7 +199,7 @@ struct PageRoutes: Sendable {
     /// With hundreds of categories, rendering them was most of the products page's time, the same on every request.
     func categoryOptions(selected: Int64?) throws -> String {
         let fragment = try env.cache.body(for: "fragment categoryoptions \(selected ?? 0)") {
-            let categories = try backoffice.choices(Northwind.Category.self)
+            let categories = try backoffice.choices(NorthwindStore.Category.self)
             let data = ["categories": categories.map { ["id": $0.id, "name": $0.name, "selected": $0.id == selected] }]
             return ByteBuffer(string: env.templates.render(data, withTemplate: "categoryoptions") ?? "")
         }
@@ -425,7 +426,7 @@ struct PageRoutes: Sendable {
 
     @Sendable func category(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
-        let category = try backoffice.find(Northwind.Category.self, id: id)
+        let category = try backoffice.find(NorthwindStore.Category.self, id: id)
         let products = try backoffice.products(categoryID: id)
         return render(
             "category",

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Northwind
+import NorthwindStore
 
 /// An RFC 9457 problem-details body.
 struct Problem: Codable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 import Synchronization
 
 /// A report as a CSV download of every row, sent while it is read: the first bytes leave within milliseconds, and a

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// The Reports section: a page per report with its parameter form, a chart where one helps, the table, and CSV.
 extension PageRoutes {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// A report's parameters as the query string gives them: only the report's own, blank ones left out.
 func reportParameters(_ request: Request, _ report: ReportDefinition) -> [String: String] {

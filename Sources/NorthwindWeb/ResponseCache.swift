@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 import Synchronization
 
 /// Encoded answers to repeated read-only requests, kept until the store next changes.

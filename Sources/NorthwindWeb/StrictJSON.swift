@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindStore
 
 /// Request bodies as the API document describes them, strictly. Foundation's JSON readers accept a trailing comma
 /// and let the first (JSONDecoder) or last (JSONSerialization) of two equal keys win, so a body is first checked

@@ -5,6 +5,7 @@ import HummingbirdAuth
 import Logging
 import Mustache
 import Northwind
+import NorthwindStore
 import ServiceLifecycle
 
 /// How the server runs.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdAuth
 import Northwind
+import NorthwindStore
 
 /// The per-request context: who is signed in, if anyone.
 public struct WebContext: AuthRequestContext, RequestContext {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 struct SeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

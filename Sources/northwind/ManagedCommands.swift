@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 /// What the generic list/show/add/edit/delete commands need to know about one kind of record.
 protocol ManagedKind {
@@ -168,14 +170,6 @@ struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
     }
 }
 
-extension TextTable {
-    init(headers: [String]) {
-        self.init()
-        self.headers = headers
-    }
-    private init() { headers = [] }
-}
-
 // MARK: - The five kinds
 
 enum CategoryKind: ManagedKind {
@@ -309,7 +303,7 @@ struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
             try await Kind.save(
                 backoffice,
                 id: id,
-                BinaryContent(bytes: bytes, contentType: ClassicScript.unwrapImage(Array(bytes))?.contentType ?? "application/octet-stream")
+                BinaryContent(bytes: bytes, contentType: Picture.unwrap(Array(bytes))?.contentType ?? "application/octet-stream")
             )
             print("Stored \(bytes.count) bytes as the \(Kind.name) of \(Kind.owner) #\(id).")
         } else if let output {

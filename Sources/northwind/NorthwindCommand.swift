@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 @main
 struct NorthwindCommand: AsyncParsableCommand {
@@ -15,7 +17,7 @@ struct NorthwindCommand: AsyncParsableCommand {
         subcommands: [
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
-            ShippersCommand.self, ReportCommand.self, ServeCommand.self, ImportCommand.self, SeedCommand.self, BenchCommand.self,
+            ShippersCommand.self, ReportCommand.self, ServeCommand.self, ImportCommand.self, SeedCommand.self,
         ]
     )
 }
@@ -55,37 +57,6 @@ func printJSON(_ value: some Encodable) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(value)
     print(String(decoding: data, as: UTF8.self))
-}
-
-/// A plain-text table: numbers right-aligned, everything else left-aligned.
-struct TextTable {
-    var headers: [String]
-    var rows: [[String]] = []
-
-    init(_ headers: String...) { self.headers = headers }
-
-    mutating func add(_ cells: String...) { rows.append(cells) }
-
-    func render() -> String {
-        let widths = headers.indices.map { column in
-            ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
-        }
-        let numeric = headers.indices.map { column in
-            !rows.isEmpty
-                && rows.allSatisfy { row in
-                    let cell = row[column]
-                    return cell.isEmpty || cell.allSatisfy { $0.isNumber || $0 == "." || $0 == "-" || $0 == "," }
-                }
-        }
-        func line(_ cells: [String]) -> String {
-            cells.indices.map { column in
-                let padding = String(repeating: " ", count: widths[column] - cells[column].count)
-                return numeric[column] ? padding + cells[column] : cells[column] + padding
-            }.joined(separator: "  ").replacing(/\s+$/, with: "")
-        }
-        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
-        return ([line(headers), rule] + rows.map(line)).joined(separator: "\n")
-    }
 }
 
 /// "Showing 1–50 of 77" under a paged table.

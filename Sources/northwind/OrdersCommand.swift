@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 struct OrdersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

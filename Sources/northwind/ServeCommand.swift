@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 import NorthwindWeb
 
 struct ServeCommand: AsyncParsableCommand {

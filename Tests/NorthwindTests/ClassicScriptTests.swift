@@ -1,4 +1,6 @@
 import Foundation
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind
@@ -162,7 +164,7 @@ struct ClassicScriptTests {
                     Issue.record("\(table).\(column) on line \(row.line) is not binary")
                     continue
                 }
-                let image = try #require(ClassicScript.unwrapImage(wrapped))
+                let image = try #require(Picture.unwrap(wrapped))
                 #expect(image.contentType == "image/bmp")
                 #expect(image.bytes.count < wrapped.count)
                 #expect(Array(image.bytes.prefix(2)) == Array("BM".utf8))
@@ -305,12 +307,12 @@ struct ClassicScriptTests {
     }
 
     @Test func unwrapImageSniffsAndPassesPlainImagesThrough() {
-        #expect(ClassicScript.unwrapImage([]) == nil)
+        #expect(Picture.unwrap([]) == nil)
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
-        #expect(ClassicScript.unwrapImage(png)?.contentType == "image/png")
-        #expect(ClassicScript.unwrapImage(png)?.bytes == png)
+        #expect(Picture.unwrap(png)?.contentType == "image/png")
+        #expect(Picture.unwrap(png)?.bytes == png)
         let wrappedJPEG: [UInt8] = [0x15, 0x1C, 0x2F, 0x00] + [0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xD9] + [0, 0]
-        #expect(ClassicScript.unwrapImage(wrappedJPEG)?.contentType == "image/jpeg")
-        #expect(ClassicScript.unwrapImage(wrappedJPEG)?.bytes == [0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xD9])
+        #expect(Picture.unwrap(wrappedJPEG)?.contentType == "image/jpeg")
+        #expect(Picture.unwrap(wrappedJPEG)?.bytes == [0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xD9])
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import northwind
@@ -9,19 +11,19 @@ struct CLIError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Runs the real `northwind` binary, as a person at a terminal would.
+/// Runs the real `northwind` (or `northwind-bench`) binary, as a person at a terminal would.
 struct CLI {
-    static let binary: URL? = {
+    static func binary(_ name: String) -> URL? {
         var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
             url = url.deletingLastPathComponent()
         }
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("northwind"),
-            url.appendingPathComponent(".build/debug/northwind"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
+            url.appendingPathComponent(".build/debug/\(name)"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    }
 
     struct Result {
         var status: Int32
@@ -31,9 +33,11 @@ struct CLI {
         var crashed = false
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], program: String = "northwind", environment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        guard let binary else { throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)") }
+        guard let binary = binary(program) else {
+            throw CLIError(description: "no \(program) binary beside the tests: build it first (swift build)")
+        }
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -124,7 +128,7 @@ struct CommandLineTests {
 
     @Test(arguments: [
         [], ["products"], ["products", "list"], ["products", "edit"], ["orders", "new"], ["orders", "execute"],
-        ["categories", "add"], ["customers", "edit"], ["employees", "photo"], ["import"], ["seed"], ["bench"], ["report"],
+        ["categories", "add"], ["customers", "edit"], ["employees", "photo"], ["import"], ["seed"], ["report"],
     ])
     func helpWorksEverywhere(path: [String]) throws {
         let result = try CLI.run(path + ["--help"])
@@ -134,7 +138,7 @@ struct CommandLineTests {
 
     /// The bench's bare-SQLite side writes and reads the schema by hand, so a schema change can break it unseen.
     @Test func benchRunsBothSidesAtTheSmallestScale() throws {
-        let bench = try CLI.run(["bench", "--scale", "1", "--reads", "10", "--writes", "10"])
+        let bench = try CLI.run(["--scale", "1", "--reads", "10", "--writes", "10"], program: "northwind-bench")
         #expect(bench.status == 0, "\(bench.stderr)")
         #expect(bench.stdout.contains("order creation (3 lines)"))
         #expect(bench.stdout.contains("order execution"))

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import NorthwindLoading
 import Testing
 
 @testable import Northwind

@@ -3,6 +3,8 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind
@@ -585,7 +587,7 @@ struct HTTPHardeningTests {
             // Then both saves take
             #expect(cleared.status == .ok)
         }
-        #expect(try fixture.store.backoffice.find(Northwind.Category.self, id: condiments).description == nil)
+        #expect(try fixture.store.backoffice.find(NorthwindStore.Category.self, id: condiments).description == nil)
     }
 
     @Test(arguments: [

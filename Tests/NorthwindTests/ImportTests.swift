@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind

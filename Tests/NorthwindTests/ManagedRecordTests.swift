@@ -1,4 +1,6 @@
 import Foundation
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind

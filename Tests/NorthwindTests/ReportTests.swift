@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindLoading
 import Testing
 
 @testable import Northwind

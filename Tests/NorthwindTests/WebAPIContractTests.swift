@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind

@@ -3,6 +3,8 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind

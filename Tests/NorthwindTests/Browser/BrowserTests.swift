@@ -1,4 +1,6 @@
 import Foundation
+import NorthwindLoading
+import NorthwindStore
 import Testing
 
 @testable import Northwind
@@ -254,7 +256,7 @@ struct BrowserTests {
             let browser = try await driver.newBrowser()
             let facts = try server.backoffice()
             let product = try facts.listProducts(ProductQuery()).items[0].product
-            let category = try facts.list(Northwind.Category.self, limit: 1).items[0]
+            let category = try facts.list(NorthwindStore.Category.self, limit: 1).items[0]
             let customer = try facts.list(Customer.self, limit: 1).items[0]
             let employee = try facts.list(Employee.self, limit: 1).items[0]
             let short = try #require(try facts.listOrders(OrderQuery(status: .new)).items.first { !$0.isSupplyable })

@@ -1,4 +1,6 @@
 import Foundation
+import NorthwindLoading
+import NorthwindStore
 import Synchronization
 import Testing
 
@@ -24,7 +26,9 @@ final class LiveServer: Sendable {
     let rep: SignIn
 
     init() async throws {
-        guard let binary = CLI.binary else { throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)") }
+        guard let binary = CLI.binary("northwind") else {
+            throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)")
+        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("shop.sqlite").path

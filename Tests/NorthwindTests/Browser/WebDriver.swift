@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NorthwindLoading
+import NorthwindStore
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindStore
 
 /// A product with the names of its category and supplier, as lists show it.
 public struct ProductRow: Codable, Sendable, FetchableRecord {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import HummingbirdBcrypt
+import NorthwindStore
 
 /// Who is signed in, as the web app and the API see them.
 public struct SignedIn: Sendable, Equatable {

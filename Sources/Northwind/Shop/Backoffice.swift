@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-@_exported import NorthwindStore
+import NorthwindStore
 
 /// The domain layer: every operation the shop floor, the web app, reports and sync perform on a store.
 ///
@@ -15,17 +15,6 @@ public struct Backoffice: Sendable {
 
     public init(store: Store) { self.store = store }
 
-    /// Opens the store at `configuration.path`; a store created by this call is seeded with demo data unless
-    /// `seedIfCreated` is false.
-    public static func open(_ configuration: StoreConfiguration, seedIfCreated: Bool = true) throws(NorthwindError) -> Backoffice {
-        let isNew = !FileManager.default.fileExists(atPath: configuration.path)
-        let backoffice = Backoffice(store: try Store(configuration))
-        if isNew && seedIfCreated {
-            _ = try DemoData.seed(into: backoffice.store, options: .init())
-        }
-        return backoffice
-    }
-
     // MARK: Transactions
 
     /// Runs `body` in one write transaction and translates database errors into `NorthwindError`.
@@ -33,7 +22,7 @@ public struct Backoffice: Sendable {
         do {
             return try await store.pool.write(body)
         } catch {
-            throw Self.translate(error)
+            throw NorthwindError.translating(error)
         }
     }
 
@@ -42,7 +31,7 @@ public struct Backoffice: Sendable {
         do {
             return try store.pool.read(body)
         } catch {
-            throw Self.translate(error)
+            throw NorthwindError.translating(error)
         }
     }
 
@@ -51,39 +40,8 @@ public struct Backoffice: Sendable {
         do {
             return try store.quick.read(body)
         } catch {
-            throw Self.translate(error)
+            throw NorthwindError.translating(error)
         }
-    }
-
-    static func translate(_ error: any Error) -> NorthwindError {
-        if let error = error as? NorthwindError { return error }
-        if let error = error as? DatabaseError {
-            switch error.extendedResultCode {
-            case .SQLITE_CONSTRAINT_FOREIGNKEY:
-                return .inUse("The change refers to a record that does not exist, or removes one that others still refer to.")
-            case .SQLITE_CONSTRAINT_CHECK:
-                return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
-            case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
-                // "UNIQUE constraint failed: customers.code" names the field; say it as a person would.
-                let column = error.message?.split(separator: ":").last?.split(separator: ",").first?.split(separator: ".").last
-                return .invalid([
-                    .init(
-                        column.map { $0.trimmingCharacters(in: .whitespaces) } ?? "record",
-                        "is already used by another record"
-                    )
-                ])
-            case .SQLITE_CONSTRAINT_TRIGGER:
-                return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
-            case .SQLITE_CONSTRAINT_NOTNULL:
-                return .invalid([.init("record", "A required value is missing (\(error.message ?? "not null")).")])
-            default:
-                if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-                    return .storeUnavailable("The store is busy with another writer; try again in a moment.")
-                }
-                return .storeUnavailable("The store failed: \(error.message ?? "\(error)").")
-            }
-        }
-        return .storeUnavailable("The store failed: \(error).")
     }
 }
 

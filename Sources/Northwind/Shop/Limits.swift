@@ -1,4 +1,5 @@
 import Foundation
+import NorthwindStore
 
 /// The ranges that input may set, in one place. Every way in (the API, the pages, the CLI, the import and later
 /// sync) goes through the domain's validation, which checks them, so out-of-range values never reach the store.

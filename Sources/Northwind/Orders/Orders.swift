@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindStore
 
 /// A line as the person taking the order enters it. The unit price defaults to the product's current price.
 public struct OrderLineDraft: Sendable, Codable, Equatable {

@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 /// Measures the domain layer against the bare SQLite C API doing the same work on the same file, in the same run.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "northwind-bench",
         abstract: "Measure search, lookup, list, order creation and execution, seeding and every report, against bare SQLite.",
         discussion:
             "Each scale is seeded into a temporary store that is removed afterwards. Figures: operations per second, p50 and p99 latency, and our rate as a share of bare SQLite's."

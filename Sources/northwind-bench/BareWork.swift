@@ -1,6 +1,8 @@
 import Foundation
 import GRDBSQLite
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 /// The same reads and writes the domain layer performs for an order, through the bare C API.
 enum BareOrders {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindStore
 
 /// A record that people list, show, create, update and delete through the generic operations below:
 /// categories, suppliers, customers, employees and shippers.

@@ -1,6 +1,8 @@
 import Foundation
 import GRDBSQLite
 import Northwind
+import NorthwindLoading
+import NorthwindStore
 
 /// A bare SQLite C API connection: the benchmark's baseline, with no GRDB, no records and no async hops.
 final class BareSQLite {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindStore
 
 /// A manager's home page: this month's sales against last month's, what needs doing, and where sales come from.
 /// Sales are the lines' ExtendedPrice of orders placed (not cancelled), as in the reports.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-import GRDBSQLite
+import Northwind
+import NorthwindStore
 
 /// Generates Northwind-shaped demo data, deterministically: the same options give the same rows.
 ///
@@ -39,26 +40,20 @@ public enum DemoData {
         guard (1...10_000).contains(options.scale) else { throw .invalid("scale", "must be between 1 and 10000") }
         let start = Date()
         do {
-            var counts: [TableCount] = []
-            try store.pool.write { db in
-                if !options.replace, try !Store.isEmpty(db) {
-                    throw NorthwindError.invalidState(
-                        "The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store."
-                    )
-                }
-                try store.deleteAllData(db)
-                // Keep the whole seed's pages in memory until commit, and check references once, at commit,
-                // since rows go in by batches.
-                // About 1.2 MB of pages per unit of scale; negative cache sizes are in KiB.
-                try db.execute(sql: "PRAGMA cache_size = -\(64_000 + options.scale * 1_500)")
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-                defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
+            // About 1.2 MB of pages per unit of scale, kept until commit.
+            let load = BulkLoadOptions(
+                replace: options.replace,
+                refusal: "The store at \(store.configuration.path) already holds data; use --replace to clear it first, or choose another --store.",
+                liftIndexes: true,
+                cacheKiB: 64_000 + options.scale * 1_500
+            )
+            let counts = try store.bulkLoad(load) { db in
                 var generator = try Generator(db: db, options: options)
-                counts = try Schema.bulkLoad(db) { try generator.run() }
+                return try generator.run()
             }
             return Summary(counts: counts, seconds: Date().timeIntervalSince(start))
         } catch {
-            throw Backoffice.translate(error)
+            throw NorthwindError.translating(error)
         }
     }
 }
@@ -92,70 +87,6 @@ struct SeededRecordIDs {
             bytes.append(Self.hex[Int((counter >> UInt64(shift)) & 0xF)])
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// Inserts rows many at a time with one multi-row INSERT.
-///
-/// SQLite sets up trigger programs once per statement execution; one row per statement made that setup cost more
-/// than the row itself.
-struct BulkInsert {
-    let db: Database
-    let prefix: String
-    let columns: Int
-    let batch: Int
-    private var buffer: [DatabaseValue] = []
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    init(_ db: Database, _ prefix: String, columns: Int, batch: Int = 256) {
-        self.db = db
-        self.prefix = prefix
-        self.columns = columns
-        self.batch = batch
-        buffer.reserveCapacity(columns * batch)
-    }
-
-    /// Buffers one row; the buffer goes in when it holds `batch` rows, or at `flush`.
-    mutating func append(_ values: [(any DatabaseValueConvertible)?]) throws {
-        for value in values { buffer.append(value?.databaseValue ?? .null) }
-        if buffer.count == columns * batch { try flush() }
-    }
-
-    mutating func flush() throws {
-        try insert(buffer, rows: buffer.count / columns)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Inserts rows already converted (possibly by another thread) with one statement.
-    func insert(_ values: [DatabaseValue], rows: Int) throws {
-        guard rows > 0 else { return }
-        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-        // OR FAIL: a constraint error still fails the whole load, but SQLite then needs no statement journal,
-        // which would copy every page the batch touches.
-        let sql =
-            prefix.replacingOccurrences(of: "INSERT INTO", with: "INSERT OR FAIL INTO") + " VALUES "
-            + Array(repeating: tuple, count: rows).joined(separator: ",")
-        // Binds straight into SQLite's statement: GRDB's argument checks and conversions cost more than the
-        // insert at millions of rows. The statement is still GRDB's, prepared and cached on this connection.
-        let handle = try db.cachedStatement(sql: sql).sqliteStatement
-        sqlite3_reset(handle)
-        for (index, value) in values.enumerated() {
-            let position = Int32(index + 1)
-            switch value.storage {
-            case .null: sqlite3_bind_null(handle, position)
-            case .int64(let n): sqlite3_bind_int64(handle, position, n)
-            case .double(let d): sqlite3_bind_double(handle, position, d)
-            case .string(let text): sqlite3_bind_text(handle, position, text, -1, Self.transient)
-            case .blob(let data):
-                _ = data.withUnsafeBytes { sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), Self.transient) }
-            }
-        }
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
     }
 }
 
@@ -354,7 +285,7 @@ private struct Generator {
     func copyName(_ base: String, _ copy: Int) -> String { copy == 0 ? base : "\(base) (set \(copy + 1))" }
 
     mutating func categories() throws -> Int {
-        var statement = BulkInsert(db, "INSERT INTO categories (id, recordID, name, description)", columns: 4)
+        var statement = BulkInsert(db, into: "categories", columns: ["id", "recordID", "name", "description"])
         var id = 0
         for copy in 0..<scale {
             for (name, description) in Vocabulary.categories {
@@ -369,10 +300,8 @@ private struct Generator {
     mutating func suppliers() throws -> Int {
         var statement = BulkInsert(
             db,
-            """
-            INSERT INTO suppliers (id, recordID, companyName, contactName, contactTitle, address, city, postalCode, country, phone)
-            """,
-            columns: 10
+            into: "suppliers",
+            columns: ["id", "recordID", "companyName", "contactName", "contactTitle", "address", "city", "postalCode", "country", "phone"]
         )
         let count = 29 * scale
         for id in 1...count {
@@ -396,13 +325,13 @@ private struct Generator {
     mutating func products(categoryCount: Int, supplierCount: Int) throws -> [ProductFacts] {
         var statement = BulkInsert(
             db,
-            """
-            INSERT INTO products (id, recordID, name, supplierID, categoryID, quantityPerUnit, unitPriceCents,
-              unitsOnOrder, reorderLevel, discontinued)
-            """,
-            columns: 10
+            into: "products",
+            columns: [
+                "id", "recordID", "name", "supplierID", "categoryID", "quantityPerUnit", "unitPriceCents", "unitsOnOrder", "reorderLevel",
+                "discontinued",
+            ]
         )
-        var movement = BulkInsert(db, "INSERT INTO stock_movements (recordID, productID, delta, reason, createdAt)", columns: 5)
+        var movement = BulkInsert(db, into: "stock_movements", columns: ["recordID", "productID", "delta", "reason", "createdAt"])
         let openedAt = options.endDate.description + "T08:00:00.000Z"
         var facts: [ProductFacts] = []
         facts.reserveCapacity(77 * scale)
@@ -449,11 +378,10 @@ private struct Generator {
         var facts: [CustomerFacts] = []
         var statement = BulkInsert(
             db,
-            """
-            INSERT INTO customers (id, recordID, code, companyName, contactName, contactTitle, address, city, postalCode,
-              country, phone, fax)
-            """,
-            columns: 12
+            into: "customers",
+            columns: [
+                "id", "recordID", "code", "companyName", "contactName", "contactTitle", "address", "city", "postalCode", "country", "phone", "fax",
+            ]
         )
         let count = 91 * scale
         for id in 1...count {
@@ -496,11 +424,11 @@ private struct Generator {
     mutating func employees() throws -> Int {
         var statement = BulkInsert(
             db,
-            """
-            INSERT INTO employees (id, recordID, lastName, firstName, title, titleOfCourtesy, birthDate, hireDate, address,
-              city, postalCode, country, homePhone, extension, notes, reportsTo)
-            """,
-            columns: 16
+            into: "employees",
+            columns: [
+                "id", "recordID", "lastName", "firstName", "title", "titleOfCourtesy", "birthDate", "hireDate", "address", "city", "postalCode",
+                "country", "homePhone", "extension", "notes", "reportsTo",
+            ]
         )
         let count = 9 * scale
         for id in 1...count {
@@ -526,7 +454,7 @@ private struct Generator {
     }
 
     mutating func shippers() throws -> Int {
-        var statement = BulkInsert(db, "INSERT INTO shippers (id, recordID, companyName, phone)", columns: 4)
+        var statement = BulkInsert(db, into: "shippers", columns: ["id", "recordID", "companyName", "phone"])
         var id = 0
         for copy in 0..<scale {
             for name in Vocabulary.shippers {
@@ -539,11 +467,13 @@ private struct Generator {
     }
 
     mutating func regionsAndTerritories(employeeCount: Int) throws -> Int {
+        var regions = BulkInsert(db, into: "regions", columns: ["id", "recordID", "description"])
         for (index, region) in Vocabulary.regions.enumerated() {
-            try db.execute(sql: "INSERT INTO regions (id, recordID, description) VALUES (?, ?, ?)", arguments: [index + 1, ids.next(), region])
+            try regions.append([index + 1, ids.next(), region])
         }
-        var territory = BulkInsert(db, "INSERT INTO territories (id, recordID, code, description, regionID)", columns: 5)
-        var assignment = BulkInsert(db, "INSERT INTO employee_territories (recordID, employeeID, territoryID)", columns: 3)
+        try regions.flush()
+        var territory = BulkInsert(db, into: "territories", columns: ["id", "recordID", "code", "description", "regionID"])
+        var assignment = BulkInsert(db, into: "employee_territories", columns: ["recordID", "employeeID", "territoryID"])
         let count = 53 * scale
         for id in 1...count {
             let place = random.pick(Vocabulary.places)
@@ -581,18 +511,16 @@ private struct Generator {
         thread.start()
         let insertOrder = BulkInsert(
             db,
-            """
-            INSERT INTO orders (id, recordID, number, employeeID, orderDate, requiredDate, shippedDate, status,
-              shipVia, freightCents, customerID, shipName, shipAddress, shipCity, shipPostalCode, shipCountry)
-            """,
-            columns: 16
+            into: "orders",
+            columns: [
+                "id", "recordID", "number", "employeeID", "orderDate", "requiredDate", "shippedDate", "status", "shipVia", "freightCents",
+                "customerID", "shipName", "shipAddress", "shipCity", "shipPostalCode", "shipCountry",
+            ]
         )
         let insertLine = BulkInsert(
             db,
-            """
-            INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-            """,
-            columns: 7
+            into: "order_lines",
+            columns: ["recordID", "orderID", "productID", "unitPriceCents", "quantity", "discount", "extendedPriceCents"]
         )
         var lineCount = 0
         do {

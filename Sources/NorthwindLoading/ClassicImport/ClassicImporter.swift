@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Northwind
+import NorthwindStore
 
 /// Loads the classic Northwind into a store, all or nothing.
 ///
@@ -51,11 +53,10 @@ public enum ClassicImporter {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             return try queue.read { db in
                 var tables: [String: [ClassicRow]] = [:]
-                let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                 for canonical in canonicalTables {
                     let aliases = canonical == "Region" ? ["Region", "Regions"] : [canonical]
-                    guard let name = names.first(where: { aliases.contains($0) }) else { continue }
-                    let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier)")
+                    guard let name = try aliases.first(where: { try db.tableExists($0) }) else { continue }
+                    let rows = try Table(name).fetchAll(db)
                     tables[canonical] = rows.enumerated().map { index, row in
                         var values: [String: ClassicValue] = [:]
                         for (column, dbValue) in row {
@@ -85,20 +86,17 @@ public enum ClassicImporter {
 
     static func load(_ dataset: ClassicDataset, into store: Store, replace: Bool, source: String) throws(NorthwindError) -> [DemoData.TableCount] {
         do {
-            return try store.pool.write { db in
-                if !replace, try !Store.isEmpty(db) {
-                    throw NorthwindError.invalidState(
-                        "The store at \(store.configuration.path) already holds data; import with --replace to overwrite it, or choose another --store."
-                    )
-                }
-                try store.deleteAllData(db)
-                // Employees report to employees listed after them; check references at commit instead.
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            let load = BulkLoadOptions(
+                replace: replace,
+                refusal:
+                    "The store at \(store.configuration.path) already holds data; import with --replace to overwrite it, or choose another --store."
+            )
+            return try store.bulkLoad(load) { db in
                 var loader = Loader(db: db, dataset: dataset, binaries: store.binaries, source: source)
                 return try loader.run()
             }
         } catch {
-            throw Backoffice.translate(error)
+            throw NorthwindError.translating(error)
         }
     }
 }
@@ -187,7 +185,7 @@ private struct Loader {
         }
         func image(_ column: String) throws -> BinaryContent? {
             guard case .blob(let bytes) = row.values[column] ?? .null, !bytes.isEmpty else { return nil }
-            guard let image = ClassicScript.unwrapImage(bytes) else { return nil }
+            guard let image = Picture.unwrap(bytes) else { return nil }
             return BinaryContent(bytes: Data(image.bytes), contentType: image.contentType)
         }
     }
@@ -282,17 +280,16 @@ private struct Loader {
         let demographics = rows("CustomerDemographics")
         for f in demographics {
             let code = try f.requiredText("CustomerTypeID")
-            try db.execute(sql: "INSERT INTO customer_demographics (code, description) VALUES (?, ?)", arguments: [code, try f.text("CustomerDesc")])
+            var insert = BulkInsert(db, into: "customer_demographics", columns: ["code", "description"], batch: 1)
+            try insert.append([code, try f.text("CustomerDesc")])
             demographicIDs[code] = db.lastInsertedRowID
         }
         for f in rows("CustomerCustomerDemo") {
             guard let customer = customerIDs[try f.requiredText("CustomerID").uppercased()],
                 let demographic = demographicIDs[try f.requiredText("CustomerTypeID")]
             else { throw f.fail("refers to an unknown customer or demographic") }
-            try db.execute(
-                sql: "INSERT INTO customer_demographic_links (customerID, demographicID) VALUES (?, ?)",
-                arguments: [customer, demographic]
-            )
+            var insert = BulkInsert(db, into: "customer_demographic_links", columns: ["customerID", "demographicID"], batch: 1)
+            try insert.append([customer, demographic])
         }
 
         let employees = rows("Employees")
@@ -343,10 +340,8 @@ private struct Loader {
         let assignments = rows("EmployeeTerritories")
         for f in assignments {
             guard let territory = territoryIDs[try f.requiredText("TerritoryID")] else { throw f.fail("refers to an unknown territory") }
-            try db.execute(
-                sql: "INSERT INTO employee_territories (employeeID, territoryID) VALUES (?, ?)",
-                arguments: [try f.requiredInt("EmployeeID"), territory]
-            )
+            var insert = BulkInsert(db, into: "employee_territories", columns: ["employeeID", "territoryID"], batch: 1)
+            try insert.append([try f.requiredInt("EmployeeID"), territory])
         }
         count("employee territories", assignments.count)
 
@@ -398,8 +393,8 @@ private struct Loader {
         }
         count("order lines", lines.count)
 
-        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
-            throw NorthwindError.importFailed("\(source): a \(violation[0] as String? ?? "row") row refers to a record the file does not contain.")
+        if let violation = try db.foreignKeyViolations().next() {
+            throw NorthwindError.importFailed("\(source): a \(violation.originTable) row refers to a record the file does not contain.")
         }
         return counts
     }

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import NorthwindStore
+
+extension Backoffice {
+    /// Every category as its list shows it, in name order: no cap, and no picture bytes, only whether one exists.
+    public func categoryListing() throws(NorthwindError) -> [Listing] {
+        try listing(
+            """
+            SELECT id, name, description, picture IS NOT NULL OR pictureFile IS NOT NULL
+            FROM categories ORDER BY name, id
+            """
+        )
+    }
+
+    /// Every employee as the list shows them, by last name: the title, and whether a photo exists.
+    public func employeeListing() throws(NorthwindError) -> [Listing] {
+        try listing(
+            """
+            SELECT id, firstName || ' ' || lastName, title, photo IS NOT NULL OR photoFile IS NOT NULL
+            FROM employees ORDER BY lastName, firstName, id
+            """
+        )
+    }
+
+    public func categoryHasPicture(id: Int64) throws(NorthwindError) -> Bool {
+        try listing("SELECT id, '', NULL, picture IS NOT NULL OR pictureFile IS NOT NULL FROM categories WHERE id = ?", [id])
+            .first?.hasImage ?? false
+    }
+
+    public func employeeHasPhoto(id: Int64) throws(NorthwindError) -> Bool {
+        try listing("SELECT id, '', NULL, photo IS NOT NULL OR photoFile IS NOT NULL FROM employees WHERE id = ?", [id])
+            .first?.hasImage ?? false
+    }
+
+    private func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
+        try quickRead { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                .map { Listing(id: $0[0], name: $0[1], detail: $0[2], hasImage: $0[3]) }
+        }
+    }
+
+    /// The number of the order with local id `id`.
+    public func orderNumber(id: Int64) throws(NorthwindError) -> String {
+        try quickRead { db in
+            guard
+                let number = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT number FROM orders WHERE id = ?"),
+                    arguments: [id]
+                )
+            else {
+                throw NorthwindError.notFound(entity: "order", key: "#\(id)")
+            }
+            return number
+        }
+    }
+}
+
+/// A category or employee in a list: its name, a line about it (description, title), and whether it has an image.
+public struct Listing: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var detail: String?
+    public var hasImage: Bool
+}
+
+/// A record as a form offers it: its id and the name a person picks it by.
+public struct Choice: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+}
+
+extension Backoffice {
+    /// Every record of a kind as a choice, in its list order: all of them, however many, so a form never lacks the
+    /// record it is editing. Two columns only: categories and employees carry pictures.
+    public func choices<R: ManagedRecord>(_ type: R.Type) throws(NorthwindError) -> [Choice] {
+        try read { db in
+            try R.select([Column("id"), R.choiceName], as: Row.self).order(R.defaultOrdering + [Column("id")])
+                .fetchAll(db).map { Choice(id: $0[0], name: $0[1]) }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import GRDB
+import NorthwindStore
+
+/// The figures on the home page: what needs doing today.
+public struct ShopSummary: Sendable, Codable, Equatable {
+    public var newOrders: Int
+    public var lowStockProducts: Int
+}
+
+extension Backoffice {
+    public func shopSummary() throws(NorthwindError) -> ShopSummary {
+        try read { db in try Self.shopSummary(db) }
+    }
+
+    static func shopSummary(_ db: Database) throws -> ShopSummary {
+        ShopSummary(
+            newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
+            lowStockProducts: try Int.fetchOne(db, sql: "SELECT count(*) FROM products WHERE \(Product.lowStockSQL)") ?? 0
+        )
+    }
+}
