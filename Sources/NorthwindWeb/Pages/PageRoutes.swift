@@ -629,26 +629,6 @@ struct PageRoutes: Sendable {
     }
 }
 
-/// Errors on pages become an error page with the right status; a missing session goes to sign-in.
-struct PageErrors: RouterMiddleware {
-    typealias Context = WebContext
-    let env: WebEnvironment
-
-    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch {
-            let problem = Problem.from(error, logging: request, context)
-            return PageRoutes(env).render(
-                "error",
-                ["title": problem.title, "detail": problem.detail],
-                status: problem.httpStatus,
-                context: context
-            )
-        }
-    }
-}
-
 /// Lets `withoutNils` see through an optional hidden in `Any` with one cast instead of a `Mirror`.
 protocol OptionalValue {
     var wrappedValue: Any? { get }

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import Mustache
+import Northwind
+import NorthwindStore
+import ServiceLifecycle
+
+public enum WebApp {
+    /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`.
+    /// Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
+    public static func build(
+        backoffice: Backoffice,
+        options: WebOptions,
+        logger: Logger? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    )
+        async throws -> some ApplicationProtocol
+    {
+        let environment = try await environment(backoffice: backoffice, options: options)
+        let router = buildRouter(environment)
+        var log = logger ?? Logger(label: "northwind.web")
+        if logger == nil { log.logLevel = .info }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
+            services: [FeedService(feed: environment.feed)],
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
+            logger: log
+        )
+    }
+
+    /// What every route shares: the templates, the change feed, the response cache and the sign-in throttle.
+    static func environment(backoffice: Backoffice, options: WebOptions) async throws -> WebEnvironment {
+        let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
+        return WebEnvironment(
+            backoffice: backoffice,
+            options: options,
+            templates: try await loadTemplates(),
+            feed: feed,
+            cache: ResponseCache(feed: feed),
+            throttle: SignInThrottle()
+        )
+    }
+
+    static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
+        // HEAD answers wherever GET does, with GET's headers and no body.
+        let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
+        // Pages never load anything from elsewhere, nor post anywhere else, so the policy can say so.
+        router.add(
+            middleware: ContentSecurityMiddleware(contentSecurityPolicy: [
+                .defaultSrc(.self), .imgSrc(.self, .scheme(.init(rawValue: "data:"))), .formAction(.self), .frameAncestors(.none),
+            ])
+        )
+        router.add(middleware: ErrorResponses(env: environment))
+        router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
+        StaticFiles.register(on: router)
+        APIRoutes(environment).register(on: router.group("api"))
+        PageRoutes(environment).register(on: router)
+        MethodNotAllowed.register(on: router)
+        return router
+    }
+
+    static func loadTemplates() async throws -> MustacheLibrary {
+        guard let directory = Bundle.module.url(forResource: "Templates", withExtension: nil) else {
+            throw NorthwindError.storeUnavailable("The web templates are missing from the installation.")
+        }
+        return try await MustacheLibrary(directory: directory.path)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import Mustache
+import Northwind
+import NorthwindStore
+import ServiceLifecycle
+
+/// How the server runs.
+public struct WebOptions: Sendable {
+    public var host: String
+    public var port: Int
+    public var policy: AccessPolicy
+    /// Mark the session cookie Secure. Browsers accept Secure cookies over plain HTTP on loopback only, so a server
+    /// reached over plain HTTP on a LAN needs this off (behind TLS, leave it on).
+    public var secureCookies: Bool
+    /// How often the change feed looks for writes made by other processes.
+    public var pollInterval: Duration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        policy: AccessPolicy = AccessPolicy(),
+        secureCookies: Bool = true,
+        pollInterval: Duration = .milliseconds(250)
+    ) {
+        self.host = host
+        self.port = port
+        self.policy = policy
+        self.secureCookies = secureCookies
+        self.pollInterval = pollInterval
+    }
+}
+
+/// Everything a route handler needs, shared by the pages and the API.
+struct WebEnvironment: Sendable {
+    let backoffice: Backoffice
+    let options: WebOptions
+    let templates: MustacheLibrary
+    let feed: ChangeFeed
+    let cache: ResponseCache
+    let throttle: SignInThrottle
+}
