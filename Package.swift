@@ -95,18 +95,75 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "NorthwindTests",
+        // Tests, one target per library, so a store change can run the store's tests first
+        // (`swift test --filter NorthwindStoreTests`). Shared fixtures: a temporary store, a small known world,
+        // the classic files and the real CLI binary.
+        .target(
+            name: "NorthwindTestSupport",
             dependencies: [
-                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "northwind", "northwind-bench",
+                "Northwind", "NorthwindStore", "NorthwindLoading",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bare C API, to check a store as tools without the app's SQL functions see it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NorthwindStoreTests",
+            dependencies: ["NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/StoreTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NorthwindDomainTests",
+            dependencies: ["NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/DomainTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NorthwindLoadingTests",
+            dependencies: ["NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/LoadingTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NorthwindWebTests",
+            dependencies: [
+                "NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", "NorthwindWeb",
+                // Some web tests also read poison records back through the CLI binary.
+                "northwind",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/WebTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NorthwindCLITests",
+            dependencies: [
+                "NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", "northwind", "northwind-bench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/CLITests",
+            swiftSettings: swiftSettings
+        ),
+        // End to end: the real `northwind serve` driven in headless Chromium through WebDriver.
+        .testTarget(
+            name: "NorthwindBrowserTests",
+            dependencies: [
+                "NorthwindTestSupport", "NorthwindStore", "Northwind", "northwind",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            path: "Tests/BrowserTests",
+            swiftSettings: swiftSettings
+        ),
+        // The dependency rule of docs/architecture.md, checked by reading every target's imports.
+        .testTarget(
+            name: "ArchitectureTests",
+            path: "Tests/ArchitectureTests",
             swiftSettings: swiftSettings
         ),
     ],

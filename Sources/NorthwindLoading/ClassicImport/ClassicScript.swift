@@ -463,7 +463,7 @@ struct ClassicScriptParser {
             var primaryKey = false
             while true {
                 if token.kind == .end {
-                    throw ClassicScriptError(line: line, message: "CREATE TABLE \(tableName) starting here is not closed")
+                    throw ClassicScriptError(line: line, message: "The definition of table \(tableName) starting here is not closed")
                 }
                 if isPunctuation("(") {
                     depth += 1

@@ -5,6 +5,7 @@ import Testing
 
 @testable import Northwind
 @testable import NorthwindStore
+@testable import NorthwindTestSupport
 
 /// Microsoft's data, imported once from `../shared/northwind/mssql/instnwnd.sql` for the report tests.
 enum Canonical {

@@ -8,6 +8,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 @testable import NorthwindWeb
 
 /// A known world behind the real router: Andrew is a manager, Nancy a sales representative.

@@ -4,6 +4,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 @Suite("Categories, suppliers, customers, employees and shippers")
 struct ManagedRecordTests {

@@ -5,6 +5,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 @Suite("Binary attributes with external storage")
 struct ExternalStorageTests {

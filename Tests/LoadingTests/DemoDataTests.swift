@@ -5,6 +5,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 @Suite("Demo data")
 struct DemoDataTests {

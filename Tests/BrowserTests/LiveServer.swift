@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -7,6 +7,8 @@ import NorthwindStore
 import Synchronization
 import Testing
 
+@testable import NorthwindTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

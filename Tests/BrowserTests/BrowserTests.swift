@@ -4,6 +4,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 /// The shop floor in a real headless Chromium against the real `northwind serve` on a fresh demo store.
 @Suite("End to end, in a browser", .serialized, .enabled(if: BrowserSupport.enabled, Comment(rawValue: BrowserSupport.skipMessage)))

@@ -7,6 +7,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 @testable import NorthwindWeb
 
 /// Checks real responses against the served OpenAPI document: the operation exists, the status is documented,

@@ -5,6 +5,7 @@ import NorthwindStore
 import Testing
 
 @testable import Northwind
+@testable import NorthwindTestSupport
 
 @Suite("Classic import", .enabled(if: sharedNorthwindAvailable, "../shared/northwind is absent: skipping the classic import tests"))
 struct ImportTests {

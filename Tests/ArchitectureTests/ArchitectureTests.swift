@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// The package's sources and the rule table of `docs/architecture.md`, read from the checkout.
+enum Layout {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url = url.deletingLastPathComponent()
+        }
+        return url
+    }()
+
+    /// Target name → the modules it may import, from the "Dependency rule" table.
+    static func rule() throws -> [String: Set<String>] {
+        let text = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Dependency rule").dropFirst().first)
+        var rule: [String: Set<String>] = [:]
+        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4 else { continue }
+            let target = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            rule[target] = Set(cells[3].matches(of: /`([^`]+)`/).map { String($0.1) })
+        }
+        return rule
+    }
+
+    /// Every target folder under `Sources`.
+    static func targets() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+            .filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Every Swift file of a target, as (path relative to the root, lines).
+    static func files(of target: String) throws -> [(path: String, lines: [Substring])] {
+        let folder = root.appendingPathComponent("Sources/\(target)")
+        let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path))
+        var files: [(String, [Substring])] = []
+        while let relative = enumerator.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: folder.appendingPathComponent(relative), encoding: .utf8)
+            files.append(("Sources/\(target)/\(relative)", text.split(separator: "\n", omittingEmptySubsequences: false)))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// The module an `import` line names: `import GRDB`, `@testable import X`, `import struct Foo.Bar`.
+    static func importedModule(_ line: Substring) -> String? {
+        guard let match = line.firstMatch(of: /^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([\w]+)/)
+        else { return nil }
+        return String(match.1)
+    }
+
+    static func isComment(_ line: Substring) -> Bool {
+        line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+    }
+}
+
+@Suite("Architecture")
+struct ArchitectureTests {
+    @Test func everyTargetHasARowInTheRule() throws {
+        // Given the rule table and the target folders
+        let rule = try Layout.rule()
+        let targets = try Layout.targets()
+        // Then each target has its row, and each row names a target
+        #expect(!targets.isEmpty)
+        #expect(Set(targets) == Set(rule.keys), "targets \(targets) vs. rows \(rule.keys.sorted())")
+    }
+
+    @Test func everyImportIsAllowedByTheRule() throws {
+        // Given the rule table
+        let rule = try Layout.rule()
+        var forbidden: [String] = []
+        // When every import line of every target is read
+        for target in try Layout.targets() {
+            let allowed = rule[target] ?? []
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated() {
+                    guard let module = Layout.importedModule(line), !allowed.contains(module) else { continue }
+                    forbidden.append("\(file.path):\(number + 1) imports \(module)")
+                }
+            }
+        }
+        // Then none is outside its target's row
+        #expect(forbidden.isEmpty, "Imports that docs/architecture.md does not allow:\n\(forbidden.joined(separator: "\n"))")
+    }
+
+    @Test func noTargetReExportsAnother() throws {
+        // When every source line is read
+        var found: [String] = []
+        for target in try Layout.targets() {
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated() where line.contains("@_exported") && !Layout.isComment(line) {
+                    found.append("\(file.path):\(number + 1)")
+                }
+            }
+        }
+        // Then no import is re-exported: each file says what it uses
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    @Test func onlyTheStoreAndTheDomainTouchThePool() throws {
+        var found: [String] = []
+        // When the targets other than the store and the domain are read
+        for target in try Layout.targets() where !["NorthwindStore", "Northwind"].contains(target) {
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated() where line.contains(/\.pool\b/) && !Layout.isComment(line) {
+                    found.append("\(file.path):\(number + 1)")
+                }
+            }
+        }
+        // Then none of them uses the connection pool
+        #expect(found.isEmpty, "\(found)")
+    }
+
+    @Test func sqlLivesInTheStoreAndTheDomainOnly() throws {
+        // Given what SQL looks like in a Swift string
+        let sql = /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|PRAGMA\s+\w|CREATE\s+(TABLE|INDEX|TRIGGER|VIEW))/
+        var found: [String] = []
+        // When the web app, the CLI and the loaders are read (the bench's bare baseline is SQL by design)
+        for target in try Layout.targets() where !["NorthwindStore", "Northwind", "northwind-bench"].contains(target) {
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated() where line.contains(sql) && !Layout.isComment(line) {
+                    found.append("\(file.path):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        // Then none of them holds a SQL statement
+        #expect(found.isEmpty, "SQL outside the store and the domain:\n\(found.joined(separator: "\n"))")
+    }
+}
