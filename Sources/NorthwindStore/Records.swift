@@ -465,8 +465,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     public var orderID: Int64?
     public var employeeID: Int64?
     public var note: String?
-    /// ISO 8601 UTC timestamp.
-    public var createdAt: String
+    public var createdAt: Timestamp
 
     public init(
         productID: Int64,
@@ -475,7 +474,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         orderID: Int64? = nil,
         employeeID: Int64? = nil,
         note: String? = nil,
-        createdAt: Date = Date()
+        createdAt: Timestamp = .now
     ) {
         recordID = newRecordID()
         self.productID = productID
@@ -484,7 +483,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         self.orderID = orderID
         self.employeeID = employeeID
         self.note = note
-        self.createdAt = Self.timestamp(createdAt)
+        self.createdAt = createdAt
     }
     public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
         case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt
@@ -503,10 +502,6 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         container[Columns.employeeID] = employeeID
         container[Columns.note] = note
         container[Columns.createdAt] = createdAt
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }
 

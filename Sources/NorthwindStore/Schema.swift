@@ -35,6 +35,7 @@ public enum Schema {
         migrator.registerMigration("v4: order line amounts", migrate: storeLineAmounts)
         migrator.registerMigration("v5: report summaries", migrate: createReportSummaries)
         migrator.registerMigration("v6: line amounts checked by triggers", migrate: checkLineAmountsByTriggers)
+        migrator.registerMigration("v7: one timestamp format", migrate: normaliseTimestamps)
         return migrator
     }
 
@@ -146,6 +147,24 @@ public enum Schema {
                 """
         )
         try db.execute(sql: changeLogTriggers("order_lines"))
+    }
+
+    /// Every stored moment in `Timestamp`'s text, so moments compare as text: session expiry was written without
+    /// milliseconds ("…:07Z"), which sorts after "…:07.500Z". Only rows in another form are touched.
+    private static func normaliseTimestamps(_ db: Database) throws {
+        let columns = [
+            ("stock_movements", "createdAt"), ("change_log", "changedAt"), ("credentials", "changedAt"),
+            ("access_tokens", "createdAt"), ("access_tokens", "expiresAt"),
+        ]
+        for (table, column) in columns {
+            try db.execute(
+                sql: """
+                    UPDATE \(table) SET \(column) = strftime('%Y-%m-%dT%H:%M:%fZ', \(column))
+                    WHERE \(column) IS NOT NULL AND strftime('%Y-%m-%dT%H:%M:%fZ', \(column)) IS NOT NULL
+                      AND \(column) <> strftime('%Y-%m-%dT%H:%M:%fZ', \(column))
+                    """
+            )
+        }
     }
 
     /// v4's CHECK called `sqlserver_line_cents`, which only the app registers, so `PRAGMA integrity_check` failed in
@@ -321,7 +340,7 @@ public enum Schema {
                   orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
                   employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
                   note TEXT,
-                  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                  createdAt TEXT NOT NULL DEFAULT (\(Timestamp.sqlNow)));
                 CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
                 CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
                 CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
@@ -343,14 +362,14 @@ public enum Schema {
                   employeeID INTEGER PRIMARY KEY REFERENCES employees(id) ON DELETE CASCADE,
                   login TEXT NOT NULL UNIQUE COLLATE NOCASE,
                   passwordHash TEXT NOT NULL,
-                  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                  changedAt TEXT NOT NULL DEFAULT (\(Timestamp.sqlNow)));
                 CREATE TABLE access_tokens (
                   tokenHash TEXT PRIMARY KEY,
                   employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
                   kind TEXT NOT NULL CHECK (kind IN ('session', 'api')),
                   csrfToken TEXT,
                   label TEXT,
-                  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                  createdAt TEXT NOT NULL DEFAULT (\(Timestamp.sqlNow)),
                   expiresAt TEXT);
                 CREATE INDEX access_tokens_employee ON access_tokens(employeeID);
                 """
@@ -366,7 +385,7 @@ public enum Schema {
                   tableName TEXT NOT NULL,
                   recordID TEXT NOT NULL,
                   operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
-                  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                  changedAt TEXT NOT NULL DEFAULT (\(Timestamp.sqlNow)));
                 """
         )
         for table in syncedTables {
@@ -420,7 +439,7 @@ public enum Schema {
 
         try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
         try rebuildReportSummaries(db)
-        let now = try String.fetchOne(db, sql: "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
+        let now = Timestamp.now
         for table in syncedTables {
             try db.execute(
                 sql: """

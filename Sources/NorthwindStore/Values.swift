@@ -181,3 +181,123 @@ public struct BinaryContent: Hashable, Sendable {
 
 /// A globally unique id for a synced row: a lowercase UUID string.
 public func newRecordID() -> String { UUID().uuidString.lowercased() }
+
+/// A moment, in UTC, to the millisecond: the one clock of stock movements, the change log, accounts, the importer
+/// and sync.
+///
+/// Its text, "2026-11-23T09:41:07.123Z", is what the store holds and what the API sends. SQL defaults write the
+/// same text (`Timestamp.sqlNow`), so values from Swift and from SQL compare and sort as text in time order.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public let milliseconds: Int64
+
+    /// The SQL expression for now, in this format, for column defaults and statements.
+    public static let sqlNow = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    /// The moment `date` falls in, truncated to the millisecond.
+    public init(_ date: Date) {
+        milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    public static var now: Timestamp { Timestamp(Date()) }
+
+    /// `time` ("08:00") on a day, in UTC.
+    public init(_ day: LocalDate, hour: Int = 0, minute: Int = 0) {
+        let days = Self.days(fromCivil: day.year, day.month, day.day)
+        milliseconds = ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60_000
+    }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    public func adding(seconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + seconds * 1000) }
+
+    /// Parses the stored form, "YYYY-MM-DDTHH:MM:SS.sssZ"; the fraction may be absent or shorter, as text written
+    /// before this type (sessions' expiry) has it.
+    public init?(_ text: String) {
+        let b = Array(text.utf8)
+        func digits(_ start: Int, _ count: Int) -> Int64? {
+            guard start + count <= b.count else { return nil }
+            var value: Int64 = 0
+            for byte in b[start..<(start + count)] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b.last == 90,
+            let day = LocalDate(String(text.prefix(10))),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var millis: Int64 = 0
+        if b.count > 20 {
+            // ".s", ".ss" or ".sss" before the "Z"
+            let fraction = b.count - 21
+            guard b[19] == 46, (1...3).contains(fraction), let value = digits(20, fraction) else { return nil }
+            millis = value * [100, 10, 1][fraction - 1]
+        }
+        let days = Self.days(fromCivil: day.year, day.month, day.day)
+        milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+    }
+
+    public var description: String {
+        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let inDay = milliseconds - days * 86_400_000
+        let (year, month, day) = Self.civil(fromDays: days)
+        func pad(_ n: Int64, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(inDay / 3_600_000, 2)):"
+            + "\(pad(inDay / 60_000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The inverse of `days(fromCivil:)` (`civil_from_days`).
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = Timestamp(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a UTC timestamp like 2026-11-23T09:41:07.123Z")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension Timestamp: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { description.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Timestamp? {
+        String.fromDatabaseValue(dbValue).flatMap(Timestamp.init)
+    }
+}

@@ -87,7 +87,7 @@ extension Backoffice {
                 sql: """
                     INSERT INTO credentials (employeeID, login, passwordHash) VALUES (?, ?, ?)
                     ON CONFLICT (employeeID) DO UPDATE SET login = excluded.login, passwordHash = excluded.passwordHash,
-                      changedAt = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                      changedAt = \(Timestamp.sqlNow)
                     """,
                 arguments: [employeeID, chosen, hash]
             )
@@ -119,19 +119,20 @@ extension Backoffice {
         guard await Self.offload({ Bcrypt.verify(password, hash: hash) }) else { throw refused }
         let token = Self.randomToken()
         let csrf = Self.randomToken()
-        let expires = Date().addingTimeInterval(Self.sessionLifetime)
+        let now = Timestamp.now
+        let expires = now.adding(seconds: Int64(Self.sessionLifetime))
         try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO access_tokens (tokenHash, employeeID, kind, csrfToken, expiresAt)
                     VALUES (?, ?, 'session', ?, ?)
                     """,
-                arguments: [Self.tokenHash(token), employeeID, csrf, Self.timestamp(expires)]
+                arguments: [Self.tokenHash(token), employeeID, csrf, expires]
             )
             // Expired sessions are swept here rather than by a timer: sign-ins are rare and cheap to piggyback.
             try db.execute(
                 sql: "DELETE FROM access_tokens WHERE expiresAt IS NOT NULL AND expiresAt < ?",
-                arguments: [Self.timestamp(Date())]
+                arguments: [now]
             )
         }
         guard let signedIn = try authenticate(token: token) else { throw refused }
@@ -172,7 +173,7 @@ extension Backoffice {
                             WHERE t.tokenHash = ? AND (t.expiresAt IS NULL OR t.expiresAt >= ?)
                             """
                     ),
-                    arguments: [Self.tokenHash(token), Self.timestamp(Date())]
+                    arguments: [Self.tokenHash(token), Timestamp.now]
                 )
             else { return nil }
             let tokenKind = AccessTokenKind(rawValue: row["tokenKind"]) ?? .api
@@ -268,10 +269,6 @@ extension Backoffice {
             hex.append(digits[Int(byte & 0x0f)])
         }
         return String(decoding: hex, as: UTF8.self)
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 
     /// A valid bcrypt hash of nothing anyone can type, for constant-time refusals.

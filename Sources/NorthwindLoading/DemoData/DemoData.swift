@@ -332,7 +332,7 @@ private struct Generator {
             ]
         )
         var movement = BulkInsert(db, into: "stock_movements", columns: ["recordID", "productID", "delta", "reason", "createdAt"])
-        let openedAt = options.endDate.description + "T08:00:00.000Z"
+        let openedAt = Timestamp(options.endDate, hour: 8)
         var facts: [ProductFacts] = []
         facts.reserveCapacity(77 * scale)
         for index in 0..<(77 * scale) {

@@ -145,7 +145,7 @@ struct MovementBody: Encodable, Sendable {
     var delta: Int
     var reason: String
     var note: String?
-    var createdAt: String
+    var createdAt: Timestamp
     init(_ movement: StockMovement) {
         (id, delta, reason, note, createdAt) = (
             movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,

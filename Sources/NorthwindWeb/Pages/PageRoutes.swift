@@ -598,7 +598,7 @@ struct PageRoutes: Sendable {
 
     func movementView(_ movement: StockMovement) throws -> [String: Any] {
         [
-            "createdAt": String(movement.createdAt.prefix(16)).replacingOccurrences(of: "T", with: " "),
+            "createdAt": String(movement.createdAt.description.prefix(16)).replacingOccurrences(of: "T", with: " "),
             "reason": movement.reason.rawValue, "delta": movement.delta > 0 ? "+\(movement.delta)" : "\(movement.delta)",
             "note": movement.note ?? "",
             "orderNumber": try movement.orderID.map { try backoffice.orderNumber(id: $0) } as Any,

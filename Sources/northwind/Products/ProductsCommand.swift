@@ -110,7 +110,7 @@ struct ProductsCommand: AsyncParsableCommand {
             var table = TextTable("When", "Change", "Reason", "Order", "Employee", "Note")
             for m in movements {
                 table.add(
-                    m.createdAt,
+                    m.createdAt.description,
                     m.delta > 0 ? "+\(m.delta)" : String(m.delta),
                     m.reason.rawValue,
                     m.orderID.map { String($0) } ?? "",
