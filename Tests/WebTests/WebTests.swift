@@ -386,6 +386,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 ("/categories", "Beverages"), ("/categories/\(fixture.world.beverages.id ?? 0)", "Chai"),
                 ("/customers", "VINET"), ("/customers?q=alfreds", "ALFKI"), ("/customers/vinet", order.order.number),
                 ("/employees", "Nancy Davolio"), ("/employees/\(fixture.world.nancy.id ?? 0)", "Andrew Fuller"),
+                ("/reports", "/reports/ten-most-expensive-products"), ("/reports/ten-most-expensive-products", "Côte de Blaye"),
             ]
             for (uri, text) in pages {
                 let response = try await client.execute(uri: uri, method: .get, headers: session.headers)
@@ -393,7 +394,8 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
                 let html = String(buffer: response.body)
                 #expect(html.contains(text), "\(uri) should show \(text)")
-                #expect(!html.contains(">nil<"), "\(uri) printed an absent value")
+                #expect(!html.contains(">nil<") && !html.contains("Optional("), "\(uri) printed an absent value")
+                #expect(html.contains("Andrew Fuller"), "\(uri) should show who is signed in")
             }
             let missing = try await client.execute(uri: "/products/999999", method: .get, headers: session.headers)
             #expect(missing.status == .notFound)

@@ -6,6 +6,10 @@ import NorthwindStore
 public struct ShopSummary: Sendable, Codable, Equatable {
     public var newOrders: Int
     public var lowStockProducts: Int
+    public init(newOrders: Int, lowStockProducts: Int) {
+        self.newOrders = newOrders
+        self.lowStockProducts = lowStockProducts
+    }
 }
 
 extension Backoffice {

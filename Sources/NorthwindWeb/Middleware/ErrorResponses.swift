@@ -27,7 +27,7 @@ struct ErrorResponses: RouterMiddleware {
                 ? problem.response()
                 : PageRoutes(env).render(
                     "error",
-                    ["title": problem.title, "detail": problem.detail],
+                    ErrorPage(title: problem.title, detail: problem.detail),
                     status: problem.httpStatus,
                     context: context
                 )

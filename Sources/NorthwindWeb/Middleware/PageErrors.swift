@@ -17,7 +17,7 @@ struct PageErrors: RouterMiddleware {
             let problem = Problem.from(error, logging: request, context)
             return PageRoutes(env).render(
                 "error",
-                ["title": problem.title, "detail": problem.detail],
+                ErrorPage(title: problem.title, detail: problem.detail),
                 status: problem.httpStatus,
                 context: context
             )

@@ -59,52 +59,87 @@ struct ProductForm {
         return product
     }
 
-    func view(action: String, backoffice: Backoffice) throws -> [String: Any] {
+    /// The form as its template shows it.
+    struct View {
+        var action: String
+        var version: String
+        var fields: [Field]
+        var errorSummary: Bool
+        var otherErrors: [String]
+    }
+
+    /// A text box, a select or a checkbox, with the error to show beside it.
+    struct Field {
+        var name: String
+        var label: String
+        var isText = false
+        var isSelect = false
+        var isCheckbox = false
+        var inputMode: String?
+        var value: String?
+        var options: [SelectOption] = []
+        var checked = false
+        var error: String?
+    }
+
+    func view(action: String, backoffice: Backoffice) throws -> View {
         let categories = try backoffice.choices(NorthwindStore.Category.self)
         let suppliers = try backoffice.choices(Supplier.self)
         func message(_ field: String) -> String? {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
         }
-        var fields: [[String: Any]] = Self.textFields.map { field in
-            [
-                "isText": true, "name": field.name, "label": field.label, "inputMode": field.inputMode,
-                "value": values[field.name] ?? "", "error": message(field.name) as Any,
-            ]
+        func options(_ choices: [Choice], selected: String?) -> [SelectOption] {
+            choices.map { SelectOption(value: String($0.id), label: $0.name, selected: String($0.id) == selected) }
+        }
+        var fields = Self.textFields.map { field in
+            Field(
+                name: field.name,
+                label: field.label,
+                isText: true,
+                inputMode: field.inputMode,
+                value: values[field.name] ?? "",
+                error: message(field.name)
+            )
         }
         if action == "/products" {
-            fields.append([
-                "isText": true, "name": "unitsInStock", "label": "Opening stock", "inputMode": "numeric",
-                "value": values["unitsInStock"] ?? "0", "error": message("unitsInStock") as Any,
-            ])
+            fields.append(
+                Field(
+                    name: "unitsInStock",
+                    label: "Opening stock",
+                    isText: true,
+                    inputMode: "numeric",
+                    value: values["unitsInStock"] ?? "0",
+                    error: message("unitsInStock")
+                )
+            )
         }
-        fields.append([
-            "isSelect": true, "name": "categoryID", "label": "Category", "error": message("categoryID") as Any,
-            "options": categories.map {
-                [
-                    "value": $0.id, "label": $0.name,
-                    "selected": String($0.id) == values["categoryID"],
-                ]
-            },
-        ])
-        fields.append([
-            "isSelect": true, "name": "supplierID", "label": "Supplier", "error": message("supplierID") as Any,
-            "options": suppliers.map {
-                [
-                    "value": $0.id, "label": $0.name,
-                    "selected": String($0.id) == values["supplierID"],
-                ]
-            },
-        ])
-        fields.append([
-            "isCheckbox": true, "name": "discontinued", "label": "Discontinued",
-            "checked": values["discontinued"] == "1",
-        ])
-        let unplaced = errors.filter { error in !fields.contains { ($0["name"] as? String) == error.field } }
-        return [
-            "action": action, "version": values["version"] ?? "", "fields": fields,
-            "errorSummary": !errors.isEmpty,
-            "otherErrors": unplaced.map { "\($0.field): \($0.message)" },
-        ]
+        fields.append(
+            Field(
+                name: "categoryID",
+                label: "Category",
+                isSelect: true,
+                options: options(categories, selected: values["categoryID"]),
+                error: message("categoryID")
+            )
+        )
+        fields.append(
+            Field(
+                name: "supplierID",
+                label: "Supplier",
+                isSelect: true,
+                options: options(suppliers, selected: values["supplierID"]),
+                error: message("supplierID")
+            )
+        )
+        fields.append(Field(name: "discontinued", label: "Discontinued", isCheckbox: true, checked: values["discontinued"] == "1"))
+        let unplaced = errors.filter { error in !fields.contains { $0.name == error.field } }
+        return View(
+            action: action,
+            version: values["version"] ?? "",
+            fields: fields,
+            errorSummary: !errors.isEmpty,
+            otherErrors: unplaced.map { "\($0.field): \($0.message)" }
+        )
     }
 }
 

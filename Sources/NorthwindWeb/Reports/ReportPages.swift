@@ -3,6 +3,59 @@ import Hummingbird
 import Northwind
 import NorthwindStore
 
+/// The list of reports.
+struct ReportsPage: PageModel {
+    struct Row {
+        var name: String
+        var title: String
+        var summary: String
+        var original: String
+        var parameterText: String
+    }
+    var reports: [Row]
+    var me: PageUser?
+}
+
+/// One report: its parameter form, a chart where one helps, and the first rows of its table.
+struct ReportPage: PageModel {
+    struct Parameter {
+        var name: String
+        var label: String
+        var inputType: String
+        var value: String
+        var placeholder: String?
+        var error: String?
+    }
+    struct Column {
+        var name: String
+        var numeric: Bool
+    }
+    struct Cell {
+        var text: String
+        var label: String
+        var numeric: Bool
+    }
+    struct Row {
+        var cells: [Cell]
+    }
+    var name: String
+    var title: String
+    var summary: String
+    var original: String
+    var hasParameters: Bool
+    var parameters: [Parameter]
+    var problem: String?
+    var hasTable: Bool
+    var columns: [Column] = []
+    var rows: [Row] = []
+    var rowText: String?
+    var truncated = false
+    var shown = 0
+    var csvHref: String?
+    var chart: ReportChart.View?
+    var me: PageUser?
+}
+
 /// The Reports section: a page per report with its parameter form, a chart where one helps, the table, and CSV.
 extension PageRoutes {
     /// Longer reports show their first rows; the CSV download has them all.
@@ -16,18 +69,16 @@ extension PageRoutes {
 
     @Sendable func reports(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireManager(env.options.policy, to: "read reports")
-        return render(
-            "reports",
-            [
-                "reports": ReportDefinition.catalogue.map { report -> [String: Any] in
-                    [
-                        "name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
-                        "parameterText": report.parameters.isEmpty ? "nothing" : report.parameters.map(\.name).joined(separator: ", "),
-                    ]
-                }
-            ],
-            context: context
-        )
+        let reports = ReportDefinition.catalogue.map { report in
+            ReportsPage.Row(
+                name: report.name,
+                title: Self.title(report),
+                summary: report.summary,
+                original: report.original,
+                parameterText: report.parameters.isEmpty ? "nothing" : report.parameters.map(\.name).joined(separator: ", ")
+            )
+        }
+        return render("reports", ReportsPage(reports: reports), context: context)
     }
 
     @Sendable func report(_ request: Request, context: WebContext) async throws -> Response {
@@ -55,20 +106,25 @@ extension PageRoutes {
                 problem = error.description
             }
         }
-        var data: [String: Any] = [
-            "name": report.name, "title": Self.title(report), "summary": report.summary, "original": report.original,
-            "hasParameters": !report.parameters.isEmpty,
-            "parameters": report.parameters.map { parameter -> [String: Any] in
-                [
-                    "name": parameter.name, "label": parameter.name.prefix(1).uppercased() + parameter.name.dropFirst(),
-                    "inputType": parameter.kind == .date ? "date" : [.year, .count].contains(parameter.kind) ? "number" : "text",
-                    "value": given[parameter.name] ?? parameter.defaultValue ?? "",
-                    "placeholder": parameter.help as Any, "error": fieldErrors[parameter.name] as Any,
-                ]
+        var model = ReportPage(
+            name: report.name,
+            title: Self.title(report),
+            summary: report.summary,
+            original: report.original,
+            hasParameters: !report.parameters.isEmpty,
+            parameters: report.parameters.map { parameter in
+                ReportPage.Parameter(
+                    name: parameter.name,
+                    label: parameter.name.prefix(1).uppercased() + parameter.name.dropFirst(),
+                    inputType: parameter.kind == .date ? "date" : [.year, .count].contains(parameter.kind) ? "number" : "text",
+                    value: given[parameter.name] ?? parameter.defaultValue ?? "",
+                    placeholder: parameter.help,
+                    error: fieldErrors[parameter.name]
+                )
             },
-            "problem": problem as Any,
-            "hasTable": table != nil,
-        ]
+            problem: problem,
+            hasTable: table != nil
+        )
         if let table {
             let shown = table.rows.prefix(Self.reportRowLimit)
             let numeric = table.columns.indices.map { column in
@@ -80,23 +136,23 @@ extension PageRoutes {
                         }
                     }
             }
-            data["columns"] = table.columns.indices.map { ["name": table.columns[$0], "numeric": numeric[$0]] }
-            data["rows"] = shown.map { row in
-                ["cells": row.indices.map { ["text": row[$0].description, "label": table.columns[$0], "numeric": numeric[$0]] }]
+            model.columns = table.columns.indices.map { ReportPage.Column(name: table.columns[$0], numeric: numeric[$0]) }
+            model.rows = shown.map { row in
+                ReportPage.Row(cells: row.indices.map { ReportPage.Cell(text: row[$0].description, label: table.columns[$0], numeric: numeric[$0]) })
             }
-            data["rowText"] =
+            model.rowText =
                 !table.isComplete
                 ? "More than \(shown.count) rows"
                 : table.rows.count == 1 ? "1 row" : "\(table.rows.count) rows"
-            data["truncated"] = !table.isComplete || table.rows.count > shown.count
-            data["shown"] = shown.count
+            model.truncated = !table.isComplete || table.rows.count > shown.count
+            model.shown = shown.count
             let query = table.parameters.sorted { $0.key < $1.key }
                 .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
-            data["csvHref"] = "/reports/\(report.name)/csv" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-            if let chart = ReportChart(table) { data["chart"] = chart.view }
+            model.csvHref = "/reports/\(report.name)/csv" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+            model.chart = ReportChart(table)?.view
         }
         let status: HTTPResponse.Status = fieldErrors.isEmpty && problem == nil ? .ok : .unprocessableContent
-        return render("report", data, status: status, context: context)
+        return render("report", model, status: status, context: context)
     }
 
     @Sendable func reportCSV(_ request: Request, context: WebContext) async throws -> Response {
@@ -156,21 +212,48 @@ struct ReportChart {
         guard !bars.isEmpty, bars.count <= Self.maxBars else { return nil }
     }
 
-    var view: [String: Any] {
+    /// The chart as its template draws it: every position computed here, so the SVG template only places them.
+    struct View {
+        struct Bar {
+            var label: String
+            var value: String
+            var labelX: Int
+            var x: Int
+            var y: Int
+            var barWidth: Int
+            var barHeight: Int
+            var textY: Int
+            var valueX: Int
+        }
+        var title: String
+        var width: Int
+        var height: Int
+        var bars: [Bar]
+    }
+
+    var view: View {
         let (labelWidth, barArea, rowHeight) = (190, 380, 26)
         let largest = max(1, bars.map(\.cents).max() ?? 1)
-        return [
-            "title": title, "width": labelWidth + barArea + 110, "height": bars.count * rowHeight + 8,
-            "bars": bars.enumerated().map { index, bar -> [String: Any] in
+        return View(
+            title: title,
+            width: labelWidth + barArea + 110,
+            height: bars.count * rowHeight + 8,
+            bars: bars.enumerated().map { index, bar in
                 // In Double: a saturated amount times the bar area would trap in Int.
                 let width = max(1, Int(Double(bar.cents) * Double(barArea) / Double(largest)))
                 let y = index * rowHeight + 4
-                return [
-                    "label": bar.label, "value": Money(cents: bar.cents).description, "labelX": labelWidth - 8,
-                    "x": labelWidth, "y": y, "barWidth": width, "barHeight": rowHeight - 8, "textY": y + rowHeight / 2 + 1,
-                    "valueX": labelWidth + width + 6,
-                ]
-            },
-        ]
+                return View.Bar(
+                    label: bar.label,
+                    value: Money(cents: bar.cents).description,
+                    labelX: labelWidth - 8,
+                    x: labelWidth,
+                    y: y,
+                    barWidth: width,
+                    barHeight: rowHeight - 8,
+                    textY: y + rowHeight / 2 + 1,
+                    valueX: labelWidth + width + 6
+                )
+            }
+        )
     }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import Hummingbird
+import Northwind
+import NorthwindStore
+
+/// The home page: what needs doing today, and for a manager, this month's figures.
+struct HomePage: PageModel {
+    struct Figures {
+        var monthToDate: String
+        var orders: String
+        var lastMonthToDate: String
+        var lastMonth: String
+        var change: String?
+        var chart: ReportChart.View?
+    }
+    var summary: ShopSummary
+    var dashboard: Figures?
+    var me: PageUser?
+}
+
+extension PageRoutes {
+    @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
+        guard let me = context.identity, env.options.policy.isManager(me.employee) else {
+            let summary = try backoffice.shopSummary()
+            return render("home", HomePage(summary: summary, dashboard: nil), context: context)
+        }
+        let board = try backoffice.dashboard()
+        let dashboard = HomePage.Figures(
+            monthToDate: board.monthToDate.description,
+            orders: board.ordersMonthToDate == 1 ? "1 order" : "\(board.ordersMonthToDate) orders",
+            lastMonthToDate: board.lastMonthToDate.description,
+            lastMonth: board.lastMonth.description,
+            change: board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" },
+            chart: board.categories.isEmpty
+                ? nil
+                : ReportChart(title: "Sales by category this month", bars: board.categories.map { ($0.name, $0.sales.cents) }).view
+        )
+        let summary = ShopSummary(newOrders: board.newOrders, lowStockProducts: board.lowStockProducts)
+        return render("home", HomePage(summary: summary, dashboard: dashboard), context: context)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Hummingbird
+import Northwind
+import NorthwindStore
+
+/// The order list, by status.
+struct OrdersPage: PageModel {
+    struct Tab {
+        var href: String
+        var label: String
+        var current: Bool
+    }
+    var tabs: [Tab]
+    var status: String
+    var q: String
+    var orders: [OrderSummaryView]
+    var resultText: String
+    var pager: Pager?
+    var me: PageUser?
+}
+
+/// One order in a list (the order list, a customer's history).
+struct OrderSummaryView {
+    var number: String
+    var customerName: String
+    var employeeName: String
+    var orderDate: String
+    var requiredDate: String
+    var total: String
+    var isNew: Bool
+    var supplyable: Bool
+    var status: String
+
+    init(_ summary: OrderSummary) {
+        number = summary.order.number
+        customerName = summary.customerName
+        employeeName = summary.employeeName ?? ""
+        orderDate = summary.order.orderDate.description
+        requiredDate = summary.order.requiredDate?.description ?? ""
+        total = summary.total.description
+        isNew = summary.order.status == .new
+        supplyable = summary.isSupplyable
+        status = summary.order.status.rawValue
+    }
+}
+
+/// One order: its lines with what stock can cover, its totals, and the buttons that execute or cancel it.
+struct OrderPage: PageModel {
+    struct Header {
+        var number: String
+        var status: String
+        var statusLabel: String
+        var orderDate: String
+        var requiredDate: String
+        var shippedDate: String
+        var shipName: String
+        var shipCity: String
+        var shipCountry: String
+    }
+    struct CustomerRef {
+        var code: String
+        var companyName: String
+    }
+    struct Line {
+        var productID: Int64
+        var productName: String
+        var unitPrice: String
+        var quantity: Int
+        var discount: String
+        var total: String
+        var isShort: Bool
+        var short: Int
+        var inStock: Int
+    }
+    var order: Header
+    var isNew: Bool
+    var supplyable: Bool
+    var shortText: String
+    var customer: CustomerRef
+    var employeeName: String
+    var shipperName: String
+    var lines: [Line]
+    var subtotal: String
+    var freight: String
+    var total: String
+    var error: String?
+    var me: PageUser?
+}
+
+/// The phone-order form.
+struct NewOrderPage: PageModel {
+    struct Form {
+        var customer: String
+        var requiredDate: String
+        var freight: String
+        var lines: [NewOrderForm.Line]
+    }
+    var form: Form
+    var employees: [ChoiceOption]
+    var shippers: [ChoiceOption]
+    var errors: [String]
+    var hasErrors: Bool
+    var me: PageUser?
+}
+
+extension PageRoutes {
+    @Sendable func orders(_ request: Request, context: WebContext) async throws -> Response {
+        var parser = FieldParser()
+        let status = OrderStatus(rawValue: request.query("status") ?? "new") ?? .new
+        var query = OrderQuery(status: status)
+        query.search = request.query("q")
+        let page = parser.page(request)
+        try parser.throwIfAny()
+        query.limit = Self.pageSize
+        query.offset = (page - 1) * Self.pageSize
+        let result = try backoffice.listOrders(query)
+        let tabs = [(OrderStatus.new, "New"), (.shipped, "Shipped"), (.cancelled, "Cancelled")].map { tab in
+            OrdersPage.Tab(href: "/orders?status=\(tab.0.rawValue)", label: tab.1, current: tab.0 == status)
+        }
+        let model = OrdersPage(
+            tabs: tabs,
+            status: status.rawValue,
+            q: query.search ?? "",
+            orders: result.items.map(OrderSummaryView.init),
+            resultText: result.total == 1 ? "1 order" : "\(result.total) orders",
+            pager: pager(request, page: page, total: result.total)
+        )
+        return render("orders", model, context: context)
+    }
+
+    @Sendable func order(_ request: Request, context: WebContext) async throws -> Response {
+        try renderOrder(number: try context.pathString("number"), error: nil, context: context)
+    }
+
+    func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) throws -> Response {
+        let detail = try backoffice.order(number: number)
+        let short = detail.lines.filter { $0.short > 0 }
+        let order = detail.order
+        let model = OrderPage(
+            order: .init(
+                number: order.number,
+                status: order.status.rawValue,
+                statusLabel: order.status.rawValue.capitalized,
+                orderDate: order.orderDate.description,
+                requiredDate: order.requiredDate?.description ?? "",
+                shippedDate: order.shippedDate?.description ?? "",
+                shipName: order.shipName ?? "",
+                shipCity: order.shipCity ?? "",
+                shipCountry: order.shipCountry ?? ""
+            ),
+            isNew: order.status == .new,
+            supplyable: detail.isSupplyable,
+            shortText: short.map { "\($0.productName) is short by \($0.short)" }.joined(separator: ", "),
+            customer: .init(code: detail.customer.code, companyName: detail.customer.companyName),
+            employeeName: detail.employee?.fullName ?? "",
+            shipperName: detail.shipper?.companyName ?? "",
+            lines: detail.lines.map { line in
+                OrderPage.Line(
+                    productID: line.line.productID,
+                    productName: line.productName,
+                    unitPrice: line.line.unitPrice.description,
+                    quantity: line.line.quantity,
+                    discount: Self.percent(line.line.discount),
+                    total: line.total.description,
+                    // Mustache counts 0 as present, so the section needs a Bool.
+                    isShort: line.short > 0,
+                    short: line.short,
+                    inStock: line.inStock
+                )
+            },
+            subtotal: detail.subtotal.description,
+            freight: order.freight.description,
+            total: detail.total.description,
+            error: error
+        )
+        return render("order", model, status: status, context: context)
+    }
+
+    @Sendable func executeOrder(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireSignIn()
+        let number = try context.pathString("number")
+        do {
+            _ = try await backoffice.executeOrder(number: number, employeeID: me.employeeID)
+            return Response.redirect(to: "/orders/\(number)", type: .normal)
+        } catch {
+            if case .notFound = error { throw error }
+            return try renderOrder(number: number, error: error.description, status: .conflict, context: context)
+        }
+    }
+
+    @Sendable func cancelOrder(_ request: Request, context: WebContext) async throws -> Response {
+        let number = try context.pathString("number")
+        do {
+            _ = try await backoffice.cancelOrder(number: number)
+            return Response.redirect(to: "/orders/\(number)", type: .normal)
+        } catch {
+            if case .notFound = error { throw error }
+            return try renderOrder(number: number, error: error.description, status: .conflict, context: context)
+        }
+    }
+
+    @Sendable func newOrder(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireSignIn()
+        let form = NewOrderForm(customer: request.query("customer") ?? "", employeeID: me.employeeID)
+        return try renderNewOrder(form, errors: [], status: .ok, context: context)
+    }
+
+    func renderNewOrder(_ form: NewOrderForm, errors: [String], status: HTTPResponse.Status, context: WebContext) throws -> Response {
+        let employees = try backoffice.choices(Employee.self)
+        let shippers = try backoffice.choices(Shipper.self)
+        let blank = NewOrderForm.Line(product: "", productID: "", quantity: "1", discount: "0")
+        let model = NewOrderPage(
+            form: .init(
+                customer: form.customer,
+                requiredDate: form.requiredDate,
+                freight: form.freight,
+                lines: form.lines.isEmpty ? [blank] : form.lines
+            ),
+            employees: employees.map { ChoiceOption(id: $0.id, name: $0.name, selected: $0.id == form.employeeID) },
+            shippers: shippers.map { ChoiceOption(id: $0.id, name: $0.name, selected: String($0.id) == form.shipVia) },
+            errors: errors,
+            hasErrors: !errors.isEmpty
+        )
+        return render("neworder", model, status: status, context: context)
+    }
+
+    @Sendable func createOrder(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireSignIn()
+        let form = NewOrderForm(try await FormData.read(request, context: context))
+        do {
+            let draft = try form.draft()
+            let created = try await backoffice.createOrder(draft)
+            return Response.redirect(to: "/orders/\(created.order.number)", type: .normal)
+        } catch {
+            let messages: [String]
+            if case let .invalid(fields) = error {
+                messages = fields.map { "\(NewOrderForm.label($0.field)): \($0.message)" }
+            } else {
+                messages = [error.description]
+            }
+            return try renderNewOrder(form, errors: messages, status: .unprocessableContent, context: context)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Hummingbird
+import Mustache
+import Northwind
+import NorthwindStore
+
+/// The product list: search, filters, sort and a page of products.
+struct ProductsPage: PageModel {
+    struct Query {
+        var q: String
+        var lowStock: Bool
+        var discontinued: Bool
+    }
+    var query: Query
+    /// The category filter's options, rendered by their own template and cached (see `categoryOptions`).
+    var categoryOptions: String
+    var sorts: [SelectOption]
+    var products: [ProductView]
+    var resultText: String
+    var pager: Pager?
+    var me: PageUser?
+}
+
+/// The category filter's options, rendered alone.
+struct CategoryOptions {
+    var categories: [ChoiceOption]
+}
+
+/// One product, as the list and the product page show it.
+struct ProductView {
+    var id: Int64
+    var name: String
+    var categoryID: Int64?
+    var categoryName: String
+    var supplierName: String
+    var quantityPerUnit: String
+    var unitPrice: String
+    var unitsInStock: Int
+    var unitsOnOrder: Int
+    var reorderLevel: Int
+    var discontinued: Bool
+    var lowStock: Bool
+    var version: Int
+
+    init(_ row: ProductRow) {
+        let product = row.product
+        id = product.id ?? 0
+        name = product.name
+        categoryID = product.categoryID
+        categoryName = row.categoryName ?? ""
+        supplierName = row.supplierName ?? ""
+        quantityPerUnit = product.quantityPerUnit ?? ""
+        unitPrice = product.unitPrice.description
+        unitsInStock = product.unitsInStock
+        unitsOnOrder = product.unitsOnOrder
+        reorderLevel = product.reorderLevel
+        discontinued = product.discontinued
+        lowStock = product.isLowStock
+        version = product.version
+    }
+}
+
+/// One stock movement on the product page.
+struct MovementView {
+    var createdAt: String
+    var reason: String
+    var delta: String
+    var note: String
+    var orderNumber: String?
+
+    init(_ movement: StockMovement, orderNumber: String?) {
+        // To the minute, as a person reads it: "2026-11-23 09:41".
+        createdAt = String(movement.createdAt.description.prefix(16)).replacingOccurrences(of: "T", with: " ")
+        reason = movement.reason.rawValue
+        delta = movement.delta > 0 ? "+\(movement.delta)" : "\(movement.delta)"
+        note = movement.note ?? ""
+        self.orderNumber = orderNumber
+    }
+}
+
+/// A product with its recent movements, and the edit form for a manager.
+struct ProductPage: PageModel {
+    var product: ProductView
+    var movements: [MovementView]
+    var hasMovements: Bool
+    var canEdit: Bool
+    var saved: Bool
+    var conflict: String?
+    var form: ProductForm.View?
+    var me: PageUser?
+}
+
+/// The form for a new product.
+struct NewProductPage: PageModel {
+    var form: ProductForm.View
+    var me: PageUser?
+}
+
+extension PageRoutes {
+    @Sendable func products(_ request: Request, context: WebContext) async throws -> Response {
+        var parser = FieldParser()
+        var query = ProductQuery()
+        query.categoryID = parser.id(request.query("category"), "category")
+        query.lowStock = request.query("lowStock") != nil
+        if request.query("discontinued") != nil { query.discontinued = true }
+        query.sort = request.query("sort").flatMap(ProductQuery.Sort.init(rawValue:)) ?? .name
+        query.descending = request.query("desc") != nil
+        let page = parser.page(request)
+        try parser.throwIfAny()
+        query.limit = Self.pageSize
+        query.offset = (page - 1) * Self.pageSize
+        let text = request.query("q")
+        let rows: [ProductRow]
+        let total: Int
+        if let text {
+            // Search ranks by relevance; filters still apply to what it found.
+            rows = try backoffice.searchProducts(text, limit: 200).filter { row in
+                (query.categoryID == nil || row.product.categoryID == query.categoryID)
+                    && (!query.lowStock || row.product.isLowStock)
+                    && (query.discontinued == nil || row.product.discontinued)
+            }
+            total = rows.count
+        } else {
+            let result = try backoffice.listProducts(query)
+            (rows, total) = (result.items, result.total)
+        }
+        let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(Self.pageSize))
+        let model = ProductsPage(
+            query: .init(q: text ?? "", lowStock: query.lowStock, discontinued: query.discontinued == true),
+            categoryOptions: try categoryOptions(selected: query.categoryID),
+            sorts: ProductQuery.Sort.allCases.map { SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0 == query.sort) },
+            products: shown.map(ProductView.init),
+            resultText: total == 1 ? "1 product" : "\(total) products",
+            pager: pager(request, page: page, total: total)
+        )
+        return render("products", model, context: context)
+    }
+
+    /// The category filter's options, rendered (and escaped) by their own template and kept until the store changes.
+    /// With hundreds of categories, rendering them was most of the products page's time, the same on every request.
+    func categoryOptions(selected: Int64?) throws -> String {
+        let fragment = try env.cache.body(for: "fragment categoryoptions \(selected ?? 0)") {
+            let categories = try backoffice.choices(NorthwindStore.Category.self)
+            let fragment = CategoryOptions(categories: categories.map { ChoiceOption(id: $0.id, name: $0.name, selected: $0.id == selected) })
+            return ByteBuffer(string: env.templates.render(fragment, withTemplate: "categoryoptions") ?? "")
+        }
+        return String(buffer: fragment)
+    }
+
+    @Sendable func product(_ request: Request, context: WebContext) async throws -> Response {
+        let id = try context.pathID()
+        return try renderProduct(id: id, form: nil, context: context)
+    }
+
+    func renderProduct(
+        id: Int64,
+        form: ProductForm?,
+        conflict: String? = nil,
+        saved: Bool = false,
+        status: HTTPResponse.Status = .ok,
+        context: WebContext
+    ) throws -> Response {
+        let row = try backoffice.product(id: id)
+        let movements = try backoffice.stockMovements(productID: id, limit: 20)
+        let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
+        let model = ProductPage(
+            product: ProductView(row),
+            movements: try movements.map { movement in
+                MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orderNumber(id: $0) })
+            },
+            hasMovements: !movements.isEmpty,
+            canEdit: canEdit,
+            saved: saved,
+            conflict: conflict,
+            form: canEdit ? try (form ?? ProductForm(row.product)).view(action: "/products/\(id)", backoffice: backoffice) : nil
+        )
+        return render("product", model, status: status, context: context)
+    }
+
+    @Sendable func newProduct(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireManager(env.options.policy, to: "add products")
+        let form = try ProductForm(Product(name: "")).view(action: "/products", backoffice: backoffice)
+        return render("productnew", NewProductPage(form: form), context: context)
+    }
+
+    @Sendable func createProduct(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireManager(env.options.policy, to: "add products")
+        let form = ProductForm(try await FormData.read(request, context: context))
+        do {
+            let product = try form.product(base: Product(name: ""), allowStock: true)
+            let created = try await backoffice.createProduct(product, employeeID: me.employeeID)
+            return Response.redirect(to: "/products/\(created.id ?? 0)", type: .normal)
+        } catch {
+            guard case let .invalid(fields) = error else { throw error }
+            var form = form
+            form.errors = fields
+            let view = try form.view(action: "/products", backoffice: backoffice)
+            return render("productnew", NewProductPage(form: view), status: .unprocessableContent, context: context)
+        }
+    }
+
+    @Sendable func saveProduct(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireManager(env.options.policy, to: "edit products")
+        let id = try context.pathID()
+        var form = ProductForm(try await FormData.read(request, context: context))
+        do {
+            let current = try backoffice.product(id: id).product
+            let edited = try form.product(base: current, allowStock: false)
+            _ = try await backoffice.updateProduct(edited)
+        } catch {
+            switch error {
+            case let .invalid(fields):
+                form.errors = fields
+                return try renderProduct(id: id, form: form, status: .unprocessableContent, context: context)
+            case let .conflict(message):
+                return try renderProduct(id: id, form: form, conflict: message, status: .conflict, context: context)
+            default:
+                throw error
+            }
+        }
+        return try renderProduct(id: id, form: nil, saved: true, context: context)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Northwind
+import NorthwindStore
+
+/// A page's data for its template. Each page has a typed model, so the compiler checks what a template can read;
+/// Mustache reads the properties by name, and an absent optional is an empty section.
+protocol PageModel {
+    /// Who is signed in, for the layout; `render` fills it in.
+    var me: PageUser? { get set }
+}
+
+/// The signed-in employee as the layout shows them.
+struct PageUser {
+    var name: String
+    var firstName: String
+    var csrf: String
+    var isManager: Bool
+}
+
+/// Previous and next links under a long list.
+struct Pager {
+    var page: Int
+    var pages: Int
+    var previous: String?
+    var next: String?
+}
+
+/// An option of a select whose value is a record id.
+struct ChoiceOption {
+    var id: Int64
+    var name: String
+    var selected: Bool
+}
+
+/// An option of a select with a text value.
+struct SelectOption {
+    var value: String
+    var label: String
+    var selected: Bool
+}
+
+/// The error page: what went wrong, in words a person can act on.
+struct ErrorPage: PageModel {
+    var title: String
+    var detail: String
+    var me: PageUser?
+}
