@@ -128,4 +128,19 @@ struct ArchitectureTests {
         // Then none of them holds a SQL statement
         #expect(found.isEmpty, "SQL outside the store and the domain:\n\(found.joined(separator: "\n"))")
     }
+
+    @Test func theWebAndTheCLIAreTyped() throws {
+        var found: [String] = []
+        // When the web app and the CLI are read
+        for target in ["NorthwindWeb", "northwind"] {
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated()
+                where (line.contains("[String: Any]") || line.contains("Mirror(")) && !Layout.isComment(line) {
+                    found.append("\(file.path):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        // Then no page, body or printout goes through an untyped dictionary or reflection
+        #expect(found.isEmpty, "Untyped data in the web app or the CLI:\n\(found.joined(separator: "\n"))")
+    }
 }

@@ -42,7 +42,7 @@ struct CommandLineTests {
         let created = try CLI.run(["orders", "new", "--customer", code, "--employee", "1", "--line", "3:12", "--store", path, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let number = try #require(
-            ((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["order"] as? [String: Any])?["number"] as? String
+            (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["number"] as? String
         )
         let check = try CLI.run(["orders", "check", number, "--store", path])
         #expect(check.stdout.contains("Every line can be supplied."))
@@ -58,6 +58,23 @@ struct CommandLineTests {
                 == "Error: Order \(number) is already shipped; only new orders can be executed."
         )
         #expect(again.stdout.isEmpty)
+    }
+
+    @Test func jsonOutputHasTheAPIsShapes() throws {
+        // Given a demo store
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        // When a product list and a category are printed as JSON
+        let products = try CLI.run(["products", "list", "--store", path, "--json", "--limit", "1"])
+        let category = try CLI.run(["categories", "show", "1", "--store", path, "--json"])
+        // Then money is a decimal string, as the API sends it, and no column name of the store shows through
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(products.stdout.utf8)) as? [String: Any])
+        let product = try #require((page["items"] as? [[String: Any]])?.first)
+        #expect((product["unitPrice"] as? String)?.contains(/^[0-9]+\.[0-9]{2}$/) == true)
+        #expect(product["unitPriceCents"] == nil)
+        #expect(page["nextCursor"] as? String == "1")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(category.stdout.utf8)) as? [String: Any])
+        #expect(Set(record.keys).isSuperset(of: ["id", "recordID", "name", "version"]))
     }
 
     @Test func domainErrorsAndBadArgumentsExitNonZeroWithoutStackTraces() throws {

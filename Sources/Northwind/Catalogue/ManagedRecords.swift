@@ -9,6 +9,8 @@ where ID == Int64?, Columns: ColumnExpression & CaseIterable {
     /// How people call one of these, e.g. "category".
     static var entityName: String { get }
     var id: Int64? { get set }
+    /// The id that names the record on every installation.
+    var recordID: String { get }
     /// The list's order.
     static var defaultOrdering: [any SQLOrderingTerm] { get }
     /// What identifies this record to a person, e.g. "Beverages".
@@ -20,15 +22,17 @@ where ID == Int64?, Columns: ColumnExpression & CaseIterable {
     mutating func normalizeAndValidate() -> [NorthwindError.FieldError]
     /// What still refers to the record, in words ("12 products"); deletion is refused while any remain.
     static func dependents(_ db: Database, id: Int64) throws -> [String]
+    /// A record with its required fields empty: where a new one starts.
+    static func blank() -> Self
+    /// The fields a person may set, in the record's order (see `RecordField`).
+    static var fields: [RecordField<Self>] { get }
 }
 
 extension ManagedRecord {
     public static func dependents(_ db: Database, id: Int64) throws -> [String] { [] }
 
-    /// The fields a person may set: all but the ids and the version, which the store keeps.
-    public static var editableFields: [String] {
-        Columns.allCases.map(\.name).filter { !["id", "recordID", "version"].contains($0) }
-    }
+    /// The names of the fields a person may set: all but the ids and the version, which the store keeps.
+    public static var editableFields: [String] { fields.map(\.name) }
 
     static func count(_ db: Database, _ noun: String, sql: String, id: Int64) throws -> [String] {
         let n = try Int.fetchOne(db, sql: sql, arguments: [id]) ?? 0

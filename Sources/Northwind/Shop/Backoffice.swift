@@ -66,6 +66,11 @@ public struct Page<Item: Sendable>: Sendable {
         self.offset = offset
         self.limit = limit
     }
+
+    /// The same page with each item transformed, e.g. into its wire shape.
+    public func map<T>(_ transform: (Item) throws -> T) rethrows -> Page<T> {
+        Page<T>(items: try items.map(transform), total: total, offset: offset, limit: limit)
+    }
 }
 extension Page: Encodable where Item: Encodable {}
 

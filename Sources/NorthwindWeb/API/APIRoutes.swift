@@ -50,24 +50,29 @@ struct APIRoutes: Sendable {
             if let text = request.query("q") {
                 // A lookup lists the best matches only, so it has no later pages to skip to.
                 guard offset == 0 else { throw NorthwindError.invalid("offset", "must be 0 with q: a lookup has one page") }
-                return ItemsPage(Page(items: try backoffice.searchCustomers(text, limit: limit), total: -1, offset: 0, limit: limit))
+                let found = try backoffice.searchCustomers(text, limit: limit).map(RecordBody.init)
+                return ItemsPage(Page(items: found, total: -1, offset: 0, limit: limit))
             }
-            return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: offset))
+            return ItemsPage(try backoffice.list(Customer.self, limit: limit, offset: offset).map(RecordBody.init))
         }
-        v1.get("customers/:code") { _, context in try backoffice.customer(code: try context.pathString("code")) }
-        v1.post("customers") { request, context -> EditedResponse<Customer> in
+        v1.get("customers/:code") { _, context in RecordBody(try backoffice.customer(code: try context.pathString("code"))) }
+        v1.post("customers") { request, context -> EditedResponse<RecordBody<Customer>> in
             let customer: Customer = try await decodeNew(request, context: context)
-            return EditedResponse(status: .created, response: try await backoffice.create(customer))
+            return EditedResponse(status: .created, response: RecordBody(try await backoffice.create(customer)))
         }
 
         registerManaged(NorthwindStore.Category.self, path: "categories", on: v1, managersOnly: true)
         registerManaged(Supplier.self, path: "suppliers", on: v1, managersOnly: true)
         v1.get("employees") { request, _ in
-            ItemsPage(try backoffice.list(Employee.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+            ItemsPage(
+                try backoffice.list(Employee.self, limit: try limitParameter(request), offset: try offsetParameter(request)).map(RecordBody.init)
+            )
         }
-        v1.get("employees/:id") { _, context in try backoffice.find(Employee.self, id: try context.pathID()) }
+        v1.get("employees/:id") { _, context in RecordBody(try backoffice.find(Employee.self, id: try context.pathID())) }
         v1.get("shippers") { request, _ in
-            ItemsPage(try backoffice.list(Shipper.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+            ItemsPage(
+                try backoffice.list(Shipper.self, limit: try limitParameter(request), offset: try offsetParameter(request)).map(RecordBody.init)
+            )
         }
     }
 
@@ -162,7 +167,7 @@ struct APIRoutes: Sendable {
 
     // MARK: Categories and suppliers
 
-    func registerManaged<R: ManagedRecord & ResponseEncodable>(
+    func registerManaged<R: ManagedRecord>(
         _ type: R.Type,
         path: String,
         on group: RouterGroup<WebContext>,
@@ -170,20 +175,20 @@ struct APIRoutes: Sendable {
     ) {
         let plural = path
         group.get(RouterPath(path)) { request, _ in
-            ItemsPage(try backoffice.list(R.self, limit: try limitParameter(request), offset: try offsetParameter(request)))
+            ItemsPage(try backoffice.list(R.self, limit: try limitParameter(request), offset: try offsetParameter(request)).map(RecordBody.init))
         }
-        group.get(RouterPath(path + "/:id")) { _, context in try backoffice.find(R.self, id: try context.pathID()) }
-        group.post(RouterPath(path)) { request, context -> EditedResponse<R> in
+        group.get(RouterPath(path + "/:id")) { _, context in RecordBody(try backoffice.find(R.self, id: try context.pathID())) }
+        group.post(RouterPath(path)) { request, context -> EditedResponse<RecordBody<R>> in
             if managersOnly { _ = try context.requireManager(policy, to: "add \(plural)") }
             let record: R = try await decodeNew(request, context: context)
-            return EditedResponse(status: .created, response: try await backoffice.create(record))
+            return EditedResponse(status: .created, response: RecordBody(try await backoffice.create(record)))
         }
-        group.patch(RouterPath(path + "/:id")) { request, context -> R in
+        group.patch(RouterPath(path + "/:id")) { request, context -> RecordBody<R> in
             if managersOnly { _ = try context.requireManager(policy, to: "edit \(plural)") }
             let id = try context.pathID()
             let current = try backoffice.find(R.self, id: id)
             let merged: R = try await merge(current, with: request, context: context)
-            return try await backoffice.update(merged)
+            return RecordBody(try await backoffice.update(merged))
         }
         group.delete(RouterPath(path + "/:id")) { _, context -> Response in
             if managersOnly { _ = try context.requireManager(policy, to: "delete \(plural)") }
@@ -195,39 +200,25 @@ struct APIRoutes: Sendable {
     /// A PATCH body overlays the current record: fields it leaves out keep their values, null clears an optional
     /// one. It must carry `version`, and may name only the record's own fields (ids are the server's).
     func merge<R: ManagedRecord>(_ current: R, with request: Request, context: WebContext) async throws -> R {
-        let patch = try await fields(of: R.self, request, context: context, allowed: R.editableFields + ["version"])
-        guard patch["version"] != nil else {
+        let body = try await request.decodeStrictly(as: RecordInput.self, context: context)
+        guard let version = body.version else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
         }
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(current)) as? [String: Any] ?? [:]
-        object.merge(patch) { _, new in new }
-        return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
+        var record = current
+        try record.set(body.fields)
+        record.version = version
+        return record
     }
 
     /// A POST body is the new record's fields; the server gives it its ids and first version.
     func decodeNew<R: ManagedRecord>(_ request: Request, context: WebContext) async throws -> R {
-        var object = try await fields(of: R.self, request, context: context, allowed: R.editableFields)
-        object["recordID"] = newRecordID()
-        object["version"] = 1
-        return try JSONDecoder().decode(R.self, from: JSONSerialization.data(withJSONObject: object))
-    }
-
-    /// The body as a JSON object of `allowed` fields; any other field gets a 422 that names it.
-    func fields<R: ManagedRecord>(
-        of type: R.Type,
-        _ request: Request,
-        context: WebContext,
-        allowed: [String]
-    ) async throws -> [String: Any] {
-        let body = try await request.strictJSONBody(context: context)
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw WebError.badRequest("The body must be a JSON object of the \(R.entityName)'s fields.")
+        let body = try await request.decodeStrictly(as: RecordInput.self, context: context)
+        if body.version != nil {
+            throw NorthwindError.invalid("version", "is not a field of \(R.entityName) that a client may set")
         }
-        let unknown = object.keys.filter { !allowed.contains($0) }.sorted()
-        guard unknown.isEmpty else {
-            throw NorthwindError.invalid(unknown.map { .init($0, "is not a field of \(R.entityName) that a client may set") })
-        }
-        return object
+        var record = R.blank()
+        try record.set(body.fields)
+        return record
     }
 
     // MARK: Parameters
@@ -270,9 +261,3 @@ struct APIRoutes: Sendable {
         }
     }
 }
-
-extension NorthwindStore.Category: ResponseEncodable {}
-extension Supplier: ResponseEncodable {}
-extension Customer: ResponseEncodable {}
-extension Employee: ResponseEncodable {}
-extension Shipper: ResponseEncodable {}

@@ -3,21 +3,23 @@ import Hummingbird
 import Northwind
 import NorthwindStore
 
-// The JSON shapes of /api/v1, as openapi.json describes them. Money travels as a decimal string.
+// The JSON shapes of /api/v1, as openapi.json describes them, and of the CLI's --json: one home per wire shape.
+// Store records never go on the wire. Money travels as a decimal string, dates and moments as ISO 8601.
 
-struct Items<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    var items: [Item]
+public struct Items<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
+    public var items: [Item]
+    public init(items: [Item]) { self.items = items }
 }
 
 /// One page of a list. `nextCursor` is the `cursor` (an offset) for the next page, absent on the last page.
-struct ItemsPage<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    var items: [Item]
-    var total: Int?
-    var limit: Int
-    var offset: Int
-    var nextCursor: String?
+public struct ItemsPage<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
+    public var items: [Item]
+    public var total: Int?
+    public var limit: Int
+    public var offset: Int
+    public var nextCursor: String?
 
-    init(_ page: Page<Item>) {
+    public init(_ page: Page<Item>) {
         items = page.items
         total = page.total >= 0 ? page.total : nil
         limit = page.limit
@@ -27,40 +29,40 @@ struct ItemsPage<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
     }
 }
 
-struct MeBody: ResponseEncodable, Sendable {
-    var employeeID: Int64
-    var name: String
-    var login: String
-    var title: String?
-    var isManager: Bool
+public struct MeBody: ResponseEncodable, Sendable {
+    public var employeeID: Int64
+    public var name: String
+    public var login: String
+    public var title: String?
+    public var isManager: Bool
 }
 
-struct Summary: ResponseEncodable, Sendable {
-    var newOrders: Int
-    var lowStockProducts: Int
-    init(_ summary: ShopSummary) {
+public struct Summary: ResponseEncodable, Sendable {
+    public var newOrders: Int
+    public var lowStockProducts: Int
+    public init(_ summary: ShopSummary) {
         (newOrders, lowStockProducts) = (summary.newOrders, summary.lowStockProducts)
     }
 }
 
-struct ProductBody: ResponseEncodable, Sendable {
-    var id: Int64
-    var recordID: String
-    var name: String
-    var categoryID: Int64?
-    var categoryName: String?
-    var supplierID: Int64?
-    var supplierName: String?
-    var quantityPerUnit: String?
-    var unitPrice: String
-    var unitsInStock: Int
-    var unitsOnOrder: Int
-    var reorderLevel: Int
-    var discontinued: Bool
-    var lowStock: Bool
-    var version: Int
+public struct ProductBody: ResponseEncodable, Sendable {
+    public var id: Int64
+    public var recordID: String
+    public var name: String
+    public var categoryID: Int64?
+    public var categoryName: String?
+    public var supplierID: Int64?
+    public var supplierName: String?
+    public var quantityPerUnit: String?
+    public var unitPrice: String
+    public var unitsInStock: Int
+    public var unitsOnOrder: Int
+    public var reorderLevel: Int
+    public var discontinued: Bool
+    public var lowStock: Bool
+    public var version: Int
 
-    init(_ row: ProductRow) {
+    public init(_ row: ProductRow) {
         let p = row.product
         (id, recordID, name, categoryID, categoryName) = (p.id ?? 0, p.recordID, p.name, p.categoryID, row.categoryName)
         (supplierID, supplierName, quantityPerUnit) = (p.supplierID, row.supplierName, p.quantityPerUnit)
@@ -70,9 +72,9 @@ struct ProductBody: ResponseEncodable, Sendable {
 }
 
 /// A money amount as a client may send it: "18.50" (preferred, exact) or 18.5.
-struct MoneyInput: Decodable, Sendable {
-    var text: String
-    init(from decoder: any Decoder) throws {
+public struct MoneyInput: Decodable, Sendable {
+    public var text: String
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             self.text = text
@@ -86,24 +88,24 @@ struct MoneyInput: Decodable, Sendable {
 }
 
 /// The fields of a product a client may set. On PATCH, absent fields keep their values; `version` is required.
-struct ProductInput: Decodable, Sendable {
-    var name: String?
-    var categoryID: Int64??
-    var supplierID: Int64??
-    var quantityPerUnit: String??
-    var unitPrice: MoneyInput?
-    var unitsInStock: Int?
-    var unitsOnOrder: Int?
-    var reorderLevel: Int?
-    var discontinued: Bool?
-    var version: Int?
+public struct ProductInput: Decodable, Sendable {
+    public var name: String?
+    public var categoryID: Int64??
+    public var supplierID: Int64??
+    public var quantityPerUnit: String??
+    public var unitPrice: MoneyInput?
+    public var unitsInStock: Int?
+    public var unitsOnOrder: Int?
+    public var reorderLevel: Int?
+    public var discontinued: Bool?
+    public var version: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, categoryID, supplierID, quantityPerUnit, unitPrice, unitsInStock, unitsOnOrder, reorderLevel
         case discontinued, version
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self, of: "product")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // An explicit null clears an optional field; a missing key leaves it alone.
@@ -140,13 +142,13 @@ struct ProductInput: Decodable, Sendable {
     }
 }
 
-struct MovementBody: Encodable, Sendable {
-    var id: Int64
-    var delta: Int
-    var reason: String
-    var note: String?
-    var createdAt: Timestamp
-    init(_ movement: StockMovement) {
+public struct MovementBody: Encodable, Sendable {
+    public var id: Int64
+    public var delta: Int
+    public var reason: String
+    public var note: String?
+    public var createdAt: Timestamp
+    public init(_ movement: StockMovement) {
         (id, delta, reason, note, createdAt) = (
             movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,
             movement.createdAt
@@ -154,19 +156,19 @@ struct MovementBody: Encodable, Sendable {
     }
 }
 
-struct OrderSummaryBody: Encodable, Sendable {
-    var number: String
-    var status: String
-    var customerCode: String
-    var customerName: String
-    var employeeName: String?
-    var orderDate: String
-    var requiredDate: String?
-    var shippedDate: String?
-    var total: String
-    var supplyable: Bool
+public struct OrderSummaryBody: Encodable, Sendable {
+    public var number: String
+    public var status: String
+    public var customerCode: String
+    public var customerName: String
+    public var employeeName: String?
+    public var orderDate: String
+    public var requiredDate: String?
+    public var shippedDate: String?
+    public var total: String
+    public var supplyable: Bool
 
-    init(_ summary: OrderSummary) {
+    public init(_ summary: OrderSummary) {
         let o = summary.order
         (number, status, customerCode, customerName) = (o.number, o.status.rawValue, summary.customerCode, summary.customerName)
         (employeeName, orderDate) = (summary.employeeName, o.orderDate.description)
@@ -175,36 +177,36 @@ struct OrderSummaryBody: Encodable, Sendable {
     }
 }
 
-struct OrderBody: ResponseEncodable, Sendable {
-    struct Line: Encodable, Sendable {
-        var productID: Int64
-        var productName: String
-        var unitPrice: String
-        var quantity: Int
-        var discount: Double
-        var total: String
-        var inStock: Int
-        var short: Int
+public struct OrderBody: ResponseEncodable, Sendable {
+    public struct Line: Encodable, Sendable {
+        public var productID: Int64
+        public var productName: String
+        public var unitPrice: String
+        public var quantity: Int
+        public var discount: Double
+        public var total: String
+        public var inStock: Int
+        public var short: Int
     }
-    var number: String
-    var status: String
-    var version: Int
-    var customerCode: String
-    var customerName: String
-    var employeeID: Int64?
-    var employeeName: String?
-    var orderDate: String
-    var requiredDate: String?
-    var shippedDate: String?
-    var shipVia: Int64?
-    var shipperName: String?
-    var freight: String
-    var subtotal: String
-    var total: String
-    var supplyable: Bool
-    var lines: [Line]
+    public var number: String
+    public var status: String
+    public var version: Int
+    public var customerCode: String
+    public var customerName: String
+    public var employeeID: Int64?
+    public var employeeName: String?
+    public var orderDate: String
+    public var requiredDate: String?
+    public var shippedDate: String?
+    public var shipVia: Int64?
+    public var shipperName: String?
+    public var freight: String
+    public var subtotal: String
+    public var total: String
+    public var supplyable: Bool
+    public var lines: [Line]
 
-    init(_ detail: OrderDetail) {
+    public init(_ detail: OrderDetail) {
         let o = detail.order
         (number, status, version) = (o.number, o.status.rawValue, o.version)
         (customerCode, customerName) = (detail.customer.code, detail.customer.companyName)
@@ -228,15 +230,15 @@ struct OrderBody: ResponseEncodable, Sendable {
 }
 
 /// A new order. `employeeID` defaults to whoever is signed in; `discount` is a fraction (0.15 for 15%).
-struct OrderInput: Decodable, Sendable {
-    struct Line: Decodable, Sendable {
-        var productID: Int64
-        var quantity: Int
-        var discount: Double?
+public struct OrderInput: Decodable, Sendable {
+    public struct Line: Decodable, Sendable {
+        public var productID: Int64
+        public var quantity: Int
+        public var discount: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case productID, quantity, discount }
 
-        init(from decoder: any Decoder) throws {
+        public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order line")
             let c = try decoder.container(keyedBy: CodingKeys.self)
             productID = try c.decode(Int64.self, forKey: .productID)
@@ -247,16 +249,16 @@ struct OrderInput: Decodable, Sendable {
             discount = try c.optional(Double.self, .discount)
         }
     }
-    var customerCode: String
-    var employeeID: Int64?
-    var requiredDate: String?
-    var shipVia: Int64?
-    var freight: MoneyInput?
-    var lines: [Line]
+    public var customerCode: String
+    public var employeeID: Int64?
+    public var requiredDate: String?
+    public var shipVia: Int64?
+    public var freight: MoneyInput?
+    public var lines: [Line]
 
     enum CodingKeys: String, CodingKey, CaseIterable { case customerCode, employeeID, requiredDate, shipVia, freight, lines }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         customerCode = try c.decode(String.self, forKey: .customerCode)
@@ -280,5 +282,57 @@ struct OrderInput: Decodable, Sendable {
             freight: freightAmount,
             lines: lines.map { OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount ?? 0) }
         )
+    }
+}
+
+/// A managed record's fields as a client sends them: each a string, a whole number (an id) or null, plus the
+/// `version` a PATCH read. Which names and kinds a record takes is its `RecordField` table's call.
+public struct RecordInput: Decodable, Sendable {
+    public var fields: [(name: String, value: FieldInput)] = []
+    public var version: Int?
+
+    public init(from decoder: any Decoder) throws {
+        guard let container = try? decoder.container(keyedBy: AnyCodingKey.self) else {
+            throw WebError.badRequest("The body must be a JSON object of the record's fields.")
+        }
+        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            if key.stringValue == "version" {
+                guard let version = try? container.decode(Int.self, forKey: key) else {
+                    throw NorthwindError.invalid("version", "must be the whole number you read")
+                }
+                self.version = version
+            } else if try container.decodeNil(forKey: key) {
+                fields.append((key.stringValue, .null))
+            } else if let text = try? container.decode(String.self, forKey: key) {
+                fields.append((key.stringValue, .text(text)))
+            } else if let number = try? container.decode(Int64.self, forKey: key) {
+                fields.append((key.stringValue, .number(number)))
+            } else {
+                throw NorthwindError.invalid(key.stringValue, "must be a string, a whole number or null")
+            }
+        }
+    }
+}
+
+/// A managed record as the API sends it: its ids, its fields from its `RecordField` table, and its version.
+/// Absent optional fields are left out, as the API document says.
+public struct RecordBody<R: ManagedRecord>: ResponseEncodable, Sendable {
+    public let record: R
+
+    public init(_ record: R) { self.record = record }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyCodingKey.self)
+        try container.encode(record.id ?? 0, forKey: AnyCodingKey(stringValue: "id"))
+        try container.encode(record.recordID, forKey: AnyCodingKey(stringValue: "recordID"))
+        for field in R.fields {
+            let key = AnyCodingKey(stringValue: field.name)
+            switch field.value(record) {
+            case .null: continue
+            case let .text(text): try container.encode(text, forKey: key)
+            case let .number(number): try container.encode(number, forKey: key)
+            }
+        }
+        try container.encode(record.version, forKey: AnyCodingKey(stringValue: "version"))
     }
 }

@@ -20,21 +20,22 @@ func findReport(_ context: WebContext) throws -> ReportDefinition {
     return report
 }
 
-struct ReportParameterBody: Encodable, Sendable {
-    var name: String
-    var kind: String
-    var required: Bool
-    var defaultValue: String?
-    var help: String
+/// A report's parameter, as the API and `report list --json` describe it.
+public struct ReportParameterBody: Encodable, Sendable {
+    public var name: String
+    public var kind: String
+    public var required: Bool
+    public var defaultValue: String?
+    public var help: String
 }
 
-struct ReportSummaryBody: ResponseEncodable, Sendable {
-    var name: String
-    var original: String
-    var summary: String
-    var parameters: [ReportParameterBody]
+public struct ReportSummaryBody: ResponseEncodable, Sendable {
+    public var name: String
+    public var original: String
+    public var summary: String
+    public var parameters: [ReportParameterBody]
 
-    init(_ report: ReportDefinition) {
+    public init(_ report: ReportDefinition) {
         (name, original, summary) = (report.name, report.original, report.summary)
         parameters = report.parameters.map {
             ReportParameterBody(name: $0.name, kind: $0.kind.rawValue, required: $0.isRequired, defaultValue: $0.defaultValue, help: $0.help)

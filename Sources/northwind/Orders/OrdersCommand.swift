@@ -3,6 +3,7 @@ import Foundation
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import NorthwindWeb
 
 struct OrdersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,7 +60,7 @@ struct OrdersCommand: AsyncParsableCommand {
             (query.customerCode, query.employeeID, query.from, query.to) = (customer, employee, from, to)
             (query.limit, query.offset) = (limit, offset)
             let page = try storeOptions.open().listOrders(query)
-            if output.json { return try printJSON(page) }
+            if output.json { return try printJSON(ItemsPage(page.map(OrderSummaryBody.init))) }
             var table = TextTable("Number", "Customer", "Employee", "Ordered", "Required", "Status", "Total", "Supplyable")
             for s in page.items {
                 table.add(
@@ -86,7 +87,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try storeOptions.open().order(number: number)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(OrderBody(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -134,7 +135,7 @@ struct OrdersCommand: AsyncParsableCommand {
                 lines: lines.map(\.draft)
             )
             let detail = try await storeOptions.open().createOrder(draft)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(OrderBody(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -153,7 +154,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().updateOrderLines(number: number, lines: lines.map(\.draft))
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(OrderBody(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -194,7 +195,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().executeOrder(number: number, employeeID: employee)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(OrderBody(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -207,7 +208,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().cancelOrder(number: number)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(OrderBody(detail)) }
             Swift.print("Cancelled order \(detail.order.number).")
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import NorthwindWeb
 
 struct ProductsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,7 +55,7 @@ struct ProductsCommand: AsyncParsableCommand {
             query.discontinued = discontinued ? true : (active ? false : nil)
             (query.sort, query.descending, query.limit, query.offset) = (sort, desc, limit, offset)
             let page = try storeOptions.open().listProducts(query)
-            if output.json { return try printJSON(page) }
+            if output.json { return try printJSON(ItemsPage(page.map(ProductBody.init))) }
             print(ProductsCommand.table(page.items))
             print(pageFooter(page))
         }
@@ -71,7 +72,7 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let rows = try storeOptions.open().searchProducts(text, limit: limit)
-            if output.json { return try printJSON(rows) }
+            if output.json { return try printJSON(Items(items: rows.map(ProductBody.init))) }
             print(rows.isEmpty ? "No product matches '\(text)'." : ProductsCommand.table(rows))
         }
     }
@@ -82,16 +83,17 @@ struct ProductsCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
         @Argument(help: "The product id.") var id: Int64
 
+        /// The product with its movements, in the API's shapes.
         struct Shown: Encodable {
-            var product: ProductRow
-            var movements: [StockMovement]
+            var product: ProductBody
+            var movements: [MovementBody]
         }
 
         func run() async throws {
             let backoffice = try storeOptions.open()
             let row = try backoffice.product(id: id)
             let movements = try backoffice.stockMovements(productID: id, limit: 10)
-            if output.json { return try printJSON(Shown(product: row, movements: movements)) }
+            if output.json { return try printJSON(Shown(product: ProductBody(row), movements: movements.map(MovementBody.init))) }
             let p = row.product
             print(
                 """
@@ -161,7 +163,7 @@ struct ProductsCommand: AsyncParsableCommand {
             fields.apply(to: &product)
             product.unitsInStock = stock
             let created = try await storeOptions.open().createProduct(product)
-            if output.json { return try printJSON(created) }
+            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: created.id ?? 0))) }
             print("Added product #\(created.id ?? 0): \(created.name).")
         }
     }
@@ -178,7 +180,7 @@ struct ProductsCommand: AsyncParsableCommand {
             var product = try backoffice.product(id: id).product
             fields.apply(to: &product)
             let saved = try await backoffice.updateProduct(product)
-            if output.json { return try printJSON(saved) }
+            if output.json { return try printJSON(ProductBody(try backoffice.product(id: saved.id ?? 0))) }
             print("Saved product #\(id): \(saved.name).")
         }
     }
@@ -205,7 +207,7 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let product = try await storeOptions.open().receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
-            if output.json { return try printJSON(product) }
+            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock, \(product.unitsOnOrder) on order.")
         }
     }
@@ -221,7 +223,7 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let product = try await storeOptions.open().adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
-            if output.json { return try printJSON(product) }
+            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock.")
         }
     }

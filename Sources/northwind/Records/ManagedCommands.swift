@@ -3,13 +3,12 @@ import Foundation
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import NorthwindWeb
 
 /// What the generic list/show/add/edit/delete commands need to know about one kind of record.
 protocol ManagedKind {
     associatedtype Record: ManagedRecord
     static var plural: String { get }
-    /// A record with required fields empty, as the start of `add`.
-    static func blank() -> Record
     static func tableHeaders() -> [String]
     static func tableRow(_ record: Record) -> [String]
     /// Turns what a person typed ("7", or a customer code) into an id.
@@ -22,49 +21,27 @@ extension ManagedKind {
         return id
     }
 
-    /// The fields people may set, in declaration order, with whether each holds a number.
-    static var editableFields: [(name: String, numeric: Bool)] {
-        Mirror(reflecting: blank()).children.compactMap { child in
-            guard let label = child.label, !["id", "recordID", "version"].contains(label) else { return nil }
-            let type = "\(Swift.type(of: child.value))"
-            return (label, type.contains("Int") || type.contains("Double"))
-        }
-    }
-
     static var fieldHelp: String {
         "Set a field, as NAME=VALUE (repeatable; an empty VALUE clears it). Fields: "
-            + editableFields.map(\.name).joined(separator: ", ") + "."
+            + Record.editableFields.joined(separator: ", ") + "."
     }
 
-    /// Applies NAME=VALUE pairs through the record's Codable form, so every field is settable without a flag per field.
+    /// Applies NAME=VALUE pairs through the record's field table (`RecordField`), all or nothing.
     static func apply(_ assignments: [String], to record: Record) throws -> Record {
-        let fields = Dictionary(uniqueKeysWithValues: editableFields.map { ($0.name, $0.numeric) })
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any] ?? [:]
+        var inputs: [(name: String, value: FieldInput)] = []
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw ValidationError("'\(assignment)' is not NAME=VALUE.")
             }
             let name = String(assignment[..<equals])
-            let value = String(assignment[assignment.index(after: equals)...])
-            guard let numeric = fields[name] else {
-                throw ValidationError("\(plural.capitalized) have no field '\(name)'. Fields: \(editableFields.map(\.name).joined(separator: ", ")).")
+            guard Record.editableFields.contains(name) else {
+                throw ValidationError("\(plural.capitalized) have no field '\(name)'. Fields: \(Record.editableFields.joined(separator: ", ")).")
             }
-            if value.isEmpty {
-                object[name] = NSNull()
-            } else if numeric {
-                guard let number = Int64(value) else { throw ValidationError("\(name) must be a whole number, not '\(value)'.") }
-                object[name] = number
-            } else {
-                object[name] = value
-            }
+            inputs.append((name, .text(String(assignment[assignment.index(after: equals)...]))))
         }
-        do {
-            return try JSONDecoder().decode(Record.self, from: JSONSerialization.data(withJSONObject: object))
-        } catch {
-            throw ValidationError(
-                "The values do not fit \(withArticle(Record.entityName)) (dates are YYYY-MM-DD; required fields cannot be cleared)."
-            )
-        }
+        var edited = record
+        try edited.set(inputs)
+        return edited
     }
 }
 
@@ -77,7 +54,7 @@ struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let page = try storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
-        if output.json { return try printJSON(page) }
+        if output.json { return try printJSON(ItemsPage(page.map(RecordBody.init))) }
         var table = TextTable(headers: Kind.tableHeaders())
         for record in page.items { table.rows.append(Kind.tableRow(record)) }
         print(table.render())
@@ -94,28 +71,18 @@ struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
     func run() async throws {
         let backoffice = try storeOptions.open()
         let record = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
-        if output.json { return try printJSON(record) }
+        if output.json { return try printJSON(RecordBody(record)) }
         print(describe(record))
     }
 }
 
-/// "name: value" lines in declaration order.
-func describe(_ record: some Any) -> String {
-    let children = Mirror(reflecting: record).children.compactMap { child -> (String, String)? in
-        guard let label = child.label else { return nil }
-        let value: String
-        if case Optional<Any>.none = child.value as Any? {
-            value = ""
-        } else {
-            let described = "\(child.value)"
-            value =
-                described.hasPrefix("Optional(")
-                ? String(described.dropFirst(9).dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : described
-        }
-        return (label, value == "nil" ? "" : value)
-    }
-    let width = children.map(\.0.count).max() ?? 0
-    return children.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+/// "name: value" lines in the record's field order, with its id and version.
+func describe<R: ManagedRecord>(_ record: R) -> String {
+    let lines =
+        [("id", record.id.map { String($0) } ?? ""), ("recordID", record.recordID)]
+        + R.fields.map { ($0.name, $0.text(of: record)) } + [("version", String(record.version))]
+    let width = lines.map(\.0.count).max() ?? 0
+    return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
 }
 
 struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
@@ -127,9 +94,9 @@ struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
     @Option(name: .customLong("set"), help: "NAME=VALUE; see the fields below.") var assignments: [String] = []
 
     func run() async throws {
-        let record = try Kind.apply(assignments, to: Kind.blank())
+        let record = try Kind.apply(assignments, to: Kind.Record.blank())
         let created = try await storeOptions.open().create(record)
-        if output.json { return try printJSON(created) }
+        if output.json { return try printJSON(RecordBody(created)) }
         print("Added \(Kind.Record.entityName) #\(created.id.map { String($0) } ?? ""): \(created.displayName).")
     }
 }
@@ -151,7 +118,7 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
         let backoffice = try storeOptions.open()
         let current = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
-        if output.json { return try printJSON(saved) }
+        if output.json { return try printJSON(RecordBody(saved)) }
         print("Saved \(Kind.Record.entityName) \(id): \(saved.displayName).")
     }
 }
@@ -174,14 +141,12 @@ struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
 
 enum CategoryKind: ManagedKind {
     static let plural = "categories"
-    static func blank() -> Category { Category(name: "") }
     static func tableHeaders() -> [String] { ["ID", "Name", "Description"] }
     static func tableRow(_ r: Category) -> [String] { [String(r.id ?? 0), r.name, text(r.description)] }
 }
 
 enum SupplierKind: ManagedKind {
     static let plural = "suppliers"
-    static func blank() -> Supplier { Supplier(companyName: "") }
     static func tableHeaders() -> [String] { ["ID", "Company", "Contact", "City", "Country", "Phone"] }
     static func tableRow(_ r: Supplier) -> [String] {
         [String(r.id ?? 0), r.companyName, text(r.contactName), text(r.city), text(r.country), text(r.phone)]
@@ -190,7 +155,6 @@ enum SupplierKind: ManagedKind {
 
 enum CustomerKind: ManagedKind {
     static let plural = "customers"
-    static func blank() -> Customer { Customer(code: "", companyName: "") }
     static func tableHeaders() -> [String] { ["ID", "Code", "Company", "Contact", "City", "Country", "Phone"] }
     static func tableRow(_ r: Customer) -> [String] {
         [String(r.id ?? 0), r.code, r.companyName, text(r.contactName), text(r.city), text(r.country), text(r.phone)]
@@ -204,7 +168,6 @@ enum CustomerKind: ManagedKind {
 
 enum EmployeeKind: ManagedKind {
     static let plural = "employees"
-    static func blank() -> Employee { Employee(firstName: "", lastName: "") }
     static func tableHeaders() -> [String] { ["ID", "Name", "Title", "City", "Reports to"] }
     static func tableRow(_ r: Employee) -> [String] {
         [String(r.id ?? 0), r.fullName, text(r.title), text(r.city), r.reportsTo.map { String($0) } ?? ""]
@@ -213,7 +176,6 @@ enum EmployeeKind: ManagedKind {
 
 enum ShipperKind: ManagedKind {
     static let plural = "shippers"
-    static func blank() -> Shipper { Shipper(companyName: "") }
     static func tableHeaders() -> [String] { ["ID", "Company", "Phone"] }
     static func tableRow(_ r: Shipper) -> [String] { [String(r.id ?? 0), r.companyName, text(r.phone)] }
 }

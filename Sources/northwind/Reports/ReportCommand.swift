@@ -3,6 +3,7 @@ import Foundation
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import NorthwindWeb
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,7 +81,7 @@ struct ReportCommand: AsyncParsableCommand {
     func list() throws {
         let catalogue = ReportDefinition.catalogue
         if json || format == .json {
-            try printJSON(catalogue)
+            try printJSON(catalogue.map(ReportSummaryBody.init))
             return
         }
         var text = TextTable("Report", "Reproduces", "Parameters")
