@@ -45,6 +45,26 @@ public struct OrderDraft: Sendable, Codable {
     }
 }
 
+/// The order rules every shape shares: how short a line is, whether an order can ship, and what it comes to.
+/// The order page, the API, the CLI, the shortage error and the availability check all ask here.
+public enum OrderRules {
+    /// Units stock cannot cover now; 0 when it can.
+    public static func short(ordered: Int, inStock: Int) -> Int {
+        guard ordered > inStock else { return 0 }
+        let (difference, overflow) = ordered.subtractingReportingOverflow(inStock)
+        return overflow ? Int.max : difference
+    }
+
+    /// Whether every line can be supplied from stock now.
+    public static func isSupplyable(_ lines: [OrderLineDetail]) -> Bool { lines.allSatisfy { $0.short == 0 } }
+
+    /// The sum of the lines' exact totals.
+    public static func subtotal(_ lines: [OrderLineDetail]) -> Money { lines.reduce(.zero) { $0 + $1.total } }
+
+    /// What the customer pays: the lines plus freight.
+    public static func total(subtotal: Money, freight: Money) -> Money { subtotal + freight }
+}
+
 /// One line of an order with its product's name, exact total and current availability.
 public struct OrderLineDetail: Sendable, Codable {
     public var line: OrderLine
@@ -52,7 +72,7 @@ public struct OrderLineDetail: Sendable, Codable {
     public var total: Money
     public var inStock: Int
     /// How many units stock cannot cover now; 0 when it can.
-    public var short: Int { max(0, line.quantity - inStock) }
+    public var short: Int { OrderRules.short(ordered: line.quantity, inStock: inStock) }
 }
 
 public struct OrderDetail: Sendable, Codable {
@@ -62,9 +82,9 @@ public struct OrderDetail: Sendable, Codable {
     public var shipper: Shipper?
     public var lines: [OrderLineDetail]
     public var subtotal: Money
-    public var total: Money { subtotal + order.freight }
+    public var total: Money { OrderRules.total(subtotal: subtotal, freight: order.freight) }
     /// Whether every line can be supplied from stock now.
-    public var isSupplyable: Bool { lines.allSatisfy { $0.short == 0 } }
+    public var isSupplyable: Bool { OrderRules.isSupplyable(lines) }
 }
 
 /// An order as lists show it.
@@ -97,7 +117,7 @@ public struct LineAvailability: Sendable, Codable, Equatable {
     public var productName: String
     public var ordered: Int
     public var inStock: Int
-    public var short: Int { max(0, ordered - inStock) }
+    public var short: Int { OrderRules.short(ordered: ordered, inStock: inStock) }
 }
 
 extension Backoffice {
@@ -380,7 +400,7 @@ extension Backoffice {
             employee: try order.employeeID.flatMap { try fetchOne(Employee.self, db, sql: "SELECT * FROM employees WHERE id = ?", [$0]) },
             shipper: try order.shipVia.flatMap { try fetchOne(Shipper.self, db, sql: "SELECT * FROM shippers WHERE id = ?", [$0]) },
             lines: lines,
-            subtotal: lines.reduce(.zero) { $0 + $1.total }
+            subtotal: OrderRules.subtotal(lines)
         )
     }
 
@@ -398,8 +418,8 @@ extension Backoffice {
             customerCode: customer?["code"] ?? "",
             customerName: customer?["companyName"] ?? "",
             employeeName: employeeName,
-            total: lines.reduce(.zero) { $0 + $1.total } + order.freight,
-            isSupplyable: lines.allSatisfy { $0.short == 0 }
+            total: OrderRules.total(subtotal: OrderRules.subtotal(lines), freight: order.freight),
+            isSupplyable: OrderRules.isSupplyable(lines)
         )
     }
 
