@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Northwind
 import NorthwindStore
 
@@ -44,4 +45,51 @@ struct ErrorPage: PageModel {
     var title: String
     var detail: String
     var me: PageUser?
+}
+
+// The layout's and the lists' small models are on every page: found by name without reflection.
+extension PageUser: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "firstName": firstName
+        case "csrf": csrf
+        case "isManager": isManager
+        default: nil
+        }
+    }
+}
+
+extension Pager: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "page": page
+        case "pages": pages
+        case "previous": previous
+        case "next": next
+        default: nil
+        }
+    }
+}
+
+extension SelectOption: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "value": value
+        case "label": label
+        case "selected": selected
+        default: nil
+        }
+    }
+}
+
+extension ChoiceOption: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "id": id
+        case "name": name
+        case "selected": selected
+        default: nil
+        }
+    }
 }
