@@ -131,11 +131,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     public var description: String {
-        func pad(_ n: Int, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
@@ -246,10 +242,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let inDay = milliseconds - days * 86_400_000
         let (year, month, day) = Self.civil(fromDays: days)
-        func pad(_ n: Int64, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(inDay / 3_600_000, 2)):"
             + "\(pad(inDay / 60_000 % 60, 2)):\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000, 3))Z"
     }
@@ -300,4 +292,10 @@ extension Timestamp: DatabaseValueConvertible {
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Timestamp? {
         String.fromDatabaseValue(dbValue).flatMap(Timestamp.init)
     }
+}
+
+/// `n` in decimal, with leading zeros to `width` digits: how dates and timestamps print their fields.
+private func pad(_ n: some BinaryInteger, _ width: Int) -> String {
+    let s = String(n)
+    return String(repeating: "0", count: max(0, width - s.count)) + s
 }
