@@ -648,14 +648,14 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         }
     }
 
-    @Test func apiListsPagesSearchesAndCreates() async throws {
+    @Test func apiListsPageOnByCursor() async throws {
+        // Given four products
         let fixture = try await WebFixture.make()
         try await fixture.test { client in
+            // When a client reads them three at a time, by price
             let first = try json(
                 try await client.execute(uri: "/api/v1/products?limit=3&sort=price", method: .get, headers: bearer(fixture.repToken))
             )
-            #expect(first["total"] as? Int == 4)
-            #expect((first["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Old Tea", "Chai", "Grandma's Mustard"])
             let cursor = try #require(first["nextCursor"] as? String)
             let second = try json(
                 try await client.execute(
@@ -664,12 +664,30 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                     headers: bearer(fixture.repToken)
                 )
             )
+            // Then the first page has three in price order and the total, and the second the last one and no cursor
+            #expect(first["total"] as? Int == 4)
+            #expect((first["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Old Tea", "Chai", "Grandma's Mustard"])
             #expect((second["items"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Côte de Blaye"])
             #expect(second["nextCursor"] == nil)
+        }
+    }
 
+    @Test func apiSearchIgnoresCaseAndAccents() async throws {
+        // Given "Côte de Blaye"
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            // When a client searches for "COTE"
             let search = try json(try await client.execute(uri: "/api/v1/products/search?q=COTE", method: .get, headers: bearer(fixture.repToken)))
+            // Then it is found
             #expect((search["items"] as? [[String: Any]])?.first?["name"] as? String == "Côte de Blaye")
+        }
+    }
 
+    @Test func apiOrderTakesTheSignedInEmployeeAndExactTotals() async throws {
+        // Given Nancy's API token
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            // When she posts an order without naming an employee: 2 × 18.00 less 5%, freight 3.20
             let order = try await client.execute(
                 uri: "/api/v1/orders",
                 method: .post,
@@ -681,18 +699,27 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                         """
                 )
             )
+            // Then it is created as hers, with the subtotal and total to the cent, as decimal strings
             #expect(order.status == .created)
             let body = try json(order)
             #expect(body["employeeID"] as? Int64 == fixture.world.nancy.id)
             #expect(body["subtotal"] as? String == "34.20")
             #expect(body["total"] as? String == "37.40")
+        }
+    }
 
+    @Test func apiCustomerCreatedIsFoundByTheLookup() async throws {
+        // Given a sales representative's token
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            // When she adds a customer
             let customer = try await client.execute(
                 uri: "/api/v1/customers",
                 method: .post,
                 headers: bearer(fixture.repToken),
                 body: ByteBuffer(string: #"{"code": "NEWCO", "companyName": "New Company"}"#)
             )
+            // Then it is created, and the phone-order lookup finds it
             #expect(customer.status == .created)
             let found = try json(try await client.execute(uri: "/api/v1/customers?q=new", method: .get, headers: bearer(fixture.repToken)))
             #expect((found["items"] as? [[String: Any]])?.first?["code"] as? String == "NEWCO")
