@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Reads openapi.yaml, the API's contract, to serve it as JSON.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // Tests only: the WebDriver client's HTTP (Foundation's URLSession on Linux fails against chromedriver).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
@@ -72,8 +74,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.copy("Templates"), .copy("Static"), .copy("openapi.json")],
+            resources: [.copy("Templates"), .copy("Static"), .copy("openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         // The shop's command-line tool, one folder per command group; `serve` runs the web app.
@@ -135,6 +138,7 @@ let package = Package(
                 "northwind",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/WebTests",
             swiftSettings: swiftSettings

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NorthwindLoading
 import NorthwindStore
 import Testing
+import Yams
 
 @testable import Northwind
 @testable import NorthwindTestSupport
@@ -154,6 +155,26 @@ struct ContractError: Error, CustomStringConvertible {
 }
 
 @Suite("API contract") struct WebAPIContractTests {
+    @Test func theServedDocumentIsOpenAPIYAML() async throws {
+        // Given the contract's source, parsed by Yams on its own
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let yaml = try String(contentsOf: root.appendingPathComponent("Sources/NorthwindWeb/openapi.yaml"), encoding: .utf8)
+        let source = try #require(try Yams.load(yaml: yaml) as? NSDictionary)
+        // Both sides in one canonical JSON form: sorted keys, the same number spelling.
+        let expected = try JSONSerialization.data(withJSONObject: source, options: [.sortedKeys])
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            // When a client reads /api/openapi.json
+            let response = try await client.execute(uri: "/api/openapi.json", method: .get)
+            // Then it is that document, as JSON
+            #expect(response.headers[.contentType] == "application/json")
+            let served = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? NSDictionary)
+            #expect(served.count > 3)
+            #expect(try JSONSerialization.data(withJSONObject: served, options: [.sortedKeys]) == expected)
+        }
+    }
+
     @Test func realResponsesMatchTheServedOpenAPIDocument() async throws {
         let fixture = try await WebFixture.make()
         let w = fixture.world
