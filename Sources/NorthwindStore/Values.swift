@@ -143,26 +143,10 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
         return calendar
     }()
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let value = LocalDate(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a yyyy-MM-dd date")
-        }
-        self = value
-    }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 }
 
-extension LocalDate: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { description.databaseValue }
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> LocalDate? {
-        String.fromDatabaseValue(dbValue).flatMap(LocalDate.init)
-    }
+extension LocalDate: TextValue {
+    public static let textFormat = "is not a yyyy-MM-dd date"
 }
 
 /// Binary content with its MIME type, e.g. a category picture.
@@ -271,12 +255,30 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+}
 
+extension Timestamp: TextValue {
+    public static let textFormat = "is not a UTC timestamp like 2026-11-23T09:41:07.123Z"
+}
+
+/// `n` in decimal, with leading zeros to `width` digits: how dates and timestamps print their fields.
+private func pad(_ n: some BinaryInteger, _ width: Int) -> String {
+    let s = String(n)
+    return String(repeating: "0", count: max(0, width - s.count)) + s
+}
+
+/// A value stored and sent as its text, as dates and timestamps are: one way to read and write it for JSON and SQL.
+public protocol TextValue: LosslessStringConvertible, Codable, DatabaseValueConvertible {
+    /// Why a text was refused, after the text itself: "is not a yyyy-MM-dd date".
+    static var textFormat: String { get }
+}
+
+extension TextValue {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        guard let value = Timestamp(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not a UTC timestamp like 2026-11-23T09:41:07.123Z")
+        guard let value = Self(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' \(Self.textFormat)")
         }
         self = value
     }
@@ -285,17 +287,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }
-}
 
-extension Timestamp: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { description.databaseValue }
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Timestamp? {
-        String.fromDatabaseValue(dbValue).flatMap(Timestamp.init)
-    }
-}
 
-/// `n` in decimal, with leading zeros to `width` digits: how dates and timestamps print their fields.
-private func pad(_ n: some BinaryInteger, _ width: Int) -> String {
-    let s = String(n)
-    return String(repeating: "0", count: max(0, width - s.count)) + s
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        String.fromDatabaseValue(dbValue).flatMap(Self.init)
+    }
 }

@@ -91,4 +91,21 @@ struct TimestampTests {
         let expiry = try store.pool.read { db in try String.fetchOne(db, sql: "SELECT expiresAt FROM access_tokens") }
         #expect(expiry == "2026-11-23T09:41:07.000Z")
     }
+
+    @Test func datesAndTimestampsTravelAsTheirText() throws {
+        // Given a day and a moment inside a JSON object
+        struct Both: Codable, Equatable {
+            var day: LocalDate
+            var at: Timestamp
+        }
+        let value = Both(day: LocalDate("2026-11-23")!, at: Timestamp("2026-11-23T09:41:07.123Z")!)
+        // When it is encoded and read back
+        let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        // Then each is its text, and reads back the same
+        #expect(json.contains(#""day":"2026-11-23""#) && json.contains(#""at":"2026-11-23T09:41:07.123Z""#))
+        #expect(try JSONDecoder().decode(Both.self, from: Data(json.utf8)) == value)
+        // And a text in another form is refused, saying which form it takes
+        let bad = Data(#"{"day":"23/11/2026","at":"2026-11-23T09:41:07.123Z"}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Both.self, from: bad) }
+    }
 }

@@ -162,8 +162,9 @@ struct ProductsCommand: AsyncParsableCommand {
             var product = Product(name: "")
             fields.apply(to: &product)
             product.unitsInStock = stock
-            let created = try await storeOptions.open().createProduct(product)
-            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: created.id ?? 0))) }
+            let backoffice = try storeOptions.open()
+            let created = try await backoffice.createProduct(product)
+            if output.json { return try printJSON(ProductBody(try backoffice.product(id: created.id ?? 0))) }
             print("Added product #\(created.id ?? 0): \(created.name).")
         }
     }
@@ -206,8 +207,9 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "A note for the audit trail, e.g. a delivery note number.") var note: String?
 
         func run() async throws {
-            let product = try await storeOptions.open().receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
-            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: product.id ?? 0))) }
+            let backoffice = try storeOptions.open()
+            let product = try await backoffice.receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
+            if output.json { return try printJSON(ProductBody(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock, \(product.unitsOnOrder) on order.")
         }
     }
@@ -222,8 +224,9 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "A note for the audit trail.") var note: String?
 
         func run() async throws {
-            let product = try await storeOptions.open().adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
-            if output.json { return try printJSON(ProductBody(try storeOptions.open().product(id: product.id ?? 0))) }
+            let backoffice = try storeOptions.open()
+            let product = try await backoffice.adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
+            if output.json { return try printJSON(ProductBody(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock.")
         }
     }
