@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Reads openapi.yaml, the API's contract, to serve it as JSON.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The API's types and server stubs, generated from openapi.yaml.
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-hummingbird", from: "2.1.0"),
         // Tests only: the WebDriver client's HTTP (Foundation's URLSession on Linux fails against chromedriver).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
@@ -75,9 +79,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             ],
             resources: [.copy("Templates"), .copy("Static"), .copy("openapi.yaml")],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         // The shop's command-line tool, one folder per command group; `serve` runs the web app.
         .executableTarget(
@@ -139,9 +146,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Tests/WebTests",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // The contract test's client, from the same openapi.yaml.
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .testTarget(
             name: "NorthwindCLITests",

@@ -3,7 +3,7 @@ import NorthwindStore
 
 /// A value for one field of a managed record, as a person or a client gives it: text, a whole number (an id), or
 /// nothing, which clears an optional field.
-public enum FieldInput: Sendable, Equatable {
+public enum FieldInput: Sendable, Hashable {
     case null
     case text(String)
     case number(Int64)

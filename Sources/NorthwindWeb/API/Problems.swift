@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Northwind
 import NorthwindStore
+import OpenAPIRuntime
 
 /// An RFC 9457 problem-details body.
 struct Problem: Codable, Sendable {
@@ -36,6 +37,8 @@ struct Problem: Codable, Sendable {
         switch error {
         case let error as NorthwindError:
             return from(error)
+        case let error as ServerError:
+            return from(error)
         case let error as WebError:
             return Problem(status: error.status, title: error.title, detail: error.detail)
         case let error as DecodingError:
@@ -50,6 +53,37 @@ struct Problem: Codable, Sendable {
                 title: "Internal error",
                 detail: "The server failed unexpectedly; the store was left as it was."
             )
+        }
+    }
+
+    /// An error from the generated API code: ours, thrown through it, or its own reading of the request.
+    static func from(_ error: ServerError) -> Problem {
+        let cause = error.underlyingError
+        switch cause {
+        case is NorthwindError, is WebError, is any HTTPResponseError, is ServerError:
+            return from(cause)
+        case let decoding as DecodingError:
+            // A query parameter the generator could not read as the document's type is a field to name (422);
+            // anything else it could not read is the body.
+            let names = Set((error.request.path?.split(separator: "?").dropFirst().first ?? "").split(separator: "&").map { $0.prefix { $0 != "=" } })
+            if let key = decodingPath(decoding).first?.stringValue, names.contains(Substring(key)) {
+                return from(NorthwindError.invalid(key, "is not a value this parameter takes; /api/openapi.json lists them"))
+            }
+            return Problem(status: .badRequest, title: "Malformed request body", detail: describe(decoding))
+        case let convertible as any HTTPResponseConvertible where convertible.httpStatus.code < 500:
+            let status = convertible.httpStatus
+            return Problem(status: status, title: status.reasonPhrase, detail: error.causeDescription)
+        default:
+            return from(cause)
+        }
+    }
+
+    static func decodingPath(_ error: DecodingError) -> [any CodingKey] {
+        switch error {
+        case let .keyNotFound(_, context), let .typeMismatch(_, context), let .valueNotFound(_, context), let .dataCorrupted(context):
+            return context.codingPath
+        @unknown default:
+            return []
         }
     }
 

@@ -31,8 +31,26 @@ final class ResponseCache: Sendable {
     func body(for key: String, make: () throws -> ByteBuffer) throws -> ByteBuffer {
         // Read the generation before the data, so an answer built from older data is never filed under a newer one.
         let generation = feed.generation
-        if let hit = state.withLock({ $0.generation == generation ? $0.entries[key] : nil }) { return hit }
+        if let hit = lookup(key, generation) { return hit }
         let body = try make()
+        keep(body, for: key, generation)
+        return body
+    }
+
+    /// The same, for an answer made asynchronously; `make` answers nil for one not to keep (an error).
+    func body(for key: String, make: () async throws -> ByteBuffer?) async throws -> ByteBuffer? {
+        let generation = feed.generation
+        if let hit = lookup(key, generation) { return hit }
+        guard let body = try await make() else { return nil }
+        keep(body, for: key, generation)
+        return body
+    }
+
+    private func lookup(_ key: String, _ generation: Int) -> ByteBuffer? {
+        state.withLock { $0.generation == generation ? $0.entries[key] : nil }
+    }
+
+    private func keep(_ body: ByteBuffer, for key: String, _ generation: Int) {
         state.withLock { state in
             if state.generation != generation {
                 guard state.generation < generation else { return }
@@ -44,6 +62,5 @@ final class ResponseCache: Sendable {
             state.entries[key] = body
             state.bytes += size
         }
-        return body
     }
 }

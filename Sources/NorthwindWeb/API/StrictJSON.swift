@@ -167,28 +167,6 @@ enum StrictJSON {
     }
 }
 
-extension Request {
-    /// The body, checked to be strict JSON (see `StrictJSON`) and sent as such.
-    func strictJSONBody(context: WebContext) async throws -> Data {
-        guard headers[.contentType].map({ $0.lowercased().hasPrefix("application/json") }) == true else {
-            throw WebError(
-                status: .unsupportedMediaType,
-                title: "Unsupported media type",
-                detail: "Send the body as JSON, with 'Content-Type: application/json'."
-            )
-        }
-        var request = self
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        try StrictJSON.validate(body.readableBytesView)
-        return Data(body.readableBytesView)
-    }
-
-    /// Decodes an API body: strict JSON, then the input type, which refuses fields it does not know.
-    func decodeStrictly<T: Decodable>(as type: T.Type, context: WebContext) async throws -> T {
-        try JSONDecoder().decode(T.self, from: try await strictJSONBody(context: context))
-    }
-}
-
 /// A key as the body spells it, whatever the type's own keys are: to find the ones it does not know.
 struct AnyCodingKey: CodingKey {
     var stringValue: String

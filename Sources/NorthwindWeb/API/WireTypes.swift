@@ -1,80 +1,305 @@
 import Foundation
-import Hummingbird
 import Northwind
 import NorthwindStore
 
-// The JSON shapes of /api/v1, as openapi.json describes them, and of the CLI's --json: one home per wire shape.
-// Store records never go on the wire. Money travels as a decimal string, dates and moments as ISO 8601.
+// The JSON shapes of /api/v1 and of the CLI's --json are the types swift-openapi-generator builds from openapi.yaml
+// (`Components.Schemas`); this file only fills them from the domain's values. Store records never go on the wire.
+// Money travels as a decimal string, dates and moments as ISO 8601.
 
-public struct Items<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    public var items: [Item]
-    public init(items: [Item]) { self.items = items }
-}
+typealias ProductBody = Components.Schemas.Product
+typealias OrderBody = Components.Schemas.Order
+typealias OrderSummaryBody = Components.Schemas.OrderSummary
+typealias MovementBody = Components.Schemas.Movement
+typealias ReportSummaryBody = Components.Schemas.ReportSummary
 
-/// One page of a list. `nextCursor` is the `cursor` (an offset) for the next page, absent on the last page.
-public struct ItemsPage<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    public var items: [Item]
-    public var total: Int?
-    public var limit: Int
-    public var offset: Int
-    public var nextCursor: String?
-
-    public init(_ page: Page<Item>) {
-        items = page.items
-        total = page.total >= 0 ? page.total : nil
-        limit = page.limit
-        offset = page.offset
-        let next = page.offset + page.items.count
-        nextCursor = page.total >= 0 && next < page.total ? String(next) : nil
-    }
-}
-
-public struct MeBody: ResponseEncodable, Sendable {
-    public var employeeID: Int64
-    public var name: String
-    public var login: String
-    public var title: String?
-    public var isManager: Bool
-}
-
-public struct Summary: ResponseEncodable, Sendable {
-    public var newOrders: Int
-    public var lowStockProducts: Int
-    public init(_ summary: ShopSummary) {
-        (newOrders, lowStockProducts) = (summary.newOrders, summary.lowStockProducts)
-    }
-}
-
-public struct ProductBody: ResponseEncodable, Sendable {
-    public var id: Int64
-    public var recordID: String
-    public var name: String
-    public var categoryID: Int64?
-    public var categoryName: String?
-    public var supplierID: Int64?
-    public var supplierName: String?
-    public var quantityPerUnit: String?
-    public var unitPrice: String
-    public var unitsInStock: Int
-    public var unitsOnOrder: Int
-    public var reorderLevel: Int
-    public var discontinued: Bool
-    public var lowStock: Bool
-    public var version: Int
-
-    public init(_ row: ProductRow) {
+extension Components.Schemas.Product {
+    init(_ row: ProductRow) {
         let p = row.product
-        (id, recordID, name, categoryID, categoryName) = (p.id ?? 0, p.recordID, p.name, p.categoryID, row.categoryName)
-        (supplierID, supplierName, quantityPerUnit) = (p.supplierID, row.supplierName, p.quantityPerUnit)
-        (unitPrice, unitsInStock, unitsOnOrder) = (p.unitPrice.description, p.unitsInStock, p.unitsOnOrder)
-        (reorderLevel, discontinued, lowStock, version) = (p.reorderLevel, p.discontinued, p.isLowStock, p.version)
+        self.init(
+            categoryID: p.categoryID.map(Int.init),
+            categoryName: row.categoryName,
+            discontinued: p.discontinued,
+            id: Int(p.id ?? 0),
+            lowStock: p.isLowStock,
+            name: p.name,
+            quantityPerUnit: p.quantityPerUnit,
+            recordID: p.recordID,
+            reorderLevel: p.reorderLevel,
+            supplierID: p.supplierID.map(Int.init),
+            supplierName: row.supplierName,
+            unitPrice: p.unitPrice.description,
+            unitsInStock: p.unitsInStock,
+            unitsOnOrder: p.unitsOnOrder,
+            version: p.version
+        )
     }
 }
+
+extension Components.Schemas.Movement {
+    init(_ movement: StockMovement) {
+        self.init(
+            createdAt: movement.createdAt.description,
+            delta: movement.delta,
+            id: Int(movement.id ?? 0),
+            note: movement.note,
+            reason: .wire(movement.reason)
+        )
+    }
+}
+
+extension Components.Schemas.OrderSummary {
+    init(_ summary: OrderSummary) {
+        let o = summary.order
+        self.init(
+            customerCode: summary.customerCode,
+            customerName: summary.customerName,
+            employeeName: summary.employeeName,
+            number: o.number,
+            orderDate: o.orderDate.description,
+            requiredDate: o.requiredDate?.description,
+            shippedDate: o.shippedDate?.description,
+            status: .wire(o.status),
+            supplyable: summary.isSupplyable,
+            total: summary.total.description
+        )
+    }
+}
+
+extension Components.Schemas.Order {
+    init(_ detail: OrderDetail) {
+        let o = detail.order
+        self.init(
+            customerCode: detail.customer.code,
+            customerName: detail.customer.companyName,
+            employeeID: o.employeeID.map(Int.init),
+            employeeName: detail.employee?.fullName,
+            freight: o.freight.description,
+            lines: detail.lines.map {
+                Components.Schemas.OrderLine(
+                    discount: $0.line.discount,
+                    inStock: $0.inStock,
+                    productID: Int($0.line.productID),
+                    productName: $0.productName,
+                    quantity: $0.line.quantity,
+                    short: $0.short,
+                    total: $0.total.description,
+                    unitPrice: $0.line.unitPrice.description
+                )
+            },
+            number: o.number,
+            orderDate: o.orderDate.description,
+            requiredDate: o.requiredDate?.description,
+            shipVia: o.shipVia.map(Int.init),
+            shippedDate: o.shippedDate?.description,
+            shipperName: detail.shipper?.companyName,
+            status: .wire(o.status),
+            subtotal: detail.subtotal.description,
+            supplyable: detail.isSupplyable,
+            total: detail.total.description,
+            version: o.version
+        )
+    }
+}
+
+extension Components.Schemas.ReportSummary {
+    init(_ report: ReportDefinition) {
+        self.init(
+            name: report.name,
+            original: report.original,
+            parameters: report.parameters.map {
+                Components.Schemas.ReportParameter(
+                    defaultValue: $0.defaultValue,
+                    help: $0.help,
+                    kind: .wire($0.kind),
+                    name: $0.name,
+                    required: $0.isRequired
+                )
+            },
+            summary: report.summary
+        )
+    }
+}
+
+/// A domain enum's case as the document spells it. The document lists every case, which a test checks, so a
+/// missing one is a programming error caught before release.
+protocol WireEnum: RawRepresentable<String> {}
+
+extension WireEnum {
+    static func wire<Value: RawRepresentable<String>>(_ value: Value) -> Self {
+        guard let wire = Self(rawValue: value.rawValue) else { preconditionFailure("openapi.yaml lacks \(Self.self).\(value.rawValue)") }
+        return wire
+    }
+}
+
+extension Components.Schemas.Movement.ReasonPayload: WireEnum {}
+extension Components.Schemas.OrderSummary.StatusPayload: WireEnum {}
+extension Components.Schemas.Order.StatusPayload: WireEnum {}
+extension Components.Schemas.ReportParameter.KindPayload: WireEnum {}
+
+// MARK: Pages
+
+/// A page of a list, as every generated `…Page` schema spells it. `nextCursor` is the `cursor` (an offset) for the
+/// next page, absent on the last page; `total` is absent when a lookup does not count.
+protocol APIPage: Encodable, Sendable {
+    associatedtype Item
+    init(items: [Item], limit: Int, nextCursor: String?, offset: Int, total: Int?)
+}
+
+extension APIPage {
+    init<Value>(_ page: Page<Value>, _ transform: (Value) -> Item) {
+        let next = page.offset + page.items.count
+        self.init(
+            items: page.items.map(transform),
+            limit: page.limit,
+            nextCursor: page.total >= 0 && next < page.total ? String(next) : nil,
+            offset: page.offset,
+            total: page.total >= 0 ? page.total : nil
+        )
+    }
+}
+
+extension Components.Schemas.ProductPage: APIPage {}
+extension Components.Schemas.OrderPage: APIPage {}
+extension Components.Schemas.CategoryPage: APIPage {}
+extension Components.Schemas.SupplierPage: APIPage {}
+extension Components.Schemas.CustomerPage: APIPage {}
+extension Components.Schemas.EmployeePage: APIPage {}
+extension Components.Schemas.ShipperPage: APIPage {}
+
+// MARK: Managed records
+
+/// A managed record kind and its generated wire type.
+protocol APIRecord: ManagedRecord {
+    associatedtype Body: Encodable & Sendable
+    associatedtype PageBody: APIPage where PageBody.Item == Body
+    var body: Body { get }
+}
+
+extension NorthwindStore.Category: APIRecord {
+    var body: Components.Schemas.Category {
+        .init(description: description, id: Int(id ?? 0), name: name, recordID: recordID, version: version)
+    }
+    typealias PageBody = Components.Schemas.CategoryPage
+}
+
+extension Supplier: APIRecord {
+    var body: Components.Schemas.Supplier {
+        .init(
+            address: address,
+            city: city,
+            companyName: companyName,
+            contactName: contactName,
+            contactTitle: contactTitle,
+            country: country,
+            fax: fax,
+            homePage: homePage,
+            id: Int(id ?? 0),
+            phone: phone,
+            postalCode: postalCode,
+            recordID: recordID,
+            region: region,
+            version: version
+        )
+    }
+    typealias PageBody = Components.Schemas.SupplierPage
+}
+
+extension Customer: APIRecord {
+    var body: Components.Schemas.Customer {
+        .init(
+            address: address,
+            city: city,
+            code: code,
+            companyName: companyName,
+            contactName: contactName,
+            contactTitle: contactTitle,
+            country: country,
+            fax: fax,
+            id: Int(id ?? 0),
+            phone: phone,
+            postalCode: postalCode,
+            recordID: recordID,
+            region: region,
+            version: version
+        )
+    }
+    typealias PageBody = Components.Schemas.CustomerPage
+}
+
+extension Employee: APIRecord {
+    var body: Components.Schemas.Employee {
+        .init(
+            address: address,
+            birthDate: birthDate?.description,
+            city: city,
+            country: country,
+            _extension: self.extension,
+            firstName: firstName,
+            hireDate: hireDate?.description,
+            homePhone: homePhone,
+            id: Int(id ?? 0),
+            lastName: lastName,
+            notes: notes,
+            photoPath: photoPath,
+            postalCode: postalCode,
+            recordID: recordID,
+            region: region,
+            reportsTo: reportsTo.map(Int.init),
+            title: title,
+            titleOfCourtesy: titleOfCourtesy,
+            version: version
+        )
+    }
+    typealias PageBody = Components.Schemas.EmployeePage
+}
+
+extension Shipper: APIRecord {
+    var body: Components.Schemas.Shipper {
+        .init(companyName: companyName, id: Int(id ?? 0), phone: phone, recordID: recordID, version: version)
+    }
+    typealias PageBody = Components.Schemas.ShipperPage
+}
+
+// MARK: The CLI's --json
+
+/// The API's JSON for the CLI's `--json`: the same generated types, so the two cannot drift apart.
+public enum Wire {
+    public static func product(_ row: ProductRow) -> some Encodable & Sendable { ProductBody(row) }
+    public static func products(_ rows: [ProductRow]) -> some Encodable & Sendable {
+        Components.Schemas.ProductList(items: rows.map(ProductBody.init))
+    }
+    public static func products(_ page: Page<ProductRow>) -> some Encodable & Sendable { Components.Schemas.ProductPage(page, ProductBody.init) }
+    public static func movements(_ movements: [StockMovement]) -> some Encodable & Sendable { movements.map(MovementBody.init) }
+    public static func order(_ detail: OrderDetail) -> some Encodable & Sendable { OrderBody(detail) }
+    public static func orders(_ page: Page<OrderSummary>) -> some Encodable & Sendable { Components.Schemas.OrderPage(page, OrderSummaryBody.init) }
+    public static func reports(_ reports: [ReportDefinition]) -> some Encodable & Sendable { reports.map(ReportSummaryBody.init) }
+
+    /// A managed record (category, supplier, customer, employee or shipper) as the API sends it.
+    public static func record<R: ManagedRecord>(_ record: R) -> any Encodable & Sendable {
+        guard let known = record as? any APIRecord else { preconditionFailure("\(R.self) has no API shape") }
+        return known.body
+    }
+
+    public static func records<R: ManagedRecord>(_ page: Page<R>) -> any Encodable & Sendable {
+        guard let kind = R.self as? any APIRecord.Type else { preconditionFailure("\(R.self) has no API shape") }
+        return kind.pageBody(page)
+    }
+}
+
+extension APIRecord {
+    /// `page`, whose items are of this kind, as the kind's generated page type.
+    static func pageBody<T>(_ page: Page<T>) -> any Encodable & Sendable {
+        PageBody(Page(items: page.items.compactMap { $0 as? Self }, total: page.total, offset: page.offset, limit: page.limit), \.body)
+    }
+}
+
+// MARK: Request bodies
 
 /// A money amount as a client may send it: "18.50" (preferred, exact) or 18.5.
-public struct MoneyInput: Decodable, Sendable {
-    public var text: String
-    public init(from decoder: any Decoder) throws {
+struct MoneyInput: Codable, Hashable, Sendable {
+    var text: String
+    init(_ text: String) { self.text = text }
+    init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             self.text = text
@@ -85,27 +310,32 @@ public struct MoneyInput: Decodable, Sendable {
             self.text = "\(try container.decode(Double.self))"
         }
     }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
 }
 
-/// The fields of a product a client may set. On PATCH, absent fields keep their values; `version` is required.
-public struct ProductInput: Decodable, Sendable {
-    public var name: String?
-    public var categoryID: Int64??
-    public var supplierID: Int64??
-    public var quantityPerUnit: String??
-    public var unitPrice: MoneyInput?
-    public var unitsInStock: Int?
-    public var unitsOnOrder: Int?
-    public var reorderLevel: Int?
-    public var discontinued: Bool?
-    public var version: Int?
+/// The fields of a product a client may set (`ProductInput` and `ProductPatch` in the document). On PATCH, absent
+/// fields keep their values, null clears an optional one, and `version` is required.
+struct ProductInput: Decodable, Hashable, Sendable {
+    var name: String?
+    var categoryID: Int64??
+    var supplierID: Int64??
+    var quantityPerUnit: String??
+    var unitPrice: MoneyInput?
+    var unitsInStock: Int?
+    var unitsOnOrder: Int?
+    var reorderLevel: Int?
+    var discontinued: Bool?
+    var version: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, categoryID, supplierID, quantityPerUnit, unitPrice, unitsInStock, unitsOnOrder, reorderLevel
         case discontinued, version
     }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self, of: "product")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // An explicit null clears an optional field; a missing key leaves it alone.
@@ -142,103 +372,16 @@ public struct ProductInput: Decodable, Sendable {
     }
 }
 
-public struct MovementBody: Encodable, Sendable {
-    public var id: Int64
-    public var delta: Int
-    public var reason: String
-    public var note: String?
-    public var createdAt: Timestamp
-    public init(_ movement: StockMovement) {
-        (id, delta, reason, note, createdAt) = (
-            movement.id ?? 0, movement.delta, movement.reason.rawValue, movement.note,
-            movement.createdAt
-        )
-    }
-}
-
-public struct OrderSummaryBody: Encodable, Sendable {
-    public var number: String
-    public var status: String
-    public var customerCode: String
-    public var customerName: String
-    public var employeeName: String?
-    public var orderDate: String
-    public var requiredDate: String?
-    public var shippedDate: String?
-    public var total: String
-    public var supplyable: Bool
-
-    public init(_ summary: OrderSummary) {
-        let o = summary.order
-        (number, status, customerCode, customerName) = (o.number, o.status.rawValue, summary.customerCode, summary.customerName)
-        (employeeName, orderDate) = (summary.employeeName, o.orderDate.description)
-        (requiredDate, shippedDate) = (o.requiredDate?.description, o.shippedDate?.description)
-        (total, supplyable) = (summary.total.description, summary.isSupplyable)
-    }
-}
-
-public struct OrderBody: ResponseEncodable, Sendable {
-    public struct Line: Encodable, Sendable {
-        public var productID: Int64
-        public var productName: String
-        public var unitPrice: String
-        public var quantity: Int
-        public var discount: Double
-        public var total: String
-        public var inStock: Int
-        public var short: Int
-    }
-    public var number: String
-    public var status: String
-    public var version: Int
-    public var customerCode: String
-    public var customerName: String
-    public var employeeID: Int64?
-    public var employeeName: String?
-    public var orderDate: String
-    public var requiredDate: String?
-    public var shippedDate: String?
-    public var shipVia: Int64?
-    public var shipperName: String?
-    public var freight: String
-    public var subtotal: String
-    public var total: String
-    public var supplyable: Bool
-    public var lines: [Line]
-
-    public init(_ detail: OrderDetail) {
-        let o = detail.order
-        (number, status, version) = (o.number, o.status.rawValue, o.version)
-        (customerCode, customerName) = (detail.customer.code, detail.customer.companyName)
-        (employeeID, employeeName) = (o.employeeID, detail.employee?.fullName)
-        (orderDate, requiredDate, shippedDate) = (o.orderDate.description, o.requiredDate?.description, o.shippedDate?.description)
-        (shipVia, shipperName, freight) = (o.shipVia, detail.shipper?.companyName, o.freight.description)
-        (subtotal, total, supplyable) = (detail.subtotal.description, detail.total.description, detail.isSupplyable)
-        lines = detail.lines.map {
-            Line(
-                productID: $0.line.productID,
-                productName: $0.productName,
-                unitPrice: $0.line.unitPrice.description,
-                quantity: $0.line.quantity,
-                discount: $0.line.discount,
-                total: $0.total.description,
-                inStock: $0.inStock,
-                short: $0.short
-            )
-        }
-    }
-}
-
 /// A new order. `employeeID` defaults to whoever is signed in; `discount` is a fraction (0.15 for 15%).
-public struct OrderInput: Decodable, Sendable {
-    public struct Line: Decodable, Sendable {
-        public var productID: Int64
-        public var quantity: Int
-        public var discount: Double?
+struct OrderInput: Decodable, Hashable, Sendable {
+    struct Line: Decodable, Hashable, Sendable {
+        var productID: Int64
+        var quantity: Int
+        var discount: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable { case productID, quantity, discount }
 
-        public init(from decoder: any Decoder) throws {
+        init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order line")
             let c = try decoder.container(keyedBy: CodingKeys.self)
             productID = try c.decode(Int64.self, forKey: .productID)
@@ -249,16 +392,16 @@ public struct OrderInput: Decodable, Sendable {
             discount = try c.optional(Double.self, .discount)
         }
     }
-    public var customerCode: String
-    public var employeeID: Int64?
-    public var requiredDate: String?
-    public var shipVia: Int64?
-    public var freight: MoneyInput?
-    public var lines: [Line]
+    var customerCode: String
+    var employeeID: Int64?
+    var requiredDate: String?
+    var shipVia: Int64?
+    var freight: MoneyInput?
+    var lines: [Line]
 
     enum CodingKeys: String, CodingKey, CaseIterable { case customerCode, employeeID, requiredDate, shipVia, freight, lines }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self, of: "an order")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         customerCode = try c.decode(String.self, forKey: .customerCode)
@@ -285,13 +428,18 @@ public struct OrderInput: Decodable, Sendable {
     }
 }
 
-/// A managed record's fields as a client sends them: each a string, a whole number (an id) or null, plus the
-/// `version` a PATCH read. Which names and kinds a record takes is its `RecordField` table's call.
-public struct RecordInput: Decodable, Sendable {
-    public var fields: [(name: String, value: FieldInput)] = []
-    public var version: Int?
+/// A managed record's fields as a client sends them (the `…Input` and `…Patch` schemas of categories, suppliers and
+/// customers): each a string, a whole number (an id) or null, plus the `version` a PATCH read. Which names and
+/// kinds a record takes is its `RecordField` table's call.
+struct RecordInput: Decodable, Hashable, Sendable {
+    struct Field: Hashable, Sendable {
+        var name: String
+        var value: FieldInput
+    }
+    var fields: [Field] = []
+    var version: Int?
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         guard let container = try? decoder.container(keyedBy: AnyCodingKey.self) else {
             throw WebError.badRequest("The body must be a JSON object of the record's fields.")
         }
@@ -302,37 +450,19 @@ public struct RecordInput: Decodable, Sendable {
                 }
                 self.version = version
             } else if try container.decodeNil(forKey: key) {
-                fields.append((key.stringValue, .null))
+                fields.append(Field(name: key.stringValue, value: .null))
             } else if let text = try? container.decode(String.self, forKey: key) {
-                fields.append((key.stringValue, .text(text)))
+                fields.append(Field(name: key.stringValue, value: .text(text)))
             } else if let number = try? container.decode(Int64.self, forKey: key) {
-                fields.append((key.stringValue, .number(number)))
+                fields.append(Field(name: key.stringValue, value: .number(number)))
             } else {
                 throw NorthwindError.invalid(key.stringValue, "must be a string, a whole number or null")
             }
         }
     }
-}
 
-/// A managed record as the API sends it: its ids, its fields from its `RecordField` table, and its version.
-/// Absent optional fields are left out, as the API document says.
-public struct RecordBody<R: ManagedRecord>: ResponseEncodable, Sendable {
-    public let record: R
-
-    public init(_ record: R) { self.record = record }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: AnyCodingKey.self)
-        try container.encode(record.id ?? 0, forKey: AnyCodingKey(stringValue: "id"))
-        try container.encode(record.recordID, forKey: AnyCodingKey(stringValue: "recordID"))
-        for field in R.fields {
-            let key = AnyCodingKey(stringValue: field.name)
-            switch field.value(record) {
-            case .null: continue
-            case let .text(text): try container.encode(text, forKey: key)
-            case let .number(number): try container.encode(number, forKey: key)
-            }
-        }
-        try container.encode(record.version, forKey: AnyCodingKey(stringValue: "version"))
+    /// The fields, set on `record`: all or nothing.
+    func apply<R: ManagedRecord>(to record: inout R) throws(NorthwindError) {
+        try record.set(fields.map { ($0.name, $0.value) })
     }
 }

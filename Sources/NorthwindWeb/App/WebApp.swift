@@ -20,7 +20,7 @@ public enum WebApp {
         async throws -> some ApplicationProtocol
     {
         let environment = try await environment(backoffice: backoffice, options: options)
-        let router = buildRouter(environment)
+        let router = try buildRouter(environment)
         var log = logger ?? Logger(label: "northwind.web")
         if logger == nil { log.logLevel = .info }
         return Application(
@@ -45,7 +45,7 @@ public enum WebApp {
         )
     }
 
-    static func buildRouter(_ environment: WebEnvironment) -> Router<WebContext> {
+    static func buildRouter(_ environment: WebEnvironment) throws -> Router<WebContext> {
         // HEAD answers wherever GET does, with GET's headers and no body.
         let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
         // Pages never load anything from elsewhere, nor post anywhere else, so the policy can say so.
@@ -57,7 +57,7 @@ public enum WebApp {
         router.add(middleware: ErrorResponses(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
         StaticFiles.register(on: router)
-        APIRoutes(environment).register(on: router.group("api"))
+        try APIHandler(environment).register(on: router)
         PageRoutes(environment).register(on: router)
         MethodNotAllowed.register(on: router)
         return router

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Northwind
 import NorthwindStore
+import OpenAPIRuntime
 import Synchronization
 
 /// A report as a CSV download of every row, sent while it is read: the first bytes leave within milliseconds, and a
@@ -12,7 +13,13 @@ enum ReportDownload {
     static let chunkBytes = 64 * 1024
     static let window = 4
 
-    static func csv(_ backoffice: Backoffice, report: ReportDefinition, parameters: [String: String]) async throws -> Response {
+    /// The rows as CSV chunks, read on a thread of their own; returns once the first chunk is ready (or the report
+    /// failed). Each chunk taken must be given back with `flow.release()` once sent.
+    static func start(
+        _ backoffice: Backoffice,
+        report: ReportDefinition,
+        parameters: [String: String]
+    ) async throws -> (chunks: AsyncThrowingStream<ByteBuffer, any Error>, flow: FlowControl) {
         let (chunks, continuation) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
         let flow = FlowControl(window: window)
         continuation.onTermination = { _ in flow.stop() }
@@ -46,6 +53,12 @@ enum ReportDownload {
                 }
             }
         }
+        return (chunks, flow)
+    }
+
+    /// The download page's answer.
+    static func csv(_ backoffice: Backoffice, report: ReportDefinition, parameters: [String: String]) async throws -> Response {
+        let (chunks, flow) = try await start(backoffice, report: report, parameters: parameters)
         var headers = HTTPFields()
         headers[.contentType] = "text/csv; charset=utf-8"
         headers[.contentDisposition] = "attachment; filename=\"\(report.name).csv\""
@@ -63,6 +76,20 @@ enum ReportDownload {
             }
         )
     }
+
+    /// The API's body. A chunk's credit comes back when the transport asks for the next one, so the sent one has
+    /// gone to the client.
+    static func body(_ backoffice: Backoffice, report: ReportDefinition, parameters: [String: String]) async throws -> HTTPBody {
+        let (chunks, flow) = try await start(backoffice, report: report, parameters: parameters)
+        return HTTPBody(
+            chunks.map { @Sendable chunk in
+                flow.handOut()
+                return ArraySlice(chunk.readableBytesView)
+            },
+            length: .unknown,
+            iterationBehavior: .single
+        )
+    }
 }
 
 /// Credits for the reading thread: it takes one per chunk and waits when none is left; the writer gives one back per
@@ -71,6 +98,7 @@ enum ReportDownload {
 final class FlowControl: Sendable {
     private let credits: DispatchSemaphore
     private let stopped = Atomic<Bool>(false)
+    private let handedOut = Atomic<Int>(0)
     private let window: Int
 
     init(window: Int) {
@@ -86,6 +114,11 @@ final class FlowControl: Sendable {
     }
 
     func release() { credits.signal() }
+
+    /// A chunk goes out: the one before it has been sent, so its credit comes back.
+    func handOut() {
+        if handedOut.add(1, ordering: .relaxed).oldValue > 0 { release() }
+    }
 
     func stop() {
         if stopped.exchange(true, ordering: .acquiringAndReleasing) { return }

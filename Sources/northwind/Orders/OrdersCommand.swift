@@ -60,7 +60,7 @@ struct OrdersCommand: AsyncParsableCommand {
             (query.customerCode, query.employeeID, query.from, query.to) = (customer, employee, from, to)
             (query.limit, query.offset) = (limit, offset)
             let page = try storeOptions.open().listOrders(query)
-            if output.json { return try printJSON(ItemsPage(page.map(OrderSummaryBody.init))) }
+            if output.json { return try printJSON(Wire.orders(page)) }
             var table = TextTable("Number", "Customer", "Employee", "Ordered", "Required", "Status", "Total", "Supplyable")
             for s in page.items {
                 table.add(
@@ -87,7 +87,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try storeOptions.open().order(number: number)
-            if output.json { return try printJSON(OrderBody(detail)) }
+            if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -135,7 +135,7 @@ struct OrdersCommand: AsyncParsableCommand {
                 lines: lines.map(\.draft)
             )
             let detail = try await storeOptions.open().createOrder(draft)
-            if output.json { return try printJSON(OrderBody(detail)) }
+            if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -154,7 +154,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().updateOrderLines(number: number, lines: lines.map(\.draft))
-            if output.json { return try printJSON(OrderBody(detail)) }
+            if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -195,7 +195,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().executeOrder(number: number, employeeID: employee)
-            if output.json { return try printJSON(OrderBody(detail)) }
+            if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
     }
@@ -208,7 +208,7 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().cancelOrder(number: number)
-            if output.json { return try printJSON(OrderBody(detail)) }
+            if output.json { return try printJSON(Wire.order(detail)) }
             Swift.print("Cancelled order \(detail.order.number).")
         }
     }

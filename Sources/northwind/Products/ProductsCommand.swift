@@ -55,7 +55,7 @@ struct ProductsCommand: AsyncParsableCommand {
             query.discontinued = discontinued ? true : (active ? false : nil)
             (query.sort, query.descending, query.limit, query.offset) = (sort, desc, limit, offset)
             let page = try storeOptions.open().listProducts(query)
-            if output.json { return try printJSON(ItemsPage(page.map(ProductBody.init))) }
+            if output.json { return try printJSON(Wire.products(page)) }
             print(ProductsCommand.table(page.items))
             print(pageFooter(page))
         }
@@ -72,7 +72,7 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let rows = try storeOptions.open().searchProducts(text, limit: limit)
-            if output.json { return try printJSON(Items(items: rows.map(ProductBody.init))) }
+            if output.json { return try printJSON(Wire.products(rows)) }
             print(rows.isEmpty ? "No product matches '\(text)'." : ProductsCommand.table(rows))
         }
     }
@@ -84,16 +84,16 @@ struct ProductsCommand: AsyncParsableCommand {
         @Argument(help: "The product id.") var id: Int64
 
         /// The product with its movements, in the API's shapes.
-        struct Shown: Encodable {
-            var product: ProductBody
-            var movements: [MovementBody]
+        struct Shown<Product: Encodable, Movements: Encodable>: Encodable {
+            var product: Product
+            var movements: Movements
         }
 
         func run() async throws {
             let backoffice = try storeOptions.open()
             let row = try backoffice.product(id: id)
             let movements = try backoffice.stockMovements(productID: id, limit: 10)
-            if output.json { return try printJSON(Shown(product: ProductBody(row), movements: movements.map(MovementBody.init))) }
+            if output.json { return try printJSON(Shown(product: Wire.product(row), movements: Wire.movements(movements))) }
             let p = row.product
             print(
                 """
@@ -164,7 +164,7 @@ struct ProductsCommand: AsyncParsableCommand {
             product.unitsInStock = stock
             let backoffice = try storeOptions.open()
             let created = try await backoffice.createProduct(product)
-            if output.json { return try printJSON(ProductBody(try backoffice.product(id: created.id ?? 0))) }
+            if output.json { return try printJSON(Wire.product(try backoffice.product(id: created.id ?? 0))) }
             print("Added product #\(created.id ?? 0): \(created.name).")
         }
     }
@@ -181,7 +181,7 @@ struct ProductsCommand: AsyncParsableCommand {
             var product = try backoffice.product(id: id).product
             fields.apply(to: &product)
             let saved = try await backoffice.updateProduct(product)
-            if output.json { return try printJSON(ProductBody(try backoffice.product(id: saved.id ?? 0))) }
+            if output.json { return try printJSON(Wire.product(try backoffice.product(id: saved.id ?? 0))) }
             print("Saved product #\(id): \(saved.name).")
         }
     }
@@ -209,7 +209,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             let backoffice = try storeOptions.open()
             let product = try await backoffice.receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
-            if output.json { return try printJSON(ProductBody(try backoffice.product(id: product.id ?? 0))) }
+            if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock, \(product.unitsOnOrder) on order.")
         }
     }
@@ -226,7 +226,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             let backoffice = try storeOptions.open()
             let product = try await backoffice.adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
-            if output.json { return try printJSON(ProductBody(try backoffice.product(id: product.id ?? 0))) }
+            if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock.")
         }
     }

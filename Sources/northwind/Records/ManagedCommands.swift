@@ -54,7 +54,7 @@ struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let page = try storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
-        if output.json { return try printJSON(ItemsPage(page.map(RecordBody.init))) }
+        if output.json { return try printJSON(Wire.records(page)) }
         var table = TextTable(headers: Kind.tableHeaders())
         for record in page.items { table.rows.append(Kind.tableRow(record)) }
         print(table.render())
@@ -71,7 +71,7 @@ struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
     func run() async throws {
         let backoffice = try storeOptions.open()
         let record = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
-        if output.json { return try printJSON(RecordBody(record)) }
+        if output.json { return try printJSON(Wire.record(record)) }
         print(describe(record))
     }
 }
@@ -96,7 +96,7 @@ struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
     func run() async throws {
         let record = try Kind.apply(assignments, to: Kind.Record.blank())
         let created = try await storeOptions.open().create(record)
-        if output.json { return try printJSON(RecordBody(created)) }
+        if output.json { return try printJSON(Wire.record(created)) }
         print("Added \(Kind.Record.entityName) #\(created.id.map { String($0) } ?? ""): \(created.displayName).")
     }
 }
@@ -118,7 +118,7 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
         let backoffice = try storeOptions.open()
         let current = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
-        if output.json { return try printJSON(RecordBody(saved)) }
+        if output.json { return try printJSON(Wire.record(saved)) }
         print("Saved \(Kind.Record.entityName) \(id): \(saved.displayName).")
     }
 }

@@ -81,7 +81,7 @@ struct ReportCommand: AsyncParsableCommand {
     func list() throws {
         let catalogue = ReportDefinition.catalogue
         if json || format == .json {
-            try printJSON(catalogue.map(ReportSummaryBody.init))
+            try printJSON(Wire.reports(catalogue))
             return
         }
         var text = TextTable("Report", "Reproduces", "Parameters")
