@@ -50,7 +50,7 @@ run() {
     echo "== $1"
     shift
     read -r steal0 total0 < <(steal)
-    wrk -t2 -c32 -d"${duration}s" --latency "$@" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
+    wrk -t2 -c"${connections:-32}" -d"${duration}s" --latency "$@" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
     read -r steal1 total1 < <(steal)
     echo "   CPU time taken by the host (steal): $(( 100 * (steal1 - steal0) / (total1 - total0 + 1) ))%"
 }
@@ -64,3 +64,17 @@ run "search, queries in turn, while another process writes every 100 ms" -H "$au
 kill $writer; wait $writer 2>/dev/null || true
 run "products page (session cookie, first page of 25)" -H "Cookie: $cookie" "http://127.0.0.1:$port/products"
 run "products page, a search" -H "Cookie: $cookie" "http://127.0.0.1:$port/products?q=cote"
+
+# Pages and API lists with -c20 while another client runs a report in a loop (issue 14: p99 at most 5 x p50).
+year=$(( $(sqlite3 "$store" "SELECT substr(max(orderDate), 1, 4) FROM orders") - 1 ))
+order=$(sqlite3 "$store" "SELECT number FROM orders ORDER BY id DESC LIMIT 1")
+( while true; do
+    curl -s -o /dev/null -H "$auth" "http://127.0.0.1:$port/api/v1/reports/category-sales-for-1997?year=$year"
+done ) &
+reporter=$!
+connections=20
+run "products page, while a report runs (-c20)" -H "Cookie: $cookie" "http://127.0.0.1:$port/products"
+run "API product list of 50, while a report runs (-c20)" -H "$auth" "http://127.0.0.1:$port/api/v1/products?limit=50"
+run "order page, while a report runs (-c20)" -H "Cookie: $cookie" "http://127.0.0.1:$port/orders/$order"
+kill $reporter; wait $reporter 2>/dev/null || true
+

@@ -52,9 +52,26 @@ public enum ReportFunctions {
             }
             return String(decoding: bytes, as: UTF8.self)
         }
+        // Latin letters with accents ("Pâté", "Côte") fold one scalar at a time through a table: NFD only splits a
+        // precomposed letter from its marks, and the marks go, so folding each scalar alone gives the same key.
+        var folded = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard scalar.value < latinFolds.count else { return foldUnicode(text) }
+            folded.append(contentsOf: latinFolds[Int(scalar.value)].unicodeScalars)
+        }
+        return String(folded)
+    }
+
+    /// The key of any text, through Foundation's canonical decomposition.
+    static func foldUnicode(_ text: String) -> String {
         let stripped = text.decomposedStringWithCanonicalMapping.unicodeScalars
             .filter { !(0x300...0x36F).contains($0.value) && $0 != "'" && $0 != "-" }
         return String(String.UnicodeScalarView(stripped)).lowercased()
+    }
+
+    /// `foldUnicode` of each scalar below U+0250 (Latin-1 and the Latin Extended blocks), computed once.
+    static let latinFolds: [String] = (0..<0x250).map { value in
+        Unicode.Scalar(UInt32(value)).map { foldUnicode(String(Character($0))) } ?? ""
     }
 
     static func register(_ db: Database) {

@@ -10,7 +10,8 @@ final class BareSQLite {
     private var statements: [String: OpaquePointer] = [:]
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(path: String) throws {
+    /// `settings` are PRAGMA statements run after the store's own, to measure another choice.
+    init(path: String, settings: [String] = []) throws {
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw BenchError("cannot open \(path)")
         }
@@ -20,6 +21,7 @@ final class BareSQLite {
         try exec("PRAGMA temp_store = MEMORY")
         try exec("PRAGMA synchronous = NORMAL")  // as GRDB sets it for a pool in WAL mode
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
+        for setting in settings { try exec(setting) }
         registerLineAmountFunction()
         registerReportFunctions()
     }

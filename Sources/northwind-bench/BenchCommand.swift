@@ -20,11 +20,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Repetitions of each write operation.") var writes = 300
     @Option(help: "Runs of each report (0 leaves the reports out).") var reportRuns = 3
     @Option(help: "Keep the bench stores in this folder instead of a temporary one.") var directory: String?
+    @Option(help: "Seconds per cell of the SQLite settings comparison under concurrent reads (0 leaves it out).")
+    var settingsSeconds: Double = 0
 
     func validate() throws {
         if scales.contains(where: { !(1...10_000).contains($0) }) { throw ValidationError("--scale must be between 1 and 10000.") }
         if reads < 10 || writes < 10 { throw ValidationError("--reads and --writes must be at least 10.") }
         if reportRuns < 0 { throw ValidationError("--report-runs must not be negative.") }
+        if !(0...60).contains(settingsSeconds) { throw ValidationError("--settings-seconds must be between 0 and 60.") }
     }
 
     func run() async throws {
@@ -39,6 +42,10 @@ struct BenchCommand: AsyncParsableCommand {
         for scale in scales.isEmpty ? [1, 1000] : scales {
             var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes, reportRuns: reportRuns)
             try await bench.run()
+            if settingsSeconds > 0 {
+                let path = folder.appendingPathComponent("bench-\(scale).sqlite").path
+                try SettingsBench(path: path, seconds: settingsSeconds, threadCounts: [2, 4]).run()
+            }
         }
     }
 }
@@ -169,7 +176,7 @@ struct Bench {
         for i in 0..<reads {
             var query = ProductQuery()
             query.offset = (i % pages) * 50
-            _ = try await ours.time { try backoffice.listProducts(query) }
+            _ = try await ours.time { try await backoffice.listProducts(query) }
         }
         for i in 0..<reads {
             _ = try await raw.time {
@@ -211,13 +218,13 @@ struct Bench {
         for number in bareNumbers { try await raw.time { try BareOrders.execute(bare, number: number) } }
         report("order execution", ours, raw)
         print(table.render())
-        if reportRuns > 0 { try reports(backoffice, bare) }
+        if reportRuns > 0 { try await reports(backoffice, bare) }
     }
 
     /// Every report, through `runReport` (values checked, rows read into report values) and as its bare SQL through
     /// the C API (every column of every row read), on the same store. Parameters: defaults, the data's last full year,
     /// and the first customer, order and category.
-    func reports(_ backoffice: Backoffice, _ bare: BareSQLite) throws {
+    func reports(_ backoffice: Backoffice, _ bare: BareSQLite) async throws {
         let year = (Int(try bare.run("SELECT substr(max(orderDate), 1, 4) FROM orders")[0][0] as? String ?? "") ?? 1998) - 1
         let given = [
             "year": String(year), "from": "\(year)-01-01", "to": "\(year)-12-31",
@@ -245,7 +252,7 @@ struct Bench {
             var raw = Sample()
             var rows = 0
             for _ in 0..<reportRuns {
-                rows = try ours.timeSync { try backoffice.runReport(definition.name, parameters: parameters) }.rows.count
+                rows = try await ours.time { try await backoffice.runReport(definition.name, parameters: parameters) }.rows.count
                 let bareRows = try raw.timeSync { try bare.run(sql, named: named) }.count
                 if bareRows != rows { throw BenchError("\(definition.name): \(rows) rows ours, \(bareRows) bare") }
             }

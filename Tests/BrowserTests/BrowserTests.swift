@@ -72,7 +72,7 @@ struct BrowserTests {
         try await withLiveBrowser { server, driver in
             let browser = try await driver.newBrowser()
             try await browser.signIn(server, as: server.manager, next: "/products")
-            let target = try server.backoffice().listProducts(ProductQuery()).items[3].product
+            let target = try await server.backoffice().listProducts(ProductQuery()).items[3].product
             // Part of the name, without its accents: the search ignores them.
             let folded = target.name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
             let fragment = String(folded.prefix(max(4, folded.count * 2 / 3)))
@@ -104,7 +104,7 @@ struct BrowserTests {
             try await browser.signIn(server, as: server.rep, next: "/orders")
             let number = try await newOrder(browser, server, badge: "low")
             try await browser.go(server.url("/orders/\(number)"))
-            let detail = try server.backoffice().order(number: number)
+            let detail = try await server.backoffice().order(number: number)
             let short = try #require(detail.lines.first { $0.short > 0 })
 
             var badges: [String] = []
@@ -118,14 +118,14 @@ struct BrowserTests {
             let error = try await browser.text("#action-error")
             #expect(error.contains(short.productName))
             #expect(try await browser.text("#order-status") == "New")
-            #expect(try server.backoffice().order(number: number).order.shippedDate == nil)
+            #expect(try await server.backoffice().order(number: number).order.shippedDate == nil)
         }
     }
 
     @Test func aProductFormErrorShowsBesideItsField() async throws {
         try await withLiveBrowser { server, driver in
             let browser = try await driver.newBrowser()
-            let product = try server.backoffice().listProducts(ProductQuery()).items[0].product
+            let product = try await server.backoffice().listProducts(ProductQuery()).items[0].product
             try await browser.signIn(server, as: server.manager, next: "/products/\(product.id ?? 0)")
             try await browser.find("#unitPrice").replace(with: "twelve")
             try await browser.find("#reorderLevel").replace(with: "-3")
@@ -155,7 +155,7 @@ struct BrowserTests {
             let facts = try server.backoffice()
             var stocked = ProductQuery()
             stocked.discontinued = false
-            let product = try #require(try facts.listProducts(stocked).items.map(\.product).first { $0.unitsInStock >= 10 })
+            let product = try #require(try await facts.listProducts(stocked).items.map(\.product).first { $0.unitsInStock >= 10 })
             try await browser.signIn(server, as: server.rep, next: "/orders/new")
 
             // A new customer, created without leaving the form.
@@ -169,7 +169,7 @@ struct BrowserTests {
             try await browser.waitForText("#customer-name", "the company's name") { $0.hasPrefix("Zed Top Trading") }
 
             // The employee is whoever signed in.
-            let me = try #require(try facts.logins().first { $0.value == server.rep.login }?.key)
+            let me = try #require(try await facts.logins().first { $0.value == server.rep.login }?.key)
             #expect(try await browser.find("#employeeID").value == String(me))
 
             // Product lookup as you type, then pick the suggestion.
@@ -198,7 +198,7 @@ struct BrowserTests {
             let number = try await browser.url.components(separatedBy: "/orders/").last ?? ""
             #expect(try await browser.text("h1").contains(number))
             #expect(try await browser.text(".facts").contains("Zed Top Trading"))
-            let created = try facts.order(number: number)
+            let created = try await facts.order(number: number)
             #expect(created.customer.code == "ZZTOP")
             #expect(created.order.employeeID == me)
             #expect(created.lines.map(\.line.productID) == [product.id])
@@ -211,7 +211,7 @@ struct BrowserTests {
         try await withLiveBrowser { server, driver in
             let watcher = try await driver.newBrowser()
             let editor = try await driver.newBrowser()
-            let product = try server.backoffice().listProducts(ProductQuery()).items[1].product
+            let product = try await server.backoffice().listProducts(ProductQuery()).items[1].product
             let path = "/products/\(product.id ?? 0)"
             try await watcher.signIn(server, as: server.rep, next: path)
             try await editor.signIn(server, as: server.manager, next: path)
@@ -233,7 +233,7 @@ struct BrowserTests {
             try await watcher.go(server.url("/"))
             try await watcher.execute("window.northwindMarker = 'home'")
             let count = try #require(Int(try await watcher.text("#new-orders-count")))
-            let customer = try server.backoffice().list(Customer.self, limit: 1).items[0].code
+            let customer = try await server.backoffice().list(Customer.self, limit: 1).items[0].code
             _ = try await server.backoffice().createOrder(
                 OrderDraft(
                     customerCode: customer,
@@ -256,11 +256,11 @@ struct BrowserTests {
         try await withLiveBrowser { server, driver in
             let browser = try await driver.newBrowser()
             let facts = try server.backoffice()
-            let product = try facts.listProducts(ProductQuery()).items[0].product
-            let category = try facts.list(NorthwindStore.Category.self, limit: 1).items[0]
-            let customer = try facts.list(Customer.self, limit: 1).items[0]
-            let employee = try facts.list(Employee.self, limit: 1).items[0]
-            let short = try #require(try facts.listOrders(OrderQuery(status: .new)).items.first { !$0.isSupplyable })
+            let product = try await facts.listProducts(ProductQuery()).items[0].product
+            let category = try await facts.list(NorthwindStore.Category.self, limit: 1).items[0]
+            let customer = try await facts.list(Customer.self, limit: 1).items[0]
+            let employee = try await facts.list(Employee.self, limit: 1).items[0]
+            let short = try #require(try await facts.listOrders(OrderQuery(status: .new)).items.first { !$0.isSupplyable })
 
             var pages = [("signin", "/signin")]
             pages += [

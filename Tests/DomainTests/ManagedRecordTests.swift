@@ -13,14 +13,14 @@ struct ManagedRecordTests {
         let b = store.backoffice
         let created = try await b.create(Shipper(companyName: "  United Package ", phone: "(503) 555-3199"))
         #expect(created.companyName == "United Package")
-        #expect(try b.list(Shipper.self).items.map(\.companyName) == ["United Package"])
+        #expect(try await b.list(Shipper.self).items.map(\.companyName) == ["United Package"])
         var edited = try b.find(Shipper.self, id: try #require(created.id))
         edited.phone = "  "
         let saved = try await b.update(edited)
         #expect(saved.phone == nil)
         #expect(saved.version == 2)
         try await b.delete(Shipper.self, id: try #require(created.id))
-        #expect(try b.list(Shipper.self).total == 0)
+        #expect(try await b.list(Shipper.self).total == 0)
         #expect(
             await northwindError { _ = try b.find(Shipper.self, id: try #require(created.id)) }
                 == .notFound(entity: "shipper", key: "#\(created.id ?? 0)")
@@ -44,7 +44,7 @@ struct ManagedRecordTests {
             await northwindError { try await b.delete(Customer.self, id: try #require(w.vinet.id)) }
                 == .inUse("Customer 'Vins et alcools Chevalier' is still used by 1 order; reassign or delete those first.")
         )
-        #expect(try b.list(Category.self).total == 2)
+        #expect(try await b.list(Category.self).total == 2)
     }
 
     @Test func validationNamesEachField() async throws {

@@ -42,7 +42,7 @@ struct OrderTests {
         #expect(detail.lines.map(\.total) == [Money(cents: 21600), Money(cents: 67193), Money(cents: 2000)])
         #expect(detail.subtotal == Money(cents: 90793))
         #expect(detail.total == Money(cents: 94031))
-        #expect(try store.backoffice.order(number: detail.order.number.lowercased()).order.id == detail.order.id)
+        #expect(try await store.backoffice.order(number: detail.order.number.lowercased()).order.id == detail.order.id)
     }
 
     @Test func orderNumbersCarryTheSiteCodeAndNeverRepeat() async throws {
@@ -116,23 +116,23 @@ struct OrderTests {
         let c = try await b.createOrder(other)
         _ = try await b.executeOrder(number: a.order.number)
 
-        #expect(try b.listOrders(OrderQuery(status: .shipped)).items.map(\.order.number) == [a.order.number])
-        let open = try b.listOrders(OrderQuery(status: .new))
+        #expect(try await b.listOrders(OrderQuery(status: .shipped)).items.map(\.order.number) == [a.order.number])
+        let open = try await b.listOrders(OrderQuery(status: .new))
         #expect(open.items.map(\.order.number) == [c.order.number])
         #expect(open.items.first?.isSupplyable == false)
         #expect(open.items.first?.customerCode == "ALFKI")
         var query = OrderQuery()
         query.customerCode = "alfki"
-        #expect(try b.listOrders(query).items.map(\.order.number) == [c.order.number])
+        #expect(try await b.listOrders(query).items.map(\.order.number) == [c.order.number])
         query = OrderQuery()
         query.employeeID = w.nancy.id
-        #expect(try b.listOrders(query).items.map(\.order.number) == [a.order.number])
+        #expect(try await b.listOrders(query).items.map(\.order.number) == [a.order.number])
         query = OrderQuery()
         (query.from, query.to) = (LocalDate("2026-10-01"), LocalDate("2026-10-01"))
-        #expect(try b.listOrders(query).items.map(\.order.number) == [c.order.number])
+        #expect(try await b.listOrders(query).items.map(\.order.number) == [c.order.number])
         (query.from, query.to) = (LocalDate("2026-11-02"), LocalDate("2026-11-01"))
         #expect(
-            await northwindError { _ = try b.listOrders(query) }
+            await northwindError { _ = try await b.listOrders(query) }
                 == .invalid([.init("from", "the range starts (2026-11-02) after it ends (2026-11-01)")])
         )
     }
@@ -142,14 +142,14 @@ struct OrderTests {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 12), .init(productID: w.cote.key, quantity: 10)]))
-        #expect(try b.checkAvailability(number: order.order.number).map(\.short) == [0, 0])
+        #expect(try await b.checkAvailability(number: order.order.number).map(\.short) == [0, 0])
 
         let shipped = try await b.executeOrder(number: order.order.number, employeeID: w.andrew.id, shippedDate: LocalDate("2026-11-21"))
         #expect(shipped.order.status == .shipped)
         #expect(shipped.order.shippedDate == LocalDate("2026-11-21"))
         #expect(try b.product(id: w.chai.key).product.unitsInStock == 38)
         #expect(try b.product(id: w.cote.key).product.unitsInStock == 0)
-        let movement = try #require(try b.stockMovements(productID: w.chai.key).first)
+        let movement = try #require(try await b.stockMovements(productID: w.chai.key).first)
         #expect((movement.delta, movement.reason, movement.orderID, movement.employeeID) == (-12, .shipped, order.order.id, w.andrew.id))
 
         #expect(
@@ -164,7 +164,7 @@ struct OrderTests {
         let b = store.backoffice
         let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5), .init(productID: w.mustard.key, quantity: 8)]))
         #expect(
-            try b.checkAvailability(number: order.order.number)
+            try await b.checkAvailability(number: order.order.number)
                 == [
                     LineAvailability(productID: w.chai.key, productName: "Chai", ordered: 5, inStock: 50),
                     LineAvailability(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5),
@@ -181,7 +181,7 @@ struct OrderTests {
                 )
         )
         #expect(error?.description == "Order \(order.order.number) cannot be executed: Grandma's Mustard (ordered 8, in stock 5, short by 3).")
-        #expect(try b.order(number: order.order.number).order.status == .new)
+        #expect(try await b.order(number: order.order.number).order.status == .new)
         #expect(try b.product(id: w.chai.key).product.unitsInStock == 50)
         #expect(try store.count("SELECT count(*) FROM stock_movements WHERE reason = 'shipped'") == 0)
         #expect(try store.count("SELECT count(*) FROM change_log") == changesBefore)

@@ -16,26 +16,26 @@ struct ProductTests {
 
         var query = ProductQuery()
         query.categoryID = w.condiments.id
-        #expect(try b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
 
         query = ProductQuery()
         query.discontinued = true
-        #expect(try b.listProducts(query).items.map(\.product.name) == ["Old Tea"])
+        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Old Tea"])
 
         query = ProductQuery()
         query.lowStock = true
-        #expect(try b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
 
         query = ProductQuery()
         (query.sort, query.descending, query.limit, query.offset) = (.price, true, 2, 1)
-        let page = try b.listProducts(query)
+        let page = try await b.listProducts(query)
         #expect(page.total == 4)
         #expect(page.items.map(\.product.name) == ["Grandma's Mustard", "Chai"])
         #expect(page.items.first?.categoryName == "Condiments")
         #expect(page.items.first?.supplierName == "Exotic Liquids")
 
         query.limit = 0
-        #expect(await northwindError { _ = try b.listProducts(query) } == .invalid([.init("limit", "must be a whole number from 1 to 1,000")]))
+        #expect(await northwindError { _ = try await b.listProducts(query) } == .invalid([.init("limit", "must be a whole number from 1 to 1,000")]))
     }
 
     @Test func searchIgnoresCaseAndAccentsAndMatchesPrefixes() async throws {
@@ -59,7 +59,7 @@ struct ProductTests {
     @Test func createRecordsTheOpeningBalanceAsAMovement() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        let movements = try store.backoffice.stockMovements(productID: w.chai.key)
+        let movements = try await store.backoffice.stockMovements(productID: w.chai.key)
         #expect(movements.map(\.delta) == [50])
         #expect(movements.map(\.reason) == [.initial])
         #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
@@ -148,7 +148,7 @@ struct ProductTests {
         let received = try await b.receiveStock(productID: w.mustard.key, quantity: 20, employeeID: w.nancy.id, note: "Delivery 42")
         #expect(received.unitsInStock == 25)
         #expect(received.unitsOnOrder == 10)
-        let latest = try #require(try b.stockMovements(productID: w.mustard.key).first)
+        let latest = try #require(try await b.stockMovements(productID: w.mustard.key).first)
         #expect((latest.delta, latest.reason, latest.employeeID, latest.note) == (20, .received, w.nancy.id, "Delivery 42"))
 
         #expect(
@@ -164,10 +164,10 @@ struct ProductTests {
         let b = store.backoffice
         let counted = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47, note: "Broken jars")
         #expect(counted.unitsInStock == 47)
-        #expect(try b.stockMovements(productID: w.chai.key).map(\.delta) == [-3, 50])
+        #expect(try await b.stockMovements(productID: w.chai.key).map(\.delta) == [-3, 50])
         // Counting what the store already says records nothing.
         _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47)
-        #expect(try b.stockMovements(productID: w.chai.key).count == 2)
+        #expect(try await b.stockMovements(productID: w.chai.key).count == 2)
         #expect(
             await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
                 == .invalid([.init("countedQuantity", "must be a whole number from 0 to 1,000,000,000")])

@@ -79,7 +79,7 @@ struct LimitTests {
         let store = try TemporaryStore()
         var query = ProductQuery()
         (query.limit, query.offset) = (limit, offset)
-        let error = await northwindError { _ = try store.backoffice.listProducts(query) }
+        let error = await northwindError { _ = try await store.backoffice.listProducts(query) }
         guard case .invalid = error else {
             Issue.record("accepted limit \(limit), offset \(offset)")
             return
@@ -126,11 +126,11 @@ struct LowStockRuleTests {
         // When low stock is asked of the list, the summary and each product
         var query = ProductQuery()
         query.lowStock = true
-        let listed = Set(try b.listProducts(query).items.map(\.product.name))
-        let each = Set(try b.listProducts().items.filter(\.product.isLowStock).map(\.product.name))
+        let listed = Set(try await b.listProducts(query).items.map(\.product.name))
+        let each = Set(try await b.listProducts().items.filter(\.product.isLowStock).map(\.product.name))
         // Then all three give the same products: the low one, never the discontinued one
         #expect(listed == ["Grandma's Mustard"])
         #expect(each == listed)
-        #expect(try b.shopSummary().lowStockProducts == listed.count)
+        #expect(try await b.shopSummary().lowStockProducts == listed.count)
     }
 }

@@ -27,19 +27,19 @@ struct DemoDataTests {
         #expect(try store.store.pool.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }.isEmpty)
     }
 
-    @Test func itHasWhatStaffMeetEveryDay() throws {
+    @Test func itHasWhatStaffMeetEveryDay() async throws {
         let store = try TemporaryStore(seed: Self.options)
         let b = store.backoffice
-        let open = try b.listOrders(OrderQuery(status: .new))
+        let open = try await b.listOrders(OrderQuery(status: .new))
         #expect(open.total > 5)
         #expect(open.items.contains { !$0.isSupplyable }, "some open orders cannot be supplied")
         #expect(open.items.contains { $0.isSupplyable }, "some open orders can be supplied")
         var query = ProductQuery()
         query.lowStock = true
-        #expect(try b.listProducts(query).total > 0)
+        #expect(try await b.listProducts(query).total > 0)
         query = ProductQuery()
         query.discontinued = true
-        #expect(try b.listProducts(query).total > 0)
+        #expect(try await b.listProducts(query).total > 0)
         #expect(try b.searchProducts("cote").contains { $0.product.name.hasPrefix("Côte") })
     }
 

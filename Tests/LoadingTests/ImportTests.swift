@@ -26,7 +26,7 @@ struct ImportTests {
         }
     }
 
-    @Test func microsoftsScriptGivesTheCanonicalData() throws {
+    @Test func microsoftsScriptGivesTheCanonicalData() async throws {
         let store = try TemporaryStore()
         let report = try ClassicImporter.importFile(atPath: path(ClassicFixtures.mssql), into: store.store, replace: false)
         #expect(report.format == "Microsoft T-SQL script")
@@ -37,28 +37,28 @@ struct ImportTests {
             ]
         )
         #expect(report.counts.first { $0.table == "order lines" }?.rows == 2155)
-        try checkKnownFacts(store)
+        try await checkKnownFacts(store)
 
         // Pictures and photos come out of their OLE wrapping as bitmaps a browser can show.
         let b = store.backoffice
-        let picture = try #require(try b.categoryPicture(categoryID: 1))
+        let picture = try #require(try await b.categoryPicture(categoryID: 1))
         #expect(picture.contentType == "image/bmp")
         #expect(picture.bytes.prefix(2) == Data("BM".utf8))
-        let photo = try #require(try b.employeePhoto(employeeID: 1))
+        let photo = try #require(try await b.employeePhoto(employeeID: 1))
         #expect(photo.contentType == "image/bmp")
         #expect(try b.find(Employee.self, id: 2).title == "Vice President, Sales")
         #expect(try b.find(Employee.self, id: 1).reportsTo == 2)
     }
 
     /// The most expensive product is Côte de Blaye at 263.50; order 10248 has 3 lines for VINET.
-    func checkKnownFacts(_ store: TemporaryStore) throws {
+    func checkKnownFacts(_ store: TemporaryStore) async throws {
         let b = store.backoffice
         var query = ProductQuery()
         (query.sort, query.descending, query.limit) = (.price, true, 1)
-        let top = try #require(try b.listProducts(query).items.first)
+        let top = try #require(try await b.listProducts(query).items.first)
         #expect(top.product.name == "Côte de Blaye")
         #expect(top.product.unitPrice == Money(cents: 26350))
-        let order = try b.order(number: "10248")
+        let order = try await b.order(number: "10248")
         #expect(order.customer.code == "VINET")
         #expect(order.lines.count == 3)
         #expect(order.subtotal == Money(cents: 44000))
@@ -67,7 +67,7 @@ struct ImportTests {
         #expect(try b.searchProducts("cote").map(\.product.name) == ["Côte de Blaye"])
     }
 
-    @Test func theSQLiteScriptImports() throws {
+    @Test func theSQLiteScriptImports() async throws {
         let store = try TemporaryStore()
         let report = try ClassicImporter.importFile(atPath: path(ClassicFixtures.sqlite), into: store.store, replace: false)
         #expect(report.format == "SQLite script")
@@ -75,11 +75,11 @@ struct ImportTests {
         #expect(counts["orders"] == 830)
         #expect(counts["order_lines"] == 2155)
         #expect(counts["customers"] == 93, "the conversion carries two junk customers")
-        try checkKnownFacts(store)
-        #expect(try store.backoffice.categoryPicture(categoryID: 1)?.contentType == "image/jpeg")
+        try await checkKnownFacts(store)
+        #expect(try await store.backoffice.categoryPicture(categoryID: 1)?.contentType == "image/jpeg")
     }
 
-    @Test func thePostgreSQLScriptImports() throws {
+    @Test func thePostgreSQLScriptImports() async throws {
         let store = try TemporaryStore()
         let report = try ClassicImporter.importFile(atPath: path(ClassicFixtures.postgres), into: store.store, replace: false)
         #expect(report.format == "PostgreSQL script")
@@ -87,23 +87,23 @@ struct ImportTests {
         #expect(counts["orders"] == 830)
         #expect(counts["order_lines"] == 2155)
         #expect(counts["shippers"] == 6)
-        try checkKnownFacts(store)
+        try await checkKnownFacts(store)
     }
 
-    @Test func aSQLiteDatabaseFileImports() throws {
+    @Test func aSQLiteDatabaseFileImports() async throws {
         // Build a classic database file from the SQLite script, then import that file.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("classic.db").path
         let script = try String(contentsOfFile: path(ClassicFixtures.sqlite), encoding: .utf8)
-        try DatabaseQueue(path: file).writeWithoutTransaction { db in try db.execute(sql: script) }
+        try await DatabaseQueue(path: file).writeWithoutTransaction { db in try db.execute(sql: script) }
 
         let store = try TemporaryStore()
         let report = try ClassicImporter.importFile(atPath: file, into: store.store, replace: false)
         #expect(report.format == "SQLite database")
         #expect(try importCounts(store)["order_lines"] == 2155)
-        try checkKnownFacts(store)
+        try await checkKnownFacts(store)
     }
 
     @Test func aValueOutOfRangeNamesItsRowAndChangesNothing() throws {
@@ -129,7 +129,7 @@ struct ImportTests {
         #expect(try store.count("SELECT count(*) FROM products") == 0)
     }
 
-    @Test func importRefusesAStoreWithDataUnlessReplacing() throws {
+    @Test func importRefusesAStoreWithDataUnlessReplacing() async throws {
         let store = try TemporaryStore(seed: DemoData.Options(scale: 1, seed: 1, endDate: LocalDate("2026-01-31") ?? .today))
         #expect {
             _ = try ClassicImporter.importFile(atPath: path(ClassicFixtures.mssql), into: store.store, replace: false)
@@ -140,7 +140,7 @@ struct ImportTests {
         #expect(try store.count("SELECT count(*) FROM orders WHERE number = '10248'") == 0)
         _ = try ClassicImporter.importFile(atPath: path(ClassicFixtures.mssql), into: store.store, replace: true)
         #expect(try importCounts(store)["orders"] == 830)
-        try checkKnownFacts(store)
+        try await checkKnownFacts(store)
     }
 
     @Test func aMalformedFileNamesTheLineAndChangesNothing() throws {

@@ -22,13 +22,13 @@ struct ExternalStorageTests {
         let small = BinaryContent(bytes: Data(repeating: 1, count: 1000), contentType: "image/png")
         try await b.setCategoryPicture(categoryID: id, small)
         #expect(files(store).isEmpty)
-        #expect(try b.categoryPicture(categoryID: id) == small)
+        #expect(try await b.categoryPicture(categoryID: id) == small)
 
         let large = BinaryContent(bytes: Data(repeating: 2, count: 1001), contentType: "image/bmp")
         try await b.setCategoryPicture(categoryID: id, large)
         let first = files(store)
         #expect(first.count == 1)
-        #expect(try b.categoryPicture(categoryID: id) == large)
+        #expect(try await b.categoryPicture(categoryID: id) == large)
         #expect(try store.count("SELECT count(*) FROM categories WHERE picture IS NULL AND pictureFile IS NOT NULL") == 1)
 
         let replacement = BinaryContent(bytes: Data(repeating: 3, count: 5000), contentType: "image/jpeg")
@@ -36,7 +36,7 @@ struct ExternalStorageTests {
         let second = files(store)
         #expect(second.count == 1)
         #expect(second != first)
-        #expect(try b.categoryPicture(categoryID: id) == replacement)
+        #expect(try await b.categoryPicture(categoryID: id) == replacement)
 
         try await b.setCategoryPicture(categoryID: id, small)
         #expect(files(store).isEmpty)
@@ -44,7 +44,7 @@ struct ExternalStorageTests {
         try await b.setCategoryPicture(categoryID: id, large)
         try await b.setCategoryPicture(categoryID: id, nil)
         #expect(files(store).isEmpty)
-        #expect(try b.categoryPicture(categoryID: id) == nil)
+        #expect(try await b.categoryPicture(categoryID: id) == nil)
     }
 
     @Test func deletingTheRowRemovesItsFile() async throws {
@@ -77,7 +77,7 @@ struct ExternalStorageTests {
             }
         }
         #expect(files(store).isEmpty)
-        #expect(try store.backoffice.categoryPicture(categoryID: category.id ?? 0) == nil)
+        #expect(try await store.backoffice.categoryPicture(categoryID: category.id ?? 0) == nil)
     }
 
     @Test func orphansFromACrashAreSweptWhenTheStoreNextOpens() async throws {
@@ -98,6 +98,6 @@ struct ExternalStorageTests {
         #expect(files(store).count == 2)
         _ = try store.reopen(gracePeriod: 60)
         #expect(files(store) == kept)
-        #expect(try store.backoffice.categoryPicture(categoryID: category.id ?? 0)?.bytes.count == 50)
+        #expect(try await store.backoffice.categoryPicture(categoryID: category.id ?? 0)?.bytes.count == 50)
     }
 }

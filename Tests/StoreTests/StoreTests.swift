@@ -108,18 +108,18 @@ struct StoreTests {
         #expect(!StoreConfiguration.sqlDebugRequested(environment: [:]))
     }
 
-    @Test func openingCreatesAndSeedsOnlyANewStore() throws {
+    @Test func openingCreatesAndSeedsOnlyANewStore() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("nested/first.sqlite").path
         let seeded = try Backoffice.open(StoreConfiguration(path: path))
-        #expect(try seeded.list(Category.self).total == 8)
-        try seeded.store.pool.write { db in
+        #expect(try await seeded.list(Category.self).total == 8)
+        try await seeded.store.pool.write { db in
             _ = try db.execute(sql: "DELETE FROM shippers WHERE id NOT IN (SELECT shipVia FROM orders WHERE shipVia IS NOT NULL)")
         }
         // Opening an existing store never seeds it again.
         let reopened = try Backoffice.open(StoreConfiguration(path: path))
-        #expect(try reopened.list(Category.self).total == 8)
+        #expect(try await reopened.list(Category.self).total == 8)
         let empty = try Backoffice.open(StoreConfiguration(path: directory.appendingPathComponent("empty.sqlite").path), seedIfCreated: false)
         #expect(try empty.store.isEmpty())
     }

@@ -55,6 +55,6 @@ struct CSRFCoverageTests {
         }
         // And nothing changed
         #expect(try fixture.store.count("SELECT count(*) FROM products WHERE name = 'Forged'") == 0)
-        #expect(try fixture.store.backoffice.order(number: order.order.number).order.status == .new)
+        #expect(try await fixture.store.backoffice.order(number: order.order.number).order.status == .new)
     }
 }

@@ -251,7 +251,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     /// The API pages JSON and streams every row as CSV; both agree with the report read whole.
     @Test func theReportAPIPagesJSONAndStreamsCSV() async throws {
         let fixture = try await WebFixture.make()
-        let whole = try fixture.store.backoffice.runReport("current-product-list")
+        let whole = try await fixture.store.backoffice.runReport("current-product-list")
         #expect(whole.rows.count == 3)  // Chai, Côte de Blaye, Grandma's Mustard; Old Tea is discontinued
         try await fixture.test { client in
             let token = bearer(fixture.managerToken)
@@ -298,7 +298,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let store = try TemporaryStore(seed: .init(scale: 1))
         let manager = try store.count("SELECT id FROM employees WHERE title = 'Vice President, Sales' ORDER BY id LIMIT 1")
         let token = try await store.backoffice.issueAPIToken(employeeID: Int64(manager))
-        let whole = try store.backoffice.runReport("invoices")
+        let whole = try await store.backoffice.runReport("invoices")
         let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0))
         try await app.test(.live) { client in
             let csv = try await client.execute(uri: "/api/v1/reports/invoices?format=csv", method: .get, headers: bearer(token))
@@ -600,8 +600,8 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let again = try await session.post(client, "/orders/\(short.order.number)/cancel", [])
             #expect(again.status == .conflict)
         }
-        #expect(try b.order(number: good.order.number).order.status == .shipped)
-        #expect(try b.order(number: short.order.number).order.status == .cancelled)
+        #expect(try await b.order(number: good.order.number).order.status == .shipped)
+        #expect(try await b.order(number: short.order.number).order.status == .cancelled)
         #expect(try b.product(id: w.mustard.key).product.unitsInStock == 5)
     }
 
@@ -638,7 +638,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(good.status == .seeOther)
             let location = try #require(good.headers[.location])
             let number = String(location.dropFirst("/orders/".count))
-            let detail = try fixture.store.backoffice.order(number: number)
+            let detail = try await fixture.store.backoffice.order(number: number)
             #expect(detail.customer.code == "VINET")
             #expect(detail.order.employeeID == w.nancy.id)
             #expect(detail.order.freight == Money(cents: 1250))

@@ -102,20 +102,18 @@ extension Backoffice {
     /// Checks a login and password and opens a browser session. The message never says which of the two was wrong.
     public func signIn(login: String, password: String) async throws(NorthwindError) -> (token: String, SignedIn) {
         let refused = NorthwindError.invalid("password", "That login and password do not match.")
-        let row = try read { db in
+        let credential = try quickRead { db -> (employeeID: Int64, hash: String)? in
             try Row.fetchOne(
                 db,
                 sql: "SELECT employeeID, passwordHash FROM credentials WHERE login = ?",
                 arguments: [login.trimmingCharacters(in: .whitespaces)]
-            )
+            ).map { row in (row["employeeID"], row["passwordHash"]) }
         }
-        guard let row else {
+        guard let (employeeID, hash) = credential else {
             // Spend the same time as a real check, so timing does not reveal which logins exist.
             _ = await Self.offload { Bcrypt.verify(password, hash: Self.dummyHash) }
             throw refused
         }
-        let employeeID: Int64 = row["employeeID"]
-        let hash: String = row["passwordHash"]
         guard await Self.offload({ Bcrypt.verify(password, hash: hash) }) else { throw refused }
         let token = Self.randomToken()
         let csrf = Self.randomToken()
@@ -196,8 +194,8 @@ extension Backoffice {
     }
 
     /// The login of each employee who can sign in.
-    public func logins() throws(NorthwindError) -> [Int64: String] {
-        try read { db in
+    public func logins() async throws(NorthwindError) -> [Int64: String] {
+        try await read { db in
             Dictionary(
                 uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT employeeID, login FROM credentials")
                     .map { ($0["employeeID"] as Int64, $0["login"] as String) }
@@ -211,7 +209,7 @@ extension Backoffice {
         policy: AccessPolicy = AccessPolicy(),
         cost: UInt8 = Backoffice.passwordCost
     ) async throws(NorthwindError) -> [DemoCredential] {
-        let employees = try read { db -> [Employee]? in
+        let employees = try await read { db -> [Employee]? in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM credentials") == 0 else { return nil }
             return try Employee.order(Column("id")).fetchAll(db)
         }

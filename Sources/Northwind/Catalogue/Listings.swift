@@ -73,8 +73,8 @@ public struct Choice: Sendable, Hashable {
 extension Backoffice {
     /// Every record of a kind as a choice, in its list order: all of them, however many, so a form never lacks the
     /// record it is editing. Two columns only: categories and employees carry pictures.
-    public func choices<R: ManagedRecord>(_ type: R.Type) throws(NorthwindError) -> [Choice] {
-        try read { db in
+    public func choices<R: ManagedRecord>(_ type: R.Type) async throws(NorthwindError) -> [Choice] {
+        try await read { db in
             try R.select([Column("id"), R.choiceName], as: Row.self).order(R.defaultOrdering + [Column("id")])
                 .fetchAll(db).map { Choice(id: $0[0], name: $0[1]) }
         }

@@ -42,9 +42,9 @@ extension ManagedRecord {
 
 extension Backoffice {
     /// Lists records of one kind, in their natural order.
-    public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) throws(NorthwindError) -> Page<R> {
+    public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) async throws(NorthwindError) -> Page<R> {
         try checkPaging(limit: limit, offset: offset)
-        return try read { db in
+        return try await read { db in
             let items = try R.all().order(R.defaultOrdering).limit(limit, offset: offset).fetchAll(db)
             return Page(items: items, total: try R.fetchCount(db), offset: offset, limit: limit)
         }
@@ -247,22 +247,22 @@ extension Shipper: ManagedRecord {
 // MARK: - Binary attributes and lookups
 
 extension Backoffice {
-    public func categoryPicture(categoryID: Int64) throws(NorthwindError) -> BinaryContent? {
-        try binary(Category.self, attribute: "picture", id: categoryID)
+    public func categoryPicture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
+        try await binary(Category.self, attribute: "picture", id: categoryID)
     }
     public func setCategoryPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
     }
-    public func employeePhoto(employeeID: Int64) throws(NorthwindError) -> BinaryContent? {
-        try binary(Employee.self, attribute: "photo", id: employeeID)
+    public func employeePhoto(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
+        try await binary(Employee.self, attribute: "photo", id: employeeID)
     }
     public func setEmployeePhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Employee.self, attribute: "photo", id: employeeID, content)
     }
 
-    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) throws(NorthwindError) -> BinaryContent? {
+    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
         let binaries = store.binaries
-        return try read { db in
+        return try await read { db in
             _ = try Self.fetch(R.self, id: id, db)
             return try binaries.load(db, table: R.databaseTableName, attribute: attribute, id: id)
         }

@@ -28,7 +28,7 @@ public struct ProductQuery: Sendable {
 }
 
 extension Backoffice {
-    public func listProducts(_ query: ProductQuery = ProductQuery()) throws(NorthwindError) -> Page<ProductRow> {
+    public func listProducts(_ query: ProductQuery = ProductQuery()) async throws(NorthwindError) -> Page<ProductRow> {
         try checkPaging(limit: query.limit, offset: query.offset)
         // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
         var conditions: [String] = []
@@ -57,9 +57,9 @@ extension Backoffice {
             case .id: "products.id"
             }
         let direction = query.descending ? "DESC" : "ASC"
-        let pageArguments = arguments + [query.limit, query.offset]
-        return try read { db in
-            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: arguments) ?? 0
+        let (countArguments, pageArguments) = (arguments, arguments + [query.limit, query.offset])
+        return try await read { db in
+            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: countArguments) ?? 0
             let items = try fetchAll(
                 ProductRow.self,
                 db,
@@ -73,7 +73,7 @@ extension Backoffice {
         }
     }
 
-    static let productRowSelect = """
+    public static let productRowSelect = """
         SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
         FROM products
         LEFT JOIN categories ON categories.id = products.categoryID
@@ -235,9 +235,9 @@ extension Backoffice {
     }
 
     /// The product's stock movements, newest first.
-    public func stockMovements(productID: Int64, limit: Int = 50) throws(NorthwindError) -> [StockMovement] {
+    public func stockMovements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
         try checkPaging(limit: limit, offset: 0)
-        return try read { db in
+        return try await read { db in
             _ = try Self.productRow(id: productID, db)
             return try StockMovement.filter(StockMovement.Columns.productID == productID)
                 .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)

@@ -4,10 +4,10 @@ import NorthwindStore
 
 extension Backoffice {
     /// Customers whose code or company name contains `text`, codes that start with it first: the phone-order lookup.
-    public func searchCustomers(_ text: String, limit: Int = 20) throws(NorthwindError) -> [Customer] {
+    public func searchCustomers(_ text: String, limit: Int = 20) async throws(NorthwindError) -> [Customer] {
         try checkPaging(limit: limit, offset: 0)
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        return try read { db in
+        return try await read { db in
             if trimmed.isEmpty {
                 return try Customer.order(Customer.Columns.companyName).limit(limit).fetchAll(db)
             }
@@ -26,8 +26,8 @@ extension Backoffice {
     }
 
     /// The orders of one customer, newest first: the customer page's history.
-    public func orders(customerID: Int64, limit: Int = 50) throws(NorthwindError) -> [OrderSummary] {
-        try read { db in
+    public func orders(customerID: Int64, limit: Int = 50) async throws(NorthwindError) -> [OrderSummary] {
+        try await read { db in
             try Order.filter(Order.Columns.customerID == customerID)
                 .order(Order.Columns.orderDate.desc, Order.Columns.id.desc).limit(limit).fetchAll(db)
                 .map { try Self.summary($0, db) }
@@ -35,8 +35,8 @@ extension Backoffice {
     }
 
     /// The products of one category, by name.
-    public func products(categoryID: Int64) throws(NorthwindError) -> [Product] {
-        try read { db in
+    public func products(categoryID: Int64) async throws(NorthwindError) -> [Product] {
+        try await read { db in
             try Product.filter(Product.Columns.categoryID == categoryID).order(Product.Columns.name).fetchAll(db)
         }
     }

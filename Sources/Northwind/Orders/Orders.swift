@@ -153,12 +153,12 @@ extension Backoffice {
         }
     }
 
-    public func listOrders(_ query: OrderQuery = OrderQuery()) throws(NorthwindError) -> Page<OrderSummary> {
+    public func listOrders(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {
         try checkPaging(limit: query.limit, offset: query.offset)
         if let from = query.from, let to = query.to, from > to {
             throw .invalid("from", "the range starts (\(from)) after it ends (\(to))")
         }
-        return try read { db in
+        return try await read { db in
             var request = Order.all()
             if let status = query.status { request = request.filter(Order.Columns.status == status) }
             if let code = query.customerCode {
@@ -189,8 +189,8 @@ extension Backoffice {
     }
 
     /// The order with its lines, line totals, subtotal, freight and total.
-    public func order(number: String) throws(NorthwindError) -> OrderDetail {
-        try read { db in try Self.orderDetail(number: number, db) }
+    public func order(number: String) async throws(NorthwindError) -> OrderDetail {
+        try await read { db in try Self.orderDetail(number: number, db) }
     }
 
     /// Replaces the lines of an unshipped order. `expectedVersion`, when given, refuses the edit if someone else
@@ -213,8 +213,8 @@ extension Backoffice {
     }
 
     /// Per line: ordered, in stock, short by N.
-    public func checkAvailability(number: String) throws(NorthwindError) -> [LineAvailability] {
-        try read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
+    public func checkAvailability(number: String) async throws(NorthwindError) -> [LineAvailability] {
+        try await read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
     }
 
     /// Ships the order: in one transaction, verifies every line is available, takes the stock (recording a movement

@@ -36,12 +36,12 @@ extension Backoffice {
     /// How many categories the chart names; the rest are one bar.
     static let dashboardCategories = 8
 
-    public func dashboard(today: LocalDate = .today) throws(NorthwindError) -> Dashboard {
+    public func dashboard(today: LocalDate = .today) async throws(NorthwindError) -> Dashboard {
         let first = LocalDate(year: today.year, month: today.month, day: 1)!
         let lastMonthEnd = first.adding(days: -1)
         let lastMonthFirst = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: 1)!
         let lastMonthSameDay = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: min(today.day, lastMonthEnd.day))!
-        return try read { db in
+        return try await read { db in
             // One pass over two months of orders and their kept totals.
             let sums = try Row.fetchOne(
                 db,

@@ -29,26 +29,29 @@ extension Backoffice {
         parameters given: [String: String] = [:],
         limit: Int? = nil,
         offset: Int = 0
-    ) throws(NorthwindError) -> ReportTable {
-        var rows: [[ReportValue]] = []
-        var isComplete = true
-        var skipped = 0
-        var table = try scanReport(name, parameters: given) { _ in
-        } row: { values in
-            if skipped < offset {
-                skipped += 1
+    ) async throws(NorthwindError) -> ReportTable {
+        let prepared = try prepareReport(name, parameters: given)
+        return try await read { db in
+            var rows: [[ReportValue]] = []
+            var isComplete = true
+            var skipped = 0
+            var table = try Self.scan(prepared, db) { _ in
+            } row: { values in
+                if skipped < offset {
+                    skipped += 1
+                    return true
+                }
+                if let limit, rows.count == limit {
+                    isComplete = false
+                    return false
+                }
+                rows.append(values())
                 return true
             }
-            if let limit, rows.count == limit {
-                isComplete = false
-                return false
-            }
-            rows.append(values())
-            return true
+            table.rows = rows
+            table.isComplete = isComplete
+            return table
         }
-        table.rows = rows
-        table.isComplete = isComplete
-        return table
     }
 
     /// Runs a report and hands over its rows one at a time as they are read, in one read transaction, so a download
@@ -60,20 +63,31 @@ extension Backoffice {
         columns: ([String]) throws -> Void,
         row: ([ReportValue]) throws -> Void
     ) throws(NorthwindError) {
-        _ = try scanReport(name, parameters: given, columns: columns) { values in
-            try row(values())
-            return true
+        let prepared = try prepareReport(name, parameters: given)
+        do {
+            // Synchronous on purpose: the caller reads on a thread of its own (a download's, the CLI's), and the
+            // closures may block on a slow client.
+            _ = try store.pool.read { db in
+                try Self.scan(prepared, db, columns: columns) { values in
+                    try row(values())
+                    return true
+                }
+            }
+        } catch {
+            throw NorthwindError.translating(error)
         }
     }
 
-    /// The one reading loop: `row` gets a reader of the current row's values (skipping costs no reading), and
-    /// returns false to stop. Returns the report's table without rows.
-    private func scanReport(
-        _ name: String,
-        parameters given: [String: String],
-        columns: ([String]) throws -> Void,
-        row: (() -> [ReportValue]) throws -> Bool
-    ) throws(NorthwindError) -> ReportTable {
+    /// A report with its parameters checked and converted, ready to run.
+    struct PreparedReport: Sendable {
+        var report: ReportDefinition
+        var sql: String
+        var values: [String: String]
+        var arguments: [String: DatabaseValue]
+    }
+
+    /// Checks the parameters without touching the store, so a mistake never costs a read.
+    private func prepareReport(_ name: String, parameters given: [String: String]) throws(NorthwindError) -> PreparedReport {
         guard let report = ReportDefinition.named(name) else {
             throw .notFound(entity: "report", key: name)
         }
@@ -86,7 +100,7 @@ extension Backoffice {
             errors.append(.init(unknown, "is not a parameter of \(report.name)" + (known.isEmpty ? " (it takes none)" : " (it takes \(known))")))
         }
         var values: [String: String] = [:]
-        var arguments: [String: (any DatabaseValueConvertible)?] = [:]
+        var arguments: [String: DatabaseValue] = [:]
         for parameter in report.parameters {
             guard let text = clean(given[parameter.name]) ?? parameter.defaultValue else {
                 let help = parameter.help.prefix(1).lowercased() + parameter.help.dropFirst().dropLast()
@@ -95,7 +109,7 @@ extension Backoffice {
             }
             values[parameter.name] = text
             if text.isEmpty {
-                arguments[parameter.name] = .some(nil)
+                arguments[parameter.name] = .null
                 continue
             }
             switch parameter.kind {
@@ -104,66 +118,78 @@ extension Backoffice {
                     errors.append(.init(parameter.name, "must be a year such as 1997, not \"\(text)\""))
                     continue
                 }
-                arguments[parameter.name] = year
+                arguments[parameter.name] = year.databaseValue
             case .date:
                 guard let day = LocalDate(text) else {
                     errors.append(.init(parameter.name, "must be a date written yyyy-MM-dd, such as 1996-07-04, not \"\(text)\""))
                     continue
                 }
-                arguments[parameter.name] = day.description
+                arguments[parameter.name] = day.description.databaseValue
             case .count:
                 guard let count = Int(text), (1...10_000).contains(count) else {
                     errors.append(.init(parameter.name, "must be a whole number from 1 to 10000, not \"\(text)\""))
                     continue
                 }
-                arguments[parameter.name] = count
+                arguments[parameter.name] = count.databaseValue
             case .customer, .order, .category, .product:
-                arguments[parameter.name] = text
+                arguments[parameter.name] = text.databaseValue
             }
         }
-        if let from = arguments["from"] as? String, let to = arguments["to"] as? String, from > to {
+        if let from = arguments["from"].flatMap(String.fromDatabaseValue), let to = arguments["to"].flatMap(String.fromDatabaseValue),
+            from > to
+        {
             errors.append(.init("to", "must not be before from (\(from))"))
         }
         try errors.throwIfAny()
-        return try read { db in
-            var arguments = arguments
-            try Self.checkReportSubjects(report, &arguments, db)
-            let statement = try db.cachedStatement(sql: sql)
-            let used = Set(statement.sql.matches(of: /:([a-z]+)/).map { String($0.1) })
-            try statement.setArguments(StatementArguments(arguments.filter { used.contains($0.key) }))
-            let names = statement.columnNames
-            try columns(names)
-            let money = Set(names.indices.filter { report.moneyColumns.contains(names[$0]) })
-            let cursor = try Row.fetchCursor(statement)
-            // Values straight from the statement: a Row subscript per value was most of the time of big reports.
-            let sqlite = statement.sqliteStatement
-            let readRow = {
-                names.indices.map { index -> ReportValue in
-                    switch DatabaseValue(sqliteStatement: sqlite, index: CInt(index)).storage {
-                    case .null: .null
-                    case let .int64(number): money.contains(index) ? .money(Money(cents: Int(number))) : .integer(number)
-                    case let .double(number): .real(number)
-                    case let .string(text): .text(text)
-                    case .blob: .text("(binary)")
-                    }
+        return PreparedReport(report: report, sql: sql, values: values, arguments: arguments)
+    }
+
+    /// The one reading loop: `row` gets a reader of the current row's values (skipping costs no reading), and
+    /// returns false to stop. Returns the report's table without rows.
+    private static func scan(
+        _ prepared: PreparedReport,
+        _ db: Database,
+        columns: ([String]) throws -> Void,
+        row: (() -> [ReportValue]) throws -> Bool
+    ) throws -> ReportTable {
+        let (report, sql, values) = (prepared.report, prepared.sql, prepared.values)
+        var arguments = prepared.arguments
+        try Self.checkReportSubjects(report, &arguments, db)
+        let statement = try db.cachedStatement(sql: sql)
+        let used = Set(statement.sql.matches(of: /:([a-z]+)/).map { String($0.1) })
+        try statement.setArguments(StatementArguments(arguments.filter { used.contains($0.key) }.mapValues { $0 as (any DatabaseValueConvertible)? }))
+        let names = statement.columnNames
+        try columns(names)
+        let money = Set(names.indices.filter { report.moneyColumns.contains(names[$0]) })
+        let cursor = try Row.fetchCursor(statement)
+        // Values straight from the statement: a Row subscript per value was most of the time of big reports.
+        let sqlite = statement.sqliteStatement
+        let readRow = {
+            names.indices.map { index -> ReportValue in
+                switch DatabaseValue(sqliteStatement: sqlite, index: CInt(index)).storage {
+                case .null: .null
+                case let .int64(number): money.contains(index) ? .money(Money(cents: Int(number))) : .integer(number)
+                case let .double(number): .real(number)
+                case let .string(text): .text(text)
+                case .blob: .text("(binary)")
                 }
             }
-            while try cursor.next() != nil {
-                if try !row(readRow) { break }
-            }
-            return ReportTable(report: report, parameters: values, columns: names, rows: [])
         }
+        while try cursor.next() != nil {
+            if try !row(readRow) { break }
+        }
+        return ReportTable(report: report, parameters: values, columns: names, rows: [])
     }
 
     /// A report about a customer, order or category that does not exist says so instead of returning nothing.
     /// A product given by name becomes its id.
     static func checkReportSubjects(
         _ report: ReportDefinition,
-        _ arguments: inout [String: (any DatabaseValueConvertible)?],
+        _ arguments: inout [String: DatabaseValue],
         _ db: Database
     ) throws {
         for parameter in report.parameters {
-            guard let value = arguments[parameter.name] as? String else { continue }
+            guard let value = arguments[parameter.name].flatMap(String.fromDatabaseValue) else { continue }
             if parameter.kind == .product {
                 let ids = try Int64.fetchAll(
                     db,
@@ -174,7 +200,7 @@ extension Backoffice {
                 if ids.count > 1 {
                     throw NorthwindError.invalid(parameter.name, "matches more than one product; give the product's id")
                 }
-                arguments[parameter.name] = id
+                arguments[parameter.name] = id.databaseValue
                 continue
             }
             let (table, column, entity) =

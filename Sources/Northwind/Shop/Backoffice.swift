@@ -9,7 +9,8 @@ import NorthwindStore
 ///     let backoffice = try Backoffice.open(StoreConfiguration(path: "northwind.sqlite"))
 ///     let order = try await backoffice.executeOrder(number: "10248")
 ///
-/// Reads are synchronous: they take microseconds. Writes are `async`: they may wait for the write lock and the disk.
+/// Reads of a row by its key are synchronous: they take microseconds. Every other read is `async` and runs on a
+/// reader thread; writes are `async` too, as they may wait for the write lock and the disk.
 public struct Backoffice: Sendable {
     public let store: Store
 
@@ -26,16 +27,20 @@ public struct Backoffice: Sendable {
         }
     }
 
-    /// Reads synchronously in one isolated transaction. Reads take microseconds, so they don't hop threads.
-    func read<T>(_ body: (Database) throws -> T) throws(NorthwindError) -> T {
+    /// Reads in one isolated transaction on one of GRDB's reader threads, never on Swift's cooperative pool: it has
+    /// one thread per core, so a read that takes milliseconds there stalls every other request. Cancelling the task
+    /// interrupts the statement.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
         do {
-            return try store.pool.read(body)
+            return try await store.pool.read(body)
         } catch {
             throw NorthwindError.translating(error)
         }
     }
 
-    /// A read of exactly one SQL statement, on the hot-path connections (see `QuickReaders`).
+    /// A read of exactly one SQL statement, on the hot-path connections (see `QuickReaders`), on the caller's thread.
+    /// Only for reads bounded to a few rows by a key or a small LIMIT: there the thread hop of `read` would cost more
+    /// than the read.
     func quickRead<T>(_ body: (Database) throws -> T) throws(NorthwindError) -> T {
         do {
             return try store.quick.read(body)

@@ -13,8 +13,8 @@ public struct ShopSummary: Sendable, Codable, Equatable {
 }
 
 extension Backoffice {
-    public func shopSummary() throws(NorthwindError) -> ShopSummary {
-        try read { db in try Self.shopSummary(db) }
+    public func shopSummary() async throws(NorthwindError) -> ShopSummary {
+        try await read { db in try Self.shopSummary(db) }
     }
 
     static func shopSummary(_ db: Database) throws -> ShopSummary {

@@ -47,7 +47,7 @@ struct APIHandler: APIProtocol {
     }
 
     func getSummary(_ input: Operations.GetSummary.Input) async throws -> Operations.GetSummary.Output {
-        let summary = try backoffice.shopSummary()
+        let summary = try await backoffice.shopSummary()
         return .ok(.init(body: .json(.init(lowStockProducts: summary.lowStockProducts, newOrders: summary.newOrders))))
     }
 
@@ -68,7 +68,7 @@ struct APIHandler: APIProtocol {
         if let sort = q.sort { query.sort = ProductQuery.Sort(rawValue: sort.rawValue) ?? .name }
         query.descending = q.desc ?? false
         (query.limit, query.offset) = try Paging.check(limit: q.limit, offset: q.offset, cursor: q.cursor)
-        let page = try backoffice.listProducts(query)
+        let page = try await backoffice.listProducts(query)
         return .ok(.init(body: .json(.init(page, ProductBody.init))))
     }
 
@@ -116,7 +116,7 @@ struct APIHandler: APIProtocol {
     func listProductMovements(_ input: Operations.ListProductMovements.Input) async throws -> Operations.ListProductMovements.Output {
         let id = Int64(input.path.id)
         _ = try backoffice.product(id: id)
-        let movements = try backoffice.stockMovements(productID: id, limit: 100)
+        let movements = try await backoffice.stockMovements(productID: id, limit: 100)
         return .ok(.init(body: .json(.init(items: movements.map(MovementBody.init)))))
     }
 
@@ -129,12 +129,12 @@ struct APIHandler: APIProtocol {
         query.search = q.q.flatMap(nonBlank)
         query.customerCode = q.customer.flatMap(nonBlank)
         (query.limit, query.offset) = try Paging.check(limit: q.limit, offset: q.offset, cursor: q.cursor)
-        let page = try backoffice.listOrders(query)
+        let page = try await backoffice.listOrders(query)
         return .ok(.init(body: .json(.init(page, OrderSummaryBody.init))))
     }
 
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
-        .ok(.init(body: .json(OrderBody(try backoffice.order(number: input.path.number)))))
+        .ok(.init(body: .json(OrderBody(try await backoffice.order(number: input.path.number)))))
     }
 
     func createOrder(_ input: Operations.CreateOrder.Input) async throws -> Operations.CreateOrder.Output {
@@ -162,10 +162,10 @@ struct APIHandler: APIProtocol {
         if let text = q.q.flatMap(nonBlank) {
             // A lookup lists the best matches only, so it has no later pages to skip to.
             guard offset == 0 else { throw NorthwindError.invalid("offset", "must be 0 with q: a lookup has one page") }
-            let found = try backoffice.searchCustomers(text, limit: limit)
+            let found = try await backoffice.searchCustomers(text, limit: limit)
             return .ok(.init(body: .json(.init(Page(items: found, total: -1, offset: 0, limit: limit), \.body))))
         }
-        return .ok(.init(body: .json(.init(try backoffice.list(Customer.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.list(Customer.self, limit: limit, offset: offset), \.body))))
     }
 
     func getCustomer(_ input: Operations.GetCustomer.Input) async throws -> Operations.GetCustomer.Output {
@@ -179,7 +179,7 @@ struct APIHandler: APIProtocol {
 
     func listEmployees(_ input: Operations.ListEmployees.Input) async throws -> Operations.ListEmployees.Output {
         let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try backoffice.list(Employee.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.list(Employee.self, limit: limit, offset: offset), \.body))))
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
@@ -188,14 +188,14 @@ struct APIHandler: APIProtocol {
 
     func listShippers(_ input: Operations.ListShippers.Input) async throws -> Operations.ListShippers.Output {
         let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try backoffice.list(Shipper.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.list(Shipper.self, limit: limit, offset: offset), \.body))))
     }
 
     // MARK: Categories and suppliers (managers change them; `OperationGate` checks)
 
     func listCategories(_ input: Operations.ListCategories.Input) async throws -> Operations.ListCategories.Output {
         let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try backoffice.list(NorthwindStore.Category.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.list(NorthwindStore.Category.self, limit: limit, offset: offset), \.body))))
     }
 
     func getCategory(_ input: Operations.GetCategory.Input) async throws -> Operations.GetCategory.Output {
@@ -219,7 +219,7 @@ struct APIHandler: APIProtocol {
 
     func listSuppliers(_ input: Operations.ListSuppliers.Input) async throws -> Operations.ListSuppliers.Output {
         let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try backoffice.list(Supplier.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.list(Supplier.self, limit: limit, offset: offset), \.body))))
     }
 
     func getSupplier(_ input: Operations.GetSupplier.Input) async throws -> Operations.GetSupplier.Output {
@@ -295,7 +295,7 @@ struct APIHandler: APIProtocol {
                 )
             )
         case .json:
-            let table = try backoffice.runReport(report.name, parameters: parameters, limit: limit, offset: offset)
+            let table = try await backoffice.runReport(report.name, parameters: parameters, limit: limit, offset: offset)
             return .ok(.init(body: .json(ReportBody(table, offset: offset, limit: limit))))
         }
     }

@@ -82,9 +82,9 @@ struct ProductForm {
         var error: String?
     }
 
-    func view(action: String, backoffice: Backoffice) throws -> View {
-        let categories = try backoffice.choices(NorthwindStore.Category.self)
-        let suppliers = try backoffice.choices(Supplier.self)
+    func view(action: String, backoffice: Backoffice) async throws -> View {
+        let categories = try await backoffice.choices(NorthwindStore.Category.self)
+        let suppliers = try await backoffice.choices(Supplier.self)
         func message(_ field: String) -> String? {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
         }

@@ -59,7 +59,7 @@ struct OrdersCommand: AsyncParsableCommand {
             var query = OrderQuery(status: status)
             (query.customerCode, query.employeeID, query.from, query.to) = (customer, employee, from, to)
             (query.limit, query.offset) = (limit, offset)
-            let page = try storeOptions.open().listOrders(query)
+            let page = try await storeOptions.open().listOrders(query)
             if output.json { return try printJSON(Wire.orders(page)) }
             var table = TextTable("Number", "Customer", "Employee", "Ordered", "Required", "Status", "Total", "Supplyable")
             for s in page.items {
@@ -86,7 +86,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Argument(help: "The order number.") var number: String
 
         func run() async throws {
-            let detail = try storeOptions.open().order(number: number)
+            let detail = try await storeOptions.open().order(number: number)
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
@@ -166,7 +166,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Argument(help: "The order number.") var number: String
 
         func run() async throws {
-            let lines = try storeOptions.open().checkAvailability(number: number)
+            let lines = try await storeOptions.open().checkAvailability(number: number)
             if output.json { return try printJSON(lines) }
             var table = TextTable("Product", "Name", "Ordered", "In stock", "Status")
             for line in lines {

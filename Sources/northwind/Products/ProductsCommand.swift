@@ -54,7 +54,7 @@ struct ProductsCommand: AsyncParsableCommand {
             (query.categoryID, query.supplierID, query.lowStock) = (category, supplier, lowStock)
             query.discontinued = discontinued ? true : (active ? false : nil)
             (query.sort, query.descending, query.limit, query.offset) = (sort, desc, limit, offset)
-            let page = try storeOptions.open().listProducts(query)
+            let page = try await storeOptions.open().listProducts(query)
             if output.json { return try printJSON(Wire.products(page)) }
             print(ProductsCommand.table(page.items))
             print(pageFooter(page))
@@ -92,7 +92,7 @@ struct ProductsCommand: AsyncParsableCommand {
         func run() async throws {
             let backoffice = try storeOptions.open()
             let row = try backoffice.product(id: id)
-            let movements = try backoffice.stockMovements(productID: id, limit: 10)
+            let movements = try await backoffice.stockMovements(productID: id, limit: 10)
             if output.json { return try printJSON(Shown(product: Wire.product(row), movements: Wire.movements(movements))) }
             let p = row.product
             print(

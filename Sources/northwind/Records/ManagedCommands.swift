@@ -53,7 +53,7 @@ struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
     @Option(help: "Rows to skip.") var offset = 0
 
     func run() async throws {
-        let page = try storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
+        let page = try await storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
         if output.json { return try printJSON(Wire.records(page)) }
         var table = TextTable(headers: Kind.tableHeaders())
         for record in page.items { table.rows.append(Kind.tableRow(record)) }
@@ -232,13 +232,13 @@ protocol BinaryAttributeKind {
 enum CategoryPicture: BinaryAttributeKind {
     static let name = "picture"
     static let owner = "category"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try b.categoryPicture(categoryID: id) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.categoryPicture(categoryID: id) }
     static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setCategoryPicture(categoryID: id, c) }
 }
 enum EmployeePhoto: BinaryAttributeKind {
     static let name = "photo"
     static let owner = "employee"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try b.employeePhoto(employeeID: id) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.employeePhoto(employeeID: id) }
     static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setEmployeePhoto(employeeID: id, c) }
 }
 

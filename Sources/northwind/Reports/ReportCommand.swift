@@ -63,7 +63,7 @@ struct ReportCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(output))
             return printTiming(rows)
         }
-        let table = try backoffice.runReport(name, parameters: parameters)
+        let table = try await backoffice.runReport(name, parameters: parameters)
         printTiming(table.rows.count)
         switch format {
         case .table:

@@ -113,7 +113,7 @@ extension PageRoutes {
         try parser.throwIfAny()
         query.limit = Self.pageSize
         query.offset = (page - 1) * Self.pageSize
-        let result = try backoffice.listOrders(query)
+        let result = try await backoffice.listOrders(query)
         let tabs = [(OrderStatus.new, "New"), (.shipped, "Shipped"), (.cancelled, "Cancelled")].map { tab in
             OrdersPage.Tab(href: "/orders?status=\(tab.0.rawValue)", label: tab.1, current: tab.0 == status)
         }
@@ -129,11 +129,11 @@ extension PageRoutes {
     }
 
     @Sendable func order(_ request: Request, context: WebContext) async throws -> Response {
-        try renderOrder(number: try context.pathString("number"), error: nil, context: context)
+        try await renderOrder(number: try context.pathString("number"), error: nil, context: context)
     }
 
-    func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) throws -> Response {
-        let detail = try backoffice.order(number: number)
+    func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) async throws -> Response {
+        let detail = try await backoffice.order(number: number)
         let short = detail.lines.filter { $0.short > 0 }
         let order = detail.order
         let model = OrderPage(
@@ -184,7 +184,7 @@ extension PageRoutes {
             return Response.redirect(to: "/orders/\(number)", type: .normal)
         } catch {
             if case .notFound = error { throw error }
-            return try renderOrder(number: number, error: error.description, status: .conflict, context: context)
+            return try await renderOrder(number: number, error: error.description, status: .conflict, context: context)
         }
     }
 
@@ -195,19 +195,19 @@ extension PageRoutes {
             return Response.redirect(to: "/orders/\(number)", type: .normal)
         } catch {
             if case .notFound = error { throw error }
-            return try renderOrder(number: number, error: error.description, status: .conflict, context: context)
+            return try await renderOrder(number: number, error: error.description, status: .conflict, context: context)
         }
     }
 
     @Sendable func newOrder(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let form = NewOrderForm(customer: request.query("customer") ?? "", employeeID: me.employeeID)
-        return try renderNewOrder(form, errors: [], status: .ok, context: context)
+        return try await renderNewOrder(form, errors: [], status: .ok, context: context)
     }
 
-    func renderNewOrder(_ form: NewOrderForm, errors: [String], status: HTTPResponse.Status, context: WebContext) throws -> Response {
-        let employees = try backoffice.choices(Employee.self)
-        let shippers = try backoffice.choices(Shipper.self)
+    func renderNewOrder(_ form: NewOrderForm, errors: [String], status: HTTPResponse.Status, context: WebContext) async throws -> Response {
+        let employees = try await backoffice.choices(Employee.self)
+        let shippers = try await backoffice.choices(Shipper.self)
         let blank = NewOrderForm.Line(product: "", productID: "", quantity: "1", discount: "0")
         let model = NewOrderPage(
             form: .init(
@@ -238,7 +238,7 @@ extension PageRoutes {
             } else {
                 messages = [error.description]
             }
-            return try renderNewOrder(form, errors: messages, status: .unprocessableContent, context: context)
+            return try await renderNewOrder(form, errors: messages, status: .unprocessableContent, context: context)
         }
     }
 }

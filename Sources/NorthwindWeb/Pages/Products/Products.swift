@@ -121,13 +121,13 @@ extension PageRoutes {
             }
             total = rows.count
         } else {
-            let result = try backoffice.listProducts(query)
+            let result = try await backoffice.listProducts(query)
             (rows, total) = (result.items, result.total)
         }
         let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(Self.pageSize))
         let model = ProductsPage(
             query: .init(q: text ?? "", lowStock: query.lowStock, discontinued: query.discontinued == true),
-            categoryOptions: try categoryOptions(selected: query.categoryID),
+            categoryOptions: try await categoryOptions(selected: query.categoryID),
             sorts: ProductQuery.Sort.allCases.map { SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0 == query.sort) },
             products: shown.map(ProductView.init),
             resultText: total == 1 ? "1 product" : "\(total) products",
@@ -138,18 +138,18 @@ extension PageRoutes {
 
     /// The category filter's options, rendered (and escaped) by their own template and kept until the store changes.
     /// With hundreds of categories, rendering them was most of the products page's time, the same on every request.
-    func categoryOptions(selected: Int64?) throws -> String {
-        let fragment = try env.cache.body(for: "fragment categoryoptions \(selected ?? 0)") {
-            let categories = try backoffice.choices(NorthwindStore.Category.self)
+    func categoryOptions(selected: Int64?) async throws -> String {
+        let fragment = try await env.cache.body(for: "fragment categoryoptions \(selected ?? 0)") {
+            let categories = try await backoffice.choices(NorthwindStore.Category.self)
             let fragment = CategoryOptions(categories: categories.map { ChoiceOption(id: $0.id, name: $0.name, selected: $0.id == selected) })
             return ByteBuffer(string: env.templates.render(fragment, withTemplate: "categoryoptions") ?? "")
         }
-        return String(buffer: fragment)
+        return fragment.map { String(buffer: $0) } ?? ""
     }
 
     @Sendable func product(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
-        return try renderProduct(id: id, form: nil, context: context)
+        return try await renderProduct(id: id, form: nil, context: context)
     }
 
     func renderProduct(
@@ -159,9 +159,9 @@ extension PageRoutes {
         saved: Bool = false,
         status: HTTPResponse.Status = .ok,
         context: WebContext
-    ) throws -> Response {
+    ) async throws -> Response {
         let row = try backoffice.product(id: id)
-        let movements = try backoffice.stockMovements(productID: id, limit: 20)
+        let movements = try await backoffice.stockMovements(productID: id, limit: 20)
         let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
@@ -172,14 +172,14 @@ extension PageRoutes {
             canEdit: canEdit,
             saved: saved,
             conflict: conflict,
-            form: canEdit ? try (form ?? ProductForm(row.product)).view(action: "/products/\(id)", backoffice: backoffice) : nil
+            form: canEdit ? try await (form ?? ProductForm(row.product)).view(action: "/products/\(id)", backoffice: backoffice) : nil
         )
         return render("product", model, status: status, context: context)
     }
 
     @Sendable func newProduct(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireManager(env.options.policy, to: "add products")
-        let form = try ProductForm(Product(name: "")).view(action: "/products", backoffice: backoffice)
+        let form = try await ProductForm(Product(name: "")).view(action: "/products", backoffice: backoffice)
         return render("productnew", NewProductPage(form: form), context: context)
     }
 
@@ -194,7 +194,7 @@ extension PageRoutes {
             guard case let .invalid(fields) = error else { throw error }
             var form = form
             form.errors = fields
-            let view = try form.view(action: "/products", backoffice: backoffice)
+            let view = try await form.view(action: "/products", backoffice: backoffice)
             return render("productnew", NewProductPage(form: view), status: .unprocessableContent, context: context)
         }
     }
@@ -211,14 +211,14 @@ extension PageRoutes {
             switch error {
             case let .invalid(fields):
                 form.errors = fields
-                return try renderProduct(id: id, form: form, status: .unprocessableContent, context: context)
+                return try await renderProduct(id: id, form: form, status: .unprocessableContent, context: context)
             case let .conflict(message):
-                return try renderProduct(id: id, form: form, conflict: message, status: .conflict, context: context)
+                return try await renderProduct(id: id, form: form, conflict: message, status: .conflict, context: context)
             default:
                 throw error
             }
         }
-        return try renderProduct(id: id, form: nil, saved: true, context: context)
+        return try await renderProduct(id: id, form: nil, saved: true, context: context)
     }
 }
 

@@ -123,7 +123,7 @@ extension PageRoutes {
     @Sendable func category(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
         let category = try backoffice.find(NorthwindStore.Category.self, id: id)
-        let products = try backoffice.products(categoryID: id)
+        let products = try await backoffice.products(categoryID: id)
         let model = CategoryPage(
             category: .init(id: id, name: category.name, description: category.description ?? ""),
             hasPicture: try backoffice.categoryHasPicture(id: id),
@@ -135,7 +135,7 @@ extension PageRoutes {
     }
 
     @Sendable func categoryPicture(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try backoffice.categoryPicture(categoryID: try context.pathID()))
+        try binary(try await backoffice.categoryPicture(categoryID: try context.pathID()))
     }
 
     @Sendable func customers(_ request: Request, context: WebContext) async throws -> Response {
@@ -145,9 +145,9 @@ extension PageRoutes {
         let customers: [Customer]
         var pagerView: Pager?
         if let text = request.query("q") {
-            customers = try backoffice.searchCustomers(text, limit: 100)
+            customers = try await backoffice.searchCustomers(text, limit: 100)
         } else {
-            let result = try backoffice.list(Customer.self, limit: Self.pageSize, offset: (page - 1) * Self.pageSize)
+            let result = try await backoffice.list(Customer.self, limit: Self.pageSize, offset: (page - 1) * Self.pageSize)
             customers = result.items
             pagerView = pager(request, page: page, total: result.total)
         }
@@ -157,7 +157,7 @@ extension PageRoutes {
 
     @Sendable func customer(_ request: Request, context: WebContext) async throws -> Response {
         let customer = try backoffice.customer(code: try context.pathString("code"))
-        let orders = try backoffice.orders(customerID: customer.id ?? 0)
+        let orders = try await backoffice.orders(customerID: customer.id ?? 0)
         return render("customer", CustomerPage(customer: CustomerView(customer), orders: orders.map(OrderSummaryView.init)), context: context)
     }
 
@@ -190,6 +190,6 @@ extension PageRoutes {
     }
 
     @Sendable func employeePhoto(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try backoffice.employeePhoto(employeeID: try context.pathID()))
+        try binary(try await backoffice.employeePhoto(employeeID: try context.pathID()))
     }
 }
