@@ -68,8 +68,12 @@ public final class Store: Sendable {
         config.busyMode = .timeout(10)
         config.label = "northwind"
         config.prepareDatabase { db in
-            // Statement journals of big multi-row writes (seeding, imports) stay in memory, not in temp files.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The writer keeps statement journals of big multi-row writes (seeding, imports) in memory, not in temp
+            // files. Readers keep SQLite's default: under concurrent reports, sorters in memory ran at half the rate
+            // of sorters spilling to temp files (`northwind-bench --settings-seconds`, docs/performance.md).
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
             // Reads map the file instead of copying every page through read(2): most of a large store's read cost.
             try db.execute(sql: "PRAGMA mmap_size = \(Store.mmapSize)")
             ReportFunctions.register(db)

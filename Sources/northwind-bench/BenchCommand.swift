@@ -150,7 +150,7 @@ struct Bench {
         }
         for i in 0..<reads {
             let pattern = terms[i % terms.count].split(separator: " ").map { "\"\($0)\"*" }.joined(separator: " ")
-            _ = try await raw.time { try bare.run(searchSQL, pattern, 20) }
+            _ = try await raw.time { try bare.run(searchSQL, pattern, Backoffice.searchCandidates(20), 20) }
         }
         report("product search", ours, raw)
 

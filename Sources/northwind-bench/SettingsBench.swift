@@ -3,16 +3,16 @@ import Northwind
 import NorthwindStore
 
 /// SQLite's connection settings under concurrent reads: several threads, each with its own bare connection, run the
-/// same query for a while, once per setting. The store's choice (`Store.init`) is the first row; each other row
-/// changes one setting from it. Bare connections, so the figures are SQLite's, not our code's.
+/// same query for a while, once per setting. The store's choice for its readers (`Store.init`) is the first row;
+/// each other row changes one setting from it. Bare connections, so the figures are SQLite's, not our code's.
 struct SettingsBench {
     let path: String
     let seconds: Double
     let threadCounts: [Int]
 
     static let choices: [(name: String, pragmas: [String])] = [
-        ("the store's: temp_store MEMORY, cache 2 MiB, mmap 1 GiB", []),
-        ("temp_store DEFAULT (files)", ["PRAGMA temp_store = DEFAULT"]),
+        ("the store's: temp_store DEFAULT, cache 2 MiB, mmap 1 GiB", []),
+        ("temp_store MEMORY", ["PRAGMA temp_store = MEMORY"]),
         ("cache_size 16 MiB", ["PRAGMA cache_size = -16384"]),
         ("cache_size 64 MiB", ["PRAGMA cache_size = -65536"]),
         ("mmap_size 0 (read(2))", ["PRAGMA mmap_size = 0"]),

@@ -25,8 +25,9 @@ def report_sql(key):
 
 select = swift_string("Sources/Northwind/Catalogue/Products.swift", "productRowSelect")
 search = swift_string("Sources/Northwind/Catalogue/Products.swift", "searchSQL")
-# Northwind binds the pattern "word"* and the limit; Datasette binds named parameters as text.
-search = search.replace("MATCH ?", "MATCH '\"' || :q || '\"*'").replace("LIMIT ?", "LIMIT 20")
+# Northwind binds the pattern "word"*, the candidates (50 for a limit of 20) and the limit; Datasette binds named
+# parameters as text.
+search = search.replace("MATCH ? LIMIT ?", "MATCH '\"' || :q || '\"*' LIMIT 50").replace("LIMIT ?", "LIMIT 20")
 queries = {
     "search": search,
     "product": select + " WHERE products.id = CAST(:id AS INTEGER)",

@@ -82,17 +82,26 @@ extension Backoffice {
 
     static let productByID = productRowSelect + " WHERE products.id = ?"
 
-    /// Orders the first 200 matches by name. Ranking (bm25) every match of a short prefix in a large catalogue cost
-    /// milliseconds per keystroke; a person typing narrows the words long before the 200th match matters.
+    /// The first matches the index yields, ordered by name: the first `limit` of them, out of at most
+    /// `searchCandidates(limit)`. Ranking (bm25) or ordering every match of a short prefix costs time in proportion to
+    /// the catalogue; a bounded number of candidates keeps a keystroke's cost the same at any size, and a person
+    /// typing narrows the words long before the candidates run out. Candidates are ordered through the narrow index
+    /// `products(id, name)`, and only the page's rows are joined to their category and supplier.
     public static let searchSQL = """
         SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
-        FROM (SELECT rowid FROM products_fts WHERE products_fts MATCH ? LIMIT 200) AS matches
-        JOIN products ON products.id = matches.rowid
+        FROM (SELECT candidates.id, candidates.name
+              FROM (SELECT rowid FROM products_fts WHERE products_fts MATCH ? LIMIT ?) AS matches
+              JOIN products AS candidates INDEXED BY products_on_id_name ON candidates.id = matches.rowid
+              ORDER BY candidates.name, candidates.id
+              LIMIT ?) AS page
+        JOIN products ON products.id = page.id
         LEFT JOIN categories ON categories.id = products.categoryID
         LEFT JOIN suppliers ON suppliers.id = products.supplierID
-        ORDER BY products.name, products.id
-        LIMIT ?
+        ORDER BY page.name, page.id
         """
+
+    /// How many matches a search of `limit` results orders: at least 50, so a short list is picked from a few.
+    public static func searchCandidates(_ limit: Int) -> Int { max(50, limit) }
 
     /// Word and prefix search over product names, ignoring case and accents: "cote" finds "Côte de Blaye".
     /// Results come in name order.
@@ -100,7 +109,7 @@ extension Backoffice {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = Self.prefixPattern(text) else { return [] }
         return try quickRead { db in
-            try fetchAll(ProductRow.self, db, sql: Self.searchSQL, [pattern, limit])
+            try fetchAll(ProductRow.self, db, sql: Self.searchSQL, [pattern, Self.searchCandidates(limit), limit])
         }
     }
 
