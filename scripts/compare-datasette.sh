@@ -26,13 +26,14 @@ fi
 store="$work/nw.sqlite"
 rm -f "$store" "$store-wal" "$store-shm"
 sqlite3 "$work/seed.sqlite" ".backup '$store'"
-token=$("$bin" employees token 3 --label compare --store "$store")
+# A sales manager's token: reports are for managers.
+token=$("$bin" employees token 5 --label compare --store "$store")
 python3 scripts/datasette/metadata.py . >"$work/metadata.json"
 
 "$bin" serve --store "$store" --port "$nw_port" >"$work/northwind.log" 2>&1 &
 nw=$!
 "$work/venv/bin/datasette" serve "$store" --port "$ds_port" --metadata "$work/metadata.json" \
-    --plugins-dir scripts/datasette --setting sql_time_limit_ms 60000 --setting suggest_facets off \
+    --plugins-dir scripts/datasette/plugins --setting sql_time_limit_ms 60000 --setting suggest_facets off \
     >"$work/datasette.log" 2>&1 &
 ds=$!
 writer=

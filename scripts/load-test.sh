@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Web load figures for docs/performance.md: wrk on loopback against a release `northwind serve` on a store seeded at
-# scale 100. Needs wrk and sqlite3 (apt-get install wrk sqlite3). Usage: scripts/load-test.sh [seconds per run]
+# scale 100 (or NORTHWIND_LOAD_SCALE). Needs wrk and sqlite3 (apt-get install wrk sqlite3).
+# Usage: scripts/load-test.sh [seconds per run]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-15}"
 work="${NORTHWIND_LOAD_DIR:-/tmp/northwind-load}"
 port=8099
-store="$work/nw.sqlite"
+scale="${NORTHWIND_LOAD_SCALE:-100}"
+store="$work/nw-$scale.sqlite"
 bin=.build/release/northwind
 
 swift build -c release --product northwind >/dev/null
 mkdir -p "$work"
 if [ ! -f "$store" ]; then
-    "$bin" seed --scale 100 --store "$store" >/dev/null
+    "$bin" seed --scale "$scale" --store "$store" >/dev/null
 fi
 # An API token for a sales representative, and a browser session through the real sign-in form.
 printf 'load-test-password\n' | "$bin" employees set-password 3 --store "$store" >/dev/null
@@ -68,9 +70,11 @@ run "products page, a search" -H "Cookie: $cookie" "http://127.0.0.1:$port/produ
 # Pages and API lists with -c20 while another client runs a report in a loop (issue 14: p99 at most 5 x p50).
 year=$(( $(sqlite3 "$store" "SELECT substr(max(orderDate), 1, 4) FROM orders") - 1 ))
 order=$(sqlite3 "$store" "SELECT number FROM orders ORDER BY id DESC LIMIT 1")
-( while true; do
-    curl -s -o /dev/null -H "$auth" "http://127.0.0.1:$port/api/v1/reports/category-sales-for-1997?year=$year"
-done ) &
+# Reports are for managers: employee 5 is the demo data's sales manager.
+report="http://127.0.0.1:$port/api/v1/reports/category-sales-for-1997?year=$year"
+manager="Authorization: Bearer $("$bin" employees token 5 --label load-test --store "$store")"
+curl -sf -o /dev/null -H "$manager" "$report"
+( while true; do curl -sf -o /dev/null -H "$manager" "$report"; done ) &
 reporter=$!
 connections=20
 run "products page, while a report runs (-c20)" -H "Cookie: $cookie" "http://127.0.0.1:$port/products"
