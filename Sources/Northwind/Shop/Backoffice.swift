@@ -9,7 +9,7 @@ import NorthwindStore
 ///     let backoffice = try Backoffice.open(StoreConfiguration(path: "northwind.sqlite"))
 ///     let order = try await backoffice.executeOrder(number: "10248")
 ///
-/// Reads of a row by its key are synchronous: they take microseconds. Every other read is `async` and runs on a
+/// Lookups by key and search are synchronous: they take microseconds. Every other read is `async` and runs on a
 /// reader thread; writes are `async` too, as they may wait for the write lock and the disk.
 public struct Backoffice: Sendable {
     public let store: Store

@@ -178,8 +178,7 @@ struct APIHandler: APIProtocol {
     }
 
     func listEmployees(_ input: Operations.ListEmployees.Input) async throws -> Operations.ListEmployees.Output {
-        let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try await backoffice.list(Employee.self, limit: limit, offset: offset), \.body))))
+        .ok(.init(body: .json(try await page(Employee.self, limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor))))
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
@@ -187,15 +186,19 @@ struct APIHandler: APIProtocol {
     }
 
     func listShippers(_ input: Operations.ListShippers.Input) async throws -> Operations.ListShippers.Output {
-        let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try await backoffice.list(Shipper.self, limit: limit, offset: offset), \.body))))
+        .ok(.init(body: .json(try await page(Shipper.self, limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor))))
     }
 
     // MARK: Categories and suppliers (managers change them; `OperationGate` checks)
 
     func listCategories(_ input: Operations.ListCategories.Input) async throws -> Operations.ListCategories.Output {
-        let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try await backoffice.list(NorthwindStore.Category.self, limit: limit, offset: offset), \.body))))
+        .ok(
+            .init(
+                body: .json(
+                    try await page(NorthwindStore.Category.self, limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
+                )
+            )
+        )
     }
 
     func getCategory(_ input: Operations.GetCategory.Input) async throws -> Operations.GetCategory.Output {
@@ -218,8 +221,7 @@ struct APIHandler: APIProtocol {
     }
 
     func listSuppliers(_ input: Operations.ListSuppliers.Input) async throws -> Operations.ListSuppliers.Output {
-        let (limit, offset) = try Paging.check(limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor)
-        return .ok(.init(body: .json(.init(try await backoffice.list(Supplier.self, limit: limit, offset: offset), \.body))))
+        .ok(.init(body: .json(try await page(Supplier.self, limit: input.query.limit, offset: input.query.offset, cursor: input.query.cursor))))
     }
 
     func getSupplier(_ input: Operations.GetSupplier.Input) async throws -> Operations.GetSupplier.Output {
@@ -242,6 +244,12 @@ struct APIHandler: APIProtocol {
     }
 
     /// A POST body is the new record's fields; the server gives it its ids and first version.
+    /// A page of a managed record kind, in its wire shape.
+    func page<R: APIRecord>(_ type: R.Type, limit: Int?, offset: Int?, cursor: String?) async throws -> R.PageBody {
+        let (limit, offset) = try Paging.check(limit: limit, offset: offset, cursor: cursor)
+        return R.PageBody(try await backoffice.list(R.self, limit: limit, offset: offset), \.body)
+    }
+
     func create<R: ManagedRecord>(_ type: R.Type, from body: RecordInput) async throws -> R {
         if body.version != nil {
             throw NorthwindError.invalid("version", "is not a field of \(R.entityName) that a client may set")
