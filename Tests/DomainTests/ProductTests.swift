@@ -56,6 +56,19 @@ struct ProductTests {
         #expect(try b.searchProducts("masala").map(\.product.id) == [w.chai.id])
     }
 
+    @Test func aCommonWordListsAPageInNameOrderFromTheFirstMatches() async throws {
+        // Given 60 teas added from "Tea 60" down to "Tea 01", so the index finds "Tea 60" first and "Tea 01" last
+        let store = try TemporaryStore()
+        let b = store.backoffice
+        for number in (1...60).reversed() {
+            _ = try await b.createProduct(Product(name: String(format: "Tea %02d", number)))
+        }
+        // When a person searches for "tea", 20 at a time
+        let names = try b.searchProducts("tea", limit: 20).map(\.product.name)
+        // Then the page is in name order, picked from the first 50 matches: "Tea 01" to "Tea 10" are not among them
+        #expect(names == (11...30).map { String(format: "Tea %02d", $0) })
+    }
+
     @Test func createRecordsTheOpeningBalanceAsAMovement() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
