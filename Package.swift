@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Northwind", targets: ["Northwind"]),
         .executable(name: "northwind", targets: ["northwind"]),
         .executable(name: "northwind-bench", targets: ["northwind-bench"]),
+        .executable(name: "northwind-sync-server", targets: ["northwind-sync-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -105,6 +106,35 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The sync protocol's records, field values, errors and limits, shared by the server and its clients.
+        .target(name: "SyncProtocol", swiftSettings: swiftSettings),
+        // The sync server: its rules, its storage engines and its HTTP protocol. It knows nothing of Northwind.
+        .target(
+            name: "SyncServer",
+            dependencies: [
+                "SyncProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The sync server's command: serve, enrol installations, list and revoke them, purge old deletions.
+        .executableTarget(
+            name: "northwind-sync-server",
+            dependencies: [
+                "SyncProtocol", "SyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Tests, one target per library, so a store change can run the store's tests first
         // (`swift test --filter NorthwindStoreTests`). Shared fixtures: a temporary store, a small known world,
         // the classic files and the real CLI binary.
@@ -172,6 +202,19 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/BrowserTests",
+            swiftSettings: swiftSettings
+        ),
+        // The sync protocol against a real server on loopback, through a client generated from the same contract.
+        .testTarget(
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncProtocol", "SyncServer", "northwind-sync-server",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Tests/SyncServerTests",
             swiftSettings: swiftSettings
         ),
         // The dependency rule of docs/architecture.md, checked by reading every target's imports.

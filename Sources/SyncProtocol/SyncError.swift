@@ -1,0 +1,75 @@
+/// The codes a sync server answers with, after CloudKit's, each with its HTTP status.
+public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
+    case conflict = "CONFLICT"
+    case exists = "EXISTS"
+    case notFound = "NOT_FOUND"
+    case zoneNotFound = "ZONE_NOT_FOUND"
+    case changeTokenExpired = "CHANGE_TOKEN_EXPIRED"
+    case accessDenied = "ACCESS_DENIED"
+    case authenticationFailed = "AUTHENTICATION_FAILED"
+    case validatingReferenceError = "VALIDATING_REFERENCE_ERROR"
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    case throttled = "THROTTLED"
+    case tryAgainLater = "TRY_AGAIN_LATER"
+    case limitExceeded = "LIMIT_EXCEEDED"
+    case atomicError = "ATOMIC_ERROR"
+    case incompatibleVersion = "INCOMPATIBLE_VERSION"
+    case badRequest = "BAD_REQUEST"
+    case internalError = "INTERNAL_ERROR"
+
+    public var httpStatus: Int {
+        switch self {
+        case .conflict, .exists: 409
+        case .notFound, .zoneNotFound: 404
+        case .changeTokenExpired: 410
+        case .accessDenied: 403
+        case .authenticationFailed: 401
+        case .validatingReferenceError: 412
+        case .quotaExceeded: 413
+        case .throttled: 429
+        case .tryAgainLater: 503
+        case .limitExceeded, .atomicError, .badRequest: 400
+        case .incompatibleVersion: 426
+        case .internalError: 500
+        }
+    }
+}
+
+/// An error the server answers with: what went wrong in words a person can act on, when to retry, and for a
+/// CONFLICT the server's current record, to merge into and send again.
+public struct SyncError: Error, Codable, Hashable, Sendable {
+    public var serverErrorCode: ServerErrorCode
+    public var reason: String
+    /// Seconds to wait before retrying (THROTTLED, TRY_AGAIN_LATER).
+    public var retryAfter: Int?
+    public var serverRecord: SyncRecord?
+
+    public init(_ code: ServerErrorCode, _ reason: String, retryAfter: Int? = nil, serverRecord: SyncRecord? = nil) {
+        self.serverErrorCode = code
+        self.reason = reason
+        self.retryAfter = retryAfter
+        self.serverRecord = serverRecord
+    }
+
+    public var httpStatus: Int { serverErrorCode.httpStatus }
+}
+
+/// The protocol's limits, enforced by the server and stated in every LIMIT_EXCEEDED.
+public enum SyncLimits {
+    public static let operationsPerRequest = 400
+    public static let bytesPerRequest = 2 * 1024 * 1024
+    public static let bytesPerRecord = 1024 * 1024
+    public static let recordsPerChangesPage = 400
+    public static let bytesPerAsset = 50 * 1024 * 1024
+
+    public static let summary =
+        "limits: \(operationsPerRequest) operations and \(bytesPerRequest / 1024 / 1024) MB per request, "
+        + "\(bytesPerRecord / 1024 / 1024) MB per record, \(recordsPerChangesPage) records per changes page, "
+        + "\(bytesPerAsset / 1024 / 1024) MB per asset"
+}
+
+/// The protocol version this code speaks, sent in the `Sync-Protocol-Version` header.
+public enum SyncProtocolVersion {
+    public static let current = 1
+    public static let header = "Sync-Protocol-Version"
+}

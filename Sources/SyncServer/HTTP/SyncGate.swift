@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import SyncProtocol
+
+/// Before the generated code: the protocol version, the body's size, the caller's credential and rate; after it,
+/// every error as the protocol's error body with its status. Nothing a client sends yields a 5xx.
+struct SyncGate: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let service: SyncService
+    let throttle: Throttle
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        do {
+            try checkVersion(request)
+            let body = try await collect(&request)
+            var caller: Installation? = nil
+            if request.uri.path != "/sync/v1/enroll" {
+                caller = try await authenticate(request)
+            }
+            return try await SyncRequest.$caller.withValue(caller) {
+                try await SyncRequest.$bodySize.withValue(body) { try await next(request, context) }
+            }
+        } catch {
+            return Self.response(for: Self.syncError(error, logger: context.logger))
+        }
+    }
+
+    private func checkVersion(_ request: Request) throws(SyncError) {
+        guard let name = HTTPField.Name(SyncProtocolVersion.header), let text = request.headers[name] else { return }
+        guard let version = Int(text), version == SyncProtocolVersion.current else {
+            throw SyncError(
+                .incompatibleVersion,
+                "this server speaks sync protocol \(SyncProtocolVersion.current), and the client sent \(text); update the client"
+            )
+        }
+    }
+
+    /// Reads the body whole, up to the request limit, so its size is known before decoding.
+    private func collect(_ request: inout Request) async throws -> Int {
+        let limit = SyncLimits.bytesPerRequest
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw SyncError(.limitExceeded, "the request body has \(length) bytes. " + SyncLimits.summary)
+        }
+        do {
+            return try await request.collectBody(upTo: limit).readableBytes
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw SyncError(.limitExceeded, "the request body is over \(limit) bytes. " + SyncLimits.summary)
+        }
+    }
+
+    private func authenticate(_ request: Request) async throws(SyncError) -> Installation {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw SyncError(.authenticationFailed, "send Authorization: Bearer CREDENTIAL, the credential enrolment gave this installation")
+        }
+        let installation = try await service.authenticate(credential: String(header.dropFirst(7)))
+        if let wait = throttle.take(installation.siteCode + "@" + installation.container) {
+            throw SyncError(.throttled, "too many requests from \(installation.siteCode); wait \(wait) s", retryAfter: wait)
+        }
+        return installation
+    }
+
+    /// Whatever failed, as the protocol's error.
+    static func syncError(_ error: any Error, logger: Logger) -> SyncError {
+        switch error {
+        case let error as SyncError:
+            return error
+        case let error as ServerError:
+            if let inner = error.underlyingError as? SyncError { return inner }
+            if let decoding = error.underlyingError as? DecodingError { return SyncError(.badRequest, describe(decoding)) }
+            if let http = error.underlyingError as? any HTTPResponseError, http.status.code < 500 {
+                return SyncError(.badRequest, "the request is not one this server understands: \(error.causeDescription)")
+            }
+            if error.underlyingError is any HTTPResponseConvertible {
+                return SyncError(.badRequest, "the request is not one this server understands: \(error.causeDescription)")
+            }
+            logger.error("sync request failed: \(String(describing: error))")
+            return SyncError(.internalError, "the sync server failed unexpectedly; nothing was changed")
+        case let error as DecodingError:
+            return SyncError(.badRequest, describe(error))
+        case let error as HTTPError where error.status.code < 500:
+            return error.status == .notFound
+                ? SyncError(.notFound, "no such endpoint; docs/sync.md lists them")
+                : SyncError(.badRequest, error.body ?? error.status.reasonPhrase)
+        default:
+            logger.error("sync request failed: \(String(describing: error))")
+            return SyncError(.internalError, "the sync server failed unexpectedly; nothing was changed")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "the body" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context)) is missing the field '\(key.stringValue)'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "the body is not valid JSON for this request"
+        }
+    }
+
+    static func response(for error: SyncError) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if let wait = error.retryAfter { headers[.retryAfter] = String(wait) }
+        let data = (try? encoder.encode(error)) ?? Data()
+        return Response(
+            status: HTTPResponse.Status(code: error.httpStatus),
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import OpenAPIRuntime
+import SyncProtocol
+
+/// The caller of the request being handled, bound by `SyncGate` for the generated handlers, which see only the
+/// OpenAPI input.
+enum SyncRequest {
+    @TaskLocal static var caller: Installation?
+    @TaskLocal static var bodySize: Int = 0
+
+    static func requireCaller() throws(SyncError) -> Installation {
+        guard let caller else { throw SyncError(.authenticationFailed, "send Authorization: Bearer CREDENTIAL") }
+        return caller
+    }
+}
+
+/// Every protocol operation: the routes and bodies are generated from openapi.yaml (`APIProtocol`); each method
+/// only calls `SyncService`.
+struct SyncHandler: APIProtocol {
+    let service: SyncService
+
+    func enroll(_ input: Operations.Enroll.Input) async throws -> Operations.Enroll.Output {
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        return .ok(.init(body: .json(try await service.enroll(token: body.token, siteCode: body.siteCode))))
+    }
+
+    private func scope(_ container: String, _ database: Components.Parameters.Database) throws -> (Installation, DatabaseScope) {
+        let caller = try SyncRequest.requireCaller()
+        return (caller, try service.scope(caller, container: container, database: database.rawValue))
+    }
+
+    func listZones(_ input: Operations.ListZones.Input) async throws -> Operations.ListZones.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        let zones = try await service.listZones(caller, container: input.path.container, scope: scope)
+        return .ok(.init(body: .json(.init(zones: zones))))
+    }
+
+    func modifyZones(_ input: Operations.ModifyZones.Input) async throws -> Operations.ModifyZones.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let results = try await service.modifyZones(caller, container: input.path.container, scope: scope, operations: body.operations)
+        return .ok(.init(body: .json(.init(zones: results))))
+    }
+
+    func modifyRecords(_ input: Operations.ModifyRecords.Input) async throws -> Operations.ModifyRecords.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let response = try await service.modifyRecords(
+            caller,
+            container: input.path.container,
+            scope: scope,
+            request: body,
+            bodySize: SyncRequest.bodySize
+        )
+        return .ok(.init(body: .json(response)))
+    }
+
+    func lookupRecords(_ input: Operations.LookupRecords.Input) async throws -> Operations.LookupRecords.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let records = try await service.lookup(caller, container: input.path.container, scope: scope, keys: body.records)
+        return .ok(.init(body: .json(.init(records: records))))
+    }
+
+    func queryRecords(_ input: Operations.QueryRecords.Input) async throws -> Operations.QueryRecords.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        return .ok(.init(body: .json(try await service.query(caller, container: input.path.container, scope: scope, request: body))))
+    }
+
+    func databaseChanges(_ input: Operations.DatabaseChanges.Input) async throws -> Operations.DatabaseChanges.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        var token: String? = nil
+        if case .json(let body) = input.body { token = body.syncToken }
+        return .ok(.init(body: .json(try await service.databaseChanges(caller, container: input.path.container, scope: scope, token: token))))
+    }
+
+    func zoneChanges(_ input: Operations.ZoneChanges.Input) async throws -> Operations.ZoneChanges.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let zones = try await service.zoneChanges(caller, container: input.path.container, scope: scope, queries: body.zones)
+        return .ok(.init(body: .json(.init(zones: zones))))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SyncProtocol
+
+/// What an installation may do in its container.
+public enum Role: String, Codable, Sendable, CaseIterable {
+    /// Head office: uploads the company's data first and may write zones kept for head office.
+    case hq
+    case shop
+}
+
+/// An enrolled installation: a shop, the warehouse or head office.
+public struct Installation: Codable, Hashable, Sendable {
+    public var container: String
+    public var siteCode: String
+    public var role: Role
+    /// Milliseconds since 1970.
+    public var enrolled: Int64
+    public var revoked: Int64?
+}
+
+/// A container's database: `shared` by every installation, or one installation's `private` one.
+public enum DatabaseScope: Hashable, Sendable {
+    case shared
+    case privateTo(site: String)
+
+    /// How the scope is stored: `shared` or `private/CODE`.
+    var key: String {
+        switch self {
+        case .shared: "shared"
+        case .privateTo(let site): "private/\(site)"
+        }
+    }
+}
+
+/// Who may write a zone's records.
+public enum ZoneWriters: String, Codable, Sendable {
+    /// Every installation of the container.
+    case all
+    /// Head office only.
+    case hq
+    /// The zone's owner only (`site-CODE` zones).
+    case owner
+}
+
+/// A zone as stored: its change counter, the floor below which tokens have expired, and its checksum.
+struct ZoneState: Hashable, Sendable {
+    var zoneID: ZoneID
+    var owner: String?
+    var writers: ZoneWriters
+    /// The number of the zone's last change; every write transaction takes the next one.
+    var seq: Int64
+    /// Tombstones up to this change have been purged: a token below it has expired.
+    var purgedThrough: Int64
+    var checksum: UInt64
+    var deleted: Bool
+}
+
+/// A record as stored, with the change that last wrote it.
+struct StoredRecord: Hashable, Sendable {
+    var record: SyncRecord
+    var seq: Int64
+    /// Written by `append`: a ledger entry, never changed or deleted.
+    var appendOnly: Bool
+}
+
+/// A record's place: its zone and name.
+struct RecordKey: Hashable, Sendable, Comparable {
+    var zoneName: String
+    var recordName: String
+    static func < (a: RecordKey, b: RecordKey) -> Bool {
+        (a.zoneName, a.recordName) < (b.zoneName, b.recordName)
+    }
+}
+
+/// The server's clock, in milliseconds since 1970.
+enum Clock {
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import SyncProtocol
+
+/// What `records/modify` needs to decide, read inside the writing transaction with the zones locked.
+struct ModifyState: Sendable {
+    var zones: [String: ZoneState]
+    var records: [RecordKey: StoredRecord]
+    var assets: Set<String>
+    var now: Int64
+}
+
+/// What to write: the records' final states, the zones' new counters and checksums, and the answer.
+struct ModifyPlan: Sendable {
+    var writes: [StoredRecord]
+    var zones: [ZoneState]
+    var response: Components.Schemas.ModifyResponse
+}
+
+/// The rules of `records/modify`, in one place and free of storage: both engines run this inside their
+/// transaction, after locking the zones in name order.
+struct ModifyPlanner {
+    typealias Operation = Components.Schemas.RecordOperation
+
+    let caller: Installation
+    let scope: DatabaseScope
+    let operations: [Operation]
+    let atomic: Bool
+
+    /// The records to read before deciding: each operation's record and everything it references.
+    var keysToRead: Set<RecordKey> {
+        var keys = Set<RecordKey>()
+        for operation in operations {
+            let record = operation.record
+            keys.insert(RecordKey(zoneName: record.zoneID.zoneName, recordName: record.recordName))
+            for reference in record.fields.values.flatMap(\.references) {
+                keys.insert(RecordKey(zoneName: reference.zoneName ?? record.zoneID.zoneName, recordName: reference.recordName))
+            }
+        }
+        return keys
+    }
+
+    /// The zones the batch writes, in the order they must be locked.
+    var zonesToLock: [String] { Set(operations.map(\.record.zoneID.zoneName)).sorted() }
+
+    var assetsToCheck: Set<String> {
+        Set(operations.flatMap { $0.record.fields.values.flatMap(\.assets).map(\.sha256) })
+    }
+
+    /// Checks the request as a whole, before any storage is touched.
+    static func checkRequest(_ request: Components.Schemas.ModifyRequest, bodySize: Int) throws(SyncError) {
+        if request.operations.count > SyncLimits.operationsPerRequest || bodySize > SyncLimits.bytesPerRequest {
+            throw SyncError(
+                .limitExceeded,
+                "the request has \(request.operations.count) operations and \(bodySize) bytes; split it in half and send both. "
+                    + SyncLimits.summary
+            )
+        }
+        if request.operations.isEmpty { throw SyncError(.badRequest, "operations is empty: send at least one") }
+        for (name, value) in [("clientID", request.clientID), ("batchID", request.batchID)] where value.isEmpty || value.utf8.count > 200 {
+            throw SyncError(.badRequest, "\(name) must be 1 to 200 characters")
+        }
+        var seen = Set<String>()
+        for operation in request.operations where !seen.insert(operation.opID).inserted {
+            throw SyncError(.badRequest, "opID \(operation.opID) appears twice in the batch; each operation needs its own")
+        }
+    }
+
+    func plan(_ state: ModifyState) -> ModifyPlan {
+        var working = state.records
+        var results: [Components.Schemas.OperationResult] = []
+        for operation in operations {
+            let name = operation.record.recordName
+            var attempt = working
+            do throws(SyncError) {
+                let record = try apply(operation, to: &attempt, state: state)
+                // Without atomicity each operation stands alone: what it refers to must exist already.
+                if !atomic, let failure = unresolvedReference(in: [operation], records: attempt, assets: state.assets) {
+                    throw failure.error
+                }
+                working = attempt
+                results.append(.init(opID: operation.opID, recordName: name, record: record))
+            } catch {
+                results.append(.init(opID: operation.opID, recordName: name, error: error))
+            }
+        }
+        guard atomic else { return finish(working: working, state: state, results: results) }
+        // In an atomic batch a child may come before its parent: references are checked once all have applied.
+        if results.allSatisfy({ $0.error == nil }), let failure = unresolvedReference(in: operations, records: working, assets: state.assets) {
+            results = results.map { $0.opID == failure.opID ? .init(opID: $0.opID, recordName: $0.recordName, error: failure.error) : $0 }
+        }
+        guard results.contains(where: { $0.error != nil }) else { return finish(working: working, state: state, results: results) }
+        // All or nothing: the operations that would have succeeded say why they were not applied.
+        let notApplied = SyncError(.atomicError, "not applied: another operation of this atomic batch failed")
+        results = results.map { $0.error == nil ? .init(opID: $0.opID, recordName: $0.recordName, error: notApplied) : $0 }
+        return ModifyPlan(writes: [], zones: [], response: .init(records: results, replayed: false))
+    }
+
+    /// Gives each written zone its next change number, stamps the written records with it, and keeps checksums.
+    private func finish(working: [RecordKey: StoredRecord], state: ModifyState, results: [Components.Schemas.OperationResult]) -> ModifyPlan {
+        let changed = working.filter { key, value in state.records[key] != value }
+        var zones: [String: ZoneState] = [:]
+        for key in changed.keys {
+            if zones[key.zoneName] == nil, var zone = state.zones[key.zoneName] {
+                zone.seq += 1
+                zones[key.zoneName] = zone
+            }
+        }
+        var writes: [StoredRecord] = []
+        var stamped: [RecordKey: SyncRecord] = [:]
+        for (key, stored) in changed.sorted(by: { $0.key < $1.key }) {
+            guard var zone = zones[key.zoneName] else { continue }
+            var record = stored.record
+            record.recordChangeTag = String(zone.seq)
+            if let old = state.records[key], !old.record.deleted, let tag = old.record.recordChangeTag {
+                zone.checksum ^= ZoneChecksum.of(recordName: key.recordName, changeTag: tag)
+            }
+            if !record.deleted { zone.checksum ^= ZoneChecksum.of(recordName: key.recordName, changeTag: String(zone.seq)) }
+            zones[key.zoneName] = zone
+            writes.append(StoredRecord(record: record, seq: zone.seq, appendOnly: stored.appendOnly))
+            stamped[key] = record
+        }
+        let answered = results.map { result -> Components.Schemas.OperationResult in
+            guard let record = result.record else { return result }
+            let key = RecordKey(zoneName: record.zoneID.zoneName, recordName: record.recordName)
+            return .init(opID: result.opID, recordName: result.recordName, record: stamped[key] ?? record)
+        }
+        return ModifyPlan(writes: writes, zones: zones.values.sorted { $0.zoneID < $1.zoneID }, response: .init(records: answered, replayed: false))
+    }
+
+    private func apply(_ operation: Operation, to records: inout [RecordKey: StoredRecord], state: ModifyState) throws(SyncError) -> SyncRecord {
+        var incoming = operation.record
+        let zoneName = incoming.zoneID.zoneName
+        guard let zone = state.zones[zoneName], !zone.deleted else {
+            throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; create it with zones/modify first")
+        }
+        try checkWriter(zone)
+        try Self.checkShape(incoming)
+        let key = RecordKey(zoneName: zoneName, recordName: incoming.recordName)
+        let existing = records[key]
+        let live = existing.flatMap { $0.record.deleted ? nil : $0 }
+        let stamp = Stamp(timestamp: state.now, site: caller.siteCode)
+        if let live, live.appendOnly, operation.operationType != .append {
+            throw SyncError(
+                .accessDenied,
+                "\(incoming.recordName) is a ledger record (appended): it cannot be changed or deleted; append a correction instead"
+            )
+        }
+        switch operation.operationType {
+        case .create, .append:
+            if let live {
+                if operation.operationType == .append, live.record.recordType == incoming.recordType, live.record.fields == incoming.fields {
+                    return live.record
+                }
+                throw SyncError(.exists, "record \(incoming.recordName) already exists in zone \(zoneName)", serverRecord: live.record)
+            }
+            incoming.created = stamp
+            incoming.modified = stamp
+            incoming.deleted = false
+            records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: operation.operationType == .append)
+        case .update, .forceUpdate:
+            guard var current = live else {
+                if operation.operationType == .forceUpdate {
+                    incoming.created = stamp
+                    incoming.modified = stamp
+                    incoming.deleted = false
+                    records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
+                    return incoming
+                }
+                throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName); create it instead")
+            }
+            if operation.operationType == .update { try checkTag(incoming, against: current.record) }
+            if !incoming.recordType.isEmpty && incoming.recordType != current.record.recordType {
+                throw SyncError(.badRequest, "record \(incoming.recordName) is a \(current.record.recordType), not a \(incoming.recordType)")
+            }
+            // An update sends only the fields it changes.
+            current.record.fields.merge(incoming.fields) { _, new in new }
+            current.record.modified = stamp
+            records[key] = current
+        case .delete, .forceDelete:
+            guard var current = live else {
+                throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName)")
+            }
+            if operation.operationType == .delete { try checkTag(incoming, against: current.record) }
+            current.record.fields = [:]
+            current.record.deleted = true
+            current.record.modified = stamp
+            records[key] = current
+        }
+        return records[key]!.record
+    }
+
+    private func checkTag(_ incoming: SyncRecord, against current: SyncRecord) throws(SyncError) {
+        guard let tag = incoming.recordChangeTag else {
+            throw SyncError(
+                .badRequest,
+                "record \(incoming.recordName) needs its recordChangeTag to be updated or deleted (or use forceUpdate, forceDelete)"
+            )
+        }
+        guard tag == current.recordChangeTag else {
+            throw SyncError(
+                .conflict,
+                "record \(incoming.recordName) changed on the server since change \(tag); merge into the server's record and send it again",
+                serverRecord: current
+            )
+        }
+    }
+
+    private func checkWriter(_ zone: ZoneState) throws(SyncError) {
+        guard case .shared = scope else { return }
+        switch zone.writers {
+        case .all: return
+        case .hq where caller.role == .hq: return
+        case .owner where zone.owner == caller.siteCode: return
+        case .hq:
+            throw SyncError(.accessDenied, "zone \(zone.zoneID.zoneName) is written by head office only; \(caller.siteCode) is a shop")
+        case .owner:
+            throw SyncError(.accessDenied, "zone \(zone.zoneID.zoneName) belongs to \(zone.owner ?? "another site"); only it may write there")
+        }
+    }
+
+    static func checkShape(_ record: SyncRecord) throws(SyncError) {
+        for (what, value) in [("recordName", record.recordName), ("recordType", record.recordType)] where value.utf8.count > 255 {
+            throw SyncError(.badRequest, "\(what) is longer than 255 bytes")
+        }
+        if record.recordName.isEmpty { throw SyncError(.badRequest, "recordName is empty") }
+        if record.fields.keys.contains(where: { $0.isEmpty || $0.utf8.count > 255 }) {
+            throw SyncError(.badRequest, "record \(record.recordName) has a field name that is empty or longer than 255 bytes")
+        }
+        let size = (try? JSONEncoder().encode(record.fields).count) ?? 0
+        if size > SyncLimits.bytesPerRecord {
+            throw SyncError(
+                .limitExceeded,
+                "record \(record.recordName) has \(size) bytes of fields; store large values as assets. " + SyncLimits.summary
+            )
+        }
+    }
+
+    /// The first written live record that names a missing record or an asset never uploaded.
+    private func unresolvedReference(
+        in operations: [Operation],
+        records: [RecordKey: StoredRecord],
+        assets: Set<String>
+    ) -> (opID: String, error: SyncError)? {
+        for operation in operations {
+            let record = operation.record
+            guard let stored = records[RecordKey(zoneName: record.zoneID.zoneName, recordName: record.recordName)], !stored.record.deleted
+            else { continue }
+            for reference in stored.record.fields.values.flatMap(\.references) {
+                let key = RecordKey(zoneName: reference.zoneName ?? record.zoneID.zoneName, recordName: reference.recordName)
+                if records[key].map({ $0.record.deleted }) ?? true {
+                    let reason =
+                        "record \(record.recordName) refers to \(key.recordName) in zone \(key.zoneName), which does not exist; "
+                        + "send that record first or in the same atomic batch"
+                    return (operation.opID, SyncError(.validatingReferenceError, reason))
+                }
+            }
+            for asset in stored.record.fields.values.flatMap(\.assets) where !assets.contains(asset.sha256) {
+                let reason = "record \(record.recordName) names asset \(asset.sha256), which was never uploaded; upload it first"
+                return (operation.opID, SyncError(.validatingReferenceError, reason))
+            }
+        }
+        return nil
+    }
+}

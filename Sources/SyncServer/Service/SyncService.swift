@@ -1,0 +1,349 @@
+import Crypto
+import Foundation
+import Logging
+import SyncProtocol
+
+/// The server's rules above storage: who is calling, what they may touch, tokens and paging. HTTP handlers and the
+/// administration commands call this; it calls a `SyncStorage` engine.
+public struct SyncService: Sendable {
+    let storage: any SyncStorage
+    let logger: Logger
+
+    init(storage: any SyncStorage, logger: Logger = Logger(label: "northwind-sync")) {
+        self.storage = storage
+        self.logger = logger
+    }
+
+    /// Opens the embedded SQLite engine at `path`, creating it on first use.
+    public static func sqlite(path: String, logger: Logger = Logger(label: "northwind-sync")) throws(SyncError) -> SyncService {
+        do {
+            return SyncService(storage: try SQLiteStorage(path: path), logger: logger)
+        } catch {
+            throw SyncError(.internalError, "cannot open the sync database at \(path): \(error)")
+        }
+    }
+
+    /// Runs storage work, turning its failures into errors a client can act on.
+    func guarded<T>(_ work: () async throws -> T) async throws(SyncError) -> T {
+        do {
+            return try await work()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            if StorageFailure.isBusy(error) {
+                throw SyncError(.tryAgainLater, "the sync database is busy; try again shortly", retryAfter: 1)
+            }
+            logger.error("storage failed: \(String(describing: error))")
+            throw SyncError(.internalError, "the sync server could not complete the request; it has been logged")
+        }
+    }
+
+    // MARK: Enrolment and credentials
+
+    /// A one-time token that enrols one installation of `container`; valid for `validFor` seconds.
+    public func createEnrollment(container: String, role: Role, validFor: Int64 = 7 * 24 * 3600) async throws(SyncError) -> String {
+        guard container.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/) != nil else {
+            throw SyncError(.badRequest, "a container name is 1 to 64 letters, digits, '.', '_' or '-', such as acme-trading")
+        }
+        let token = "nwe_" + Secrets.random()
+        try await guarded {
+            try await storage.addEnrollment(
+                tokenHash: Secrets.hash(token),
+                container: container,
+                role: role,
+                expires: Clock.now() + validFor * 1000
+            )
+        }
+        return token
+    }
+
+    func enroll(token: String, siteCode: String) async throws(SyncError) -> Components.Schemas.EnrollResponse {
+        guard siteCode.wholeMatch(of: /[A-Z0-9]{2,12}/) != nil else {
+            throw SyncError(.badRequest, "siteCode is 2 to 12 capital letters or digits, such as OXF")
+        }
+        let credential = "nws_" + Secrets.random()
+        let installation = try await guarded {
+            try await storage.redeemEnrollment(
+                tokenHash: Secrets.hash(token),
+                siteCode: siteCode,
+                credentialHash: Secrets.hash(credential),
+                now: Clock.now()
+            )
+        }
+        logger.info("enrolled \(siteCode) in \(installation.container) as \(installation.role.rawValue)")
+        return .init(
+            container: installation.container,
+            siteCode: installation.siteCode,
+            role: installation.role == .hq ? .hq : .shop,
+            credential: credential
+        )
+    }
+
+    /// The installation a credential belongs to; read on every request, so a revocation holds at once on every instance.
+    func authenticate(credential: String) async throws(SyncError) -> Installation {
+        let installation = try await guarded { try await storage.installation(credentialHash: Secrets.hash(credential)) }
+        guard let installation else {
+            throw SyncError(
+                .authenticationFailed,
+                "the credential is not known; enrol this installation with a token from the server's administrator"
+            )
+        }
+        if installation.revoked != nil {
+            throw SyncError(.accessDenied, "site \(installation.siteCode) has been revoked; ask the administrator to enrol it again")
+        }
+        return installation
+    }
+
+    public func installations(container: String) async throws(SyncError) -> [Installation] {
+        try await guarded { try await storage.installations(container: container) }
+    }
+
+    public func revoke(container: String, siteCode: String) async throws(SyncError) {
+        let revoked = try await guarded { try await storage.revoke(container: container, siteCode: siteCode, now: Clock.now()) }
+        if !revoked { throw SyncError(.notFound, "no active site \(siteCode) in container \(container)") }
+    }
+
+    /// Deletes tombstones older than `retention` seconds; tokens from before them expire.
+    public func purgeTombstones(retention: Int64) async throws(SyncError) -> Int {
+        try await guarded { try await storage.purgeTombstones(before: Clock.now() - retention * 1000) }
+    }
+
+    // MARK: Scope
+
+    /// The database a caller names in the path: its own container only.
+    func scope(_ caller: Installation, container: String, database: String) throws(SyncError) -> DatabaseScope {
+        guard container == caller.container else {
+            throw SyncError(.accessDenied, "this credential belongs to container \(caller.container), not \(container)")
+        }
+        return database == "private" ? .privateTo(site: caller.siteCode) : .shared
+    }
+
+    // MARK: Zones
+
+    func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> [Components.Schemas.Zone] {
+        let epoch = try await guarded { try await storage.epoch() }
+        let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
+        return zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) }
+    }
+
+    static func wire(_ zone: ZoneState, epoch: String) -> Components.Schemas.Zone {
+        .init(
+            zoneID: zone.zoneID,
+            owner: zone.owner,
+            writers: .init(rawValue: zone.writers.rawValue) ?? .all,
+            syncToken: ZoneToken(epoch: epoch, zone: zone.zoneID.zoneName, seq: zone.seq).encoded,
+            checksum: ZoneChecksum.hex(zone.checksum)
+        )
+    }
+
+    func modifyZones(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        operations: [Components.Schemas.ZoneOperation]
+    ) async throws(SyncError) -> [Components.Schemas.ZoneResult] {
+        if operations.count > SyncLimits.operationsPerRequest {
+            throw SyncError(.limitExceeded, "\(operations.count) zone operations in one request. " + SyncLimits.summary)
+        }
+        let names = operations.map(\.zoneID.zoneName)
+        guard Set(names).count == names.count else { throw SyncError(.badRequest, "a zone appears twice in one request") }
+        let planner = ZonePlanner(caller: caller, scope: scope, operations: operations)
+        let results = try await guarded {
+            try await storage.modifyZones(container: container, scope: scope, names: names) { current in planner.plan(current) }
+        }
+        let epoch = try await guarded { try await storage.epoch() }
+        return results.map { outcome in
+            switch outcome.result {
+            case .success(let zone): .init(zoneID: outcome.zoneID, zone: Self.wire(zone, epoch: epoch))
+            case .failure(let error): .init(zoneID: outcome.zoneID, error: error)
+            }
+        }
+    }
+
+    // MARK: Records
+
+    func modifyRecords(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        request: Components.Schemas.ModifyRequest,
+        bodySize: Int
+    ) async throws(SyncError) -> Components.Schemas.ModifyResponse {
+        try ModifyPlanner.checkRequest(request, bodySize: bodySize)
+        let planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
+        return try await guarded {
+            try await storage.modifyRecords(
+                container: container,
+                scope: scope,
+                clientID: "\(caller.siteCode)/\(request.clientID)",
+                batchID: request.batchID,
+                planner: planner,
+                now: Clock.now()
+            )
+        }
+    }
+
+    func lookup(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        keys: [Components.Schemas.RecordKey]
+    ) async throws(SyncError)
+        -> [Components.Schemas.LookupResult]
+    {
+        if keys.count > SyncLimits.operationsPerRequest {
+            throw SyncError(.limitExceeded, "\(keys.count) records asked for in one lookup. " + SyncLimits.summary)
+        }
+        let recordKeys = keys.map { RecordKey(zoneName: $0.zoneID.zoneName, recordName: $0.recordName) }
+        let found = try await guarded { try await storage.lookup(container: container, scope: scope, keys: recordKeys) }
+        let zones = Set(
+            try await guarded { try await storage.zones(container: container, scope: scope) }.filter { !$0.deleted }.map(\.zoneID.zoneName)
+        )
+        return recordKeys.map { key in
+            if let stored = found[key], !stored.record.deleted { return .init(recordName: key.recordName, record: stored.record) }
+            let error =
+                zones.contains(key.zoneName)
+                ? SyncError(.notFound, "record \(key.recordName) does not exist in zone \(key.zoneName)")
+                : SyncError(.zoneNotFound, "zone \(key.zoneName) does not exist in this database")
+            return .init(recordName: key.recordName, error: error)
+        }
+    }
+
+    func query(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        request: Components.Schemas.QueryRequest
+    ) async throws(SyncError)
+        -> Components.Schemas.QueryResponse
+    {
+        let zoneName = request.zoneID.zoneName
+        try await requireZone(zoneName, container: container, scope: scope)
+        let limit = request.resultsLimit ?? 100
+        guard (1...SyncLimits.recordsPerChangesPage).contains(limit) else {
+            throw SyncError(.limitExceeded, "resultsLimit is \(limit). " + SyncLimits.summary)
+        }
+        var offset = 0
+        if let marker = request.continuationMarker {
+            guard let decoded = TokenCoding.decode(QueryMarker.self, marker), decoded.offset >= 0 else {
+                throw SyncError(.badRequest, "continuationMarker is not one this server gave; start the query again without it")
+            }
+            offset = decoded.offset
+        }
+        let records = try await guarded {
+            try await storage.liveRecords(container: container, scope: scope, zoneName: zoneName, recordType: request.query.recordType)
+        }
+        let matched = try RecordQuery(request.query).run(records.map(\.record))
+        let page = Array(matched.dropFirst(offset).prefix(limit))
+        let next = offset + page.count < matched.count ? TokenCoding.encode(QueryMarker(offset: offset + page.count)) : nil
+        return .init(records: page, continuationMarker: next)
+    }
+
+    private func requireZone(_ name: String, container: String, scope: DatabaseScope) async throws(SyncError) {
+        let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
+        guard zones.contains(where: { $0.zoneID.zoneName == name && !$0.deleted }) else {
+            throw SyncError(.zoneNotFound, "zone \(name) does not exist in this database")
+        }
+    }
+
+    // MARK: Changes
+
+    func databaseChanges(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        token: String?
+    ) async throws(SyncError)
+        -> Components.Schemas.DatabaseChangesResponse
+    {
+        let epoch = try await guarded { try await storage.epoch() }
+        var known: [String: Int64] = [:]
+        if let token {
+            guard let decoded = TokenCoding.decode(DatabaseToken.self, token) else {
+                throw SyncError(.badRequest, "syncToken is not a database token this server gave; leave it out to start again")
+            }
+            guard decoded.epoch == epoch else {
+                throw SyncError(.changeTokenExpired, "the database token is from before the server's data was restored; fetch again without it")
+            }
+            known = decoded.zones
+        }
+        let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
+        let changed = zones.filter { zone in known[zone.zoneID.zoneName].map { $0 < zone.seq } ?? !zone.deleted }
+        let next = DatabaseToken(epoch: epoch, zones: Dictionary(uniqueKeysWithValues: zones.map { ($0.zoneID.zoneName, $0.seq) }))
+        return .init(
+            zones: changed.map { .init(zoneID: $0.zoneID, deleted: $0.deleted) },
+            syncToken: next.encoded,
+            moreComing: false
+        )
+    }
+
+    func zoneChanges(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        queries: [Components.Schemas.ZoneChangesQuery]
+    ) async throws(SyncError)
+        -> [Components.Schemas.ZoneChanges]
+    {
+        if queries.isEmpty || queries.count > 50 {
+            throw SyncError(.badRequest, "ask for 1 to 50 zones per changes/zone request")
+        }
+        let epoch = try await guarded { try await storage.epoch() }
+        var answers: [Components.Schemas.ZoneChanges] = []
+        for query in queries {
+            let zoneName = query.zoneID.zoneName
+            let limit = query.resultsLimit ?? SyncLimits.recordsPerChangesPage
+            guard (1...SyncLimits.recordsPerChangesPage).contains(limit) else {
+                throw SyncError(.limitExceeded, "resultsLimit is \(limit). " + SyncLimits.summary)
+            }
+            let after = try query.syncToken.map { token throws(SyncError) in try ZoneToken.decode(token, zone: zoneName, epoch: epoch).seq }
+            let page = try await guarded {
+                try await storage.changes(
+                    container: container,
+                    scope: scope,
+                    zoneName: zoneName,
+                    after: after,
+                    limit: limit,
+                    recordTypes: query.desiredRecordTypes
+                )
+            }
+            guard let zone = page.zone, !zone.deleted else {
+                throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; it may have been deleted")
+            }
+            if let after, after < zone.purgedThrough {
+                throw SyncError(
+                    .changeTokenExpired,
+                    "the token of zone \(zoneName) is older than the deletions the server still keeps; fetch the zone again without a token"
+                )
+            }
+            answers.append(
+                .init(
+                    zoneID: zone.zoneID,
+                    syncToken: ZoneToken(epoch: epoch, zone: zoneName, seq: page.through).encoded,
+                    moreComing: page.moreComing,
+                    records: page.records.map(\.record),
+                    checksum: page.moreComing ? nil : ZoneChecksum.hex(zone.checksum)
+                )
+            )
+        }
+        return answers
+    }
+}
+
+/// Where a query's next page starts.
+struct QueryMarker: Codable {
+    var offset: Int
+}
+
+/// Secrets: random tokens, and the hashes the server keeps instead of them.
+enum Secrets {
+    static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import GRDB
+import SyncProtocol
+
+/// The embedded engine: one SQLite file in WAL mode. SQLite has one writer at a time, so each zone's change
+/// numbers are dense and in commit order without further locking.
+final class SQLiteStorage: SyncStorage {
+    let pool: DatabasePool
+
+    init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: containers, zones, records, batches, assets") { db in
+            for statement in SyncSchema.statements { try db.execute(sql: statement) }
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?)", arguments: [UUID().uuidString])
+        }
+        return migrator
+    }
+
+    func epoch() async throws -> String {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") ?? "" }
+    }
+
+    // MARK: Enrolment
+
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO enrollments (tokenHash, container, role, created, expires) VALUES (?, ?, ?, ?, ?)",
+                arguments: [tokenHash, container, role.rawValue, Clock.now(), expires]
+            )
+        }
+    }
+
+    func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM enrollments WHERE tokenHash = ?", arguments: [tokenHash]),
+                row["usedBy"] as String? == nil, (row["expires"] as Int64) > now
+            else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
+            let container: String = row["container"]
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM installations WHERE container = ? AND siteCode = ?", arguments: [container, siteCode])
+                ?? false
+            {
+                throw SyncError(.exists, "site code \(siteCode) is already enrolled in \(container); choose another, or revoke the old one")
+            }
+            let installation = Installation(container: container, siteCode: siteCode, role: Role(rawValue: row["role"]) ?? .shop, enrolled: now)
+            try db.execute(
+                sql: "INSERT INTO installations (container, siteCode, role, credentialHash, enrolled) VALUES (?, ?, ?, ?, ?)",
+                arguments: [container, siteCode, installation.role.rawValue, credentialHash, now]
+            )
+            try db.execute(sql: "UPDATE enrollments SET usedBy = ? WHERE tokenHash = ?", arguments: [siteCode, tokenHash])
+            return installation
+        }
+    }
+
+    func installation(credentialHash: String) async throws -> Installation? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM installations WHERE credentialHash = ?", arguments: [credentialHash]).map(Self.installation)
+        }
+    }
+
+    func installations(container: String) async throws -> [Installation] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM installations WHERE container = ? ORDER BY siteCode", arguments: [container])
+                .map(Self.installation)
+        }
+    }
+
+    func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE installations SET revoked = ? WHERE container = ? AND siteCode = ? AND revoked IS NULL",
+                arguments: [now, container, siteCode]
+            )
+            return db.changesCount > 0
+        }
+    }
+
+    private static func installation(_ row: Row) -> Installation {
+        Installation(
+            container: row["container"],
+            siteCode: row["siteCode"],
+            role: Role(rawValue: row["role"]) ?? .shop,
+            enrolled: row["enrolled"],
+            revoked: row["revoked"]
+        )
+    }
+
+    // MARK: Zones
+
+    func zones(container: String, scope: DatabaseScope) async throws -> [ZoneState] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM zones WHERE container = ? AND scope = ? ORDER BY zoneName",
+                arguments: [container, scope.key]
+            ).map(Self.zone)
+        }
+    }
+
+    func modifyZones<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        names: [String],
+        decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
+    ) async throws -> Answer {
+        try await pool.write { db in
+            let current = try Self.zones(db, container: container, scope: scope, names: names)
+            let (zones, answer) = decide(current)
+            for zone in zones {
+                if zone.deleted {
+                    try db.execute(
+                        sql: "DELETE FROM records WHERE container = ? AND scope = ? AND zoneName = ?",
+                        arguments: [container, scope.key, zone.zoneID.zoneName]
+                    )
+                }
+                try Self.saveZone(db, zone, container: container, scope: scope)
+            }
+            return answer
+        }
+    }
+
+    private static func zones(_ db: Database, container: String, scope: DatabaseScope, names: [String]) throws -> [String: ZoneState] {
+        var zones: [String: ZoneState] = [:]
+        for name in names.sorted() {
+            if let row = try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND zoneName = ?",
+                arguments: [container, scope.key, name]
+            ) {
+                zones[name] = zone(row)
+            }
+        }
+        return zones
+    }
+
+    private static func saveZone(_ db: Database, _ zone: ZoneState, container: String, scope: DatabaseScope) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO zones (container, scope, zoneName, owner, writers, seq, purgedThrough, checksum, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (container, scope, zoneName) DO UPDATE SET owner = excluded.owner, writers = excluded.writers,
+                    seq = excluded.seq, purgedThrough = excluded.purgedThrough, checksum = excluded.checksum, deleted = excluded.deleted
+                """,
+            arguments: [
+                container, scope.key, zone.zoneID.zoneName, zone.owner, zone.writers.rawValue, zone.seq, zone.purgedThrough,
+                Int64(bitPattern: zone.checksum), zone.deleted,
+            ]
+        )
+    }
+
+    private static func zone(_ row: Row) -> ZoneState {
+        ZoneState(
+            zoneID: ZoneID(row["zoneName"]),
+            owner: row["owner"],
+            writers: ZoneWriters(rawValue: row["writers"]) ?? .all,
+            seq: row["seq"],
+            purgedThrough: row["purgedThrough"],
+            checksum: UInt64(bitPattern: row["checksum"]),
+            deleted: row["deleted"]
+        )
+    }
+
+    // MARK: Records
+
+    func modifyRecords(
+        container: String,
+        scope: DatabaseScope,
+        clientID: String,
+        batchID: String,
+        planner: ModifyPlanner,
+        now: Int64
+    ) async throws -> Components.Schemas.ModifyResponse {
+        try await pool.write { db in
+            if let stored = try String.fetchOne(
+                db,
+                sql: "SELECT response FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
+                arguments: [container, clientID, batchID]
+            ) {
+                var response = try JSONDecoder().decode(Components.Schemas.ModifyResponse.self, from: Data(stored.utf8))
+                response.replayed = true
+                return response
+            }
+            let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
+            let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
+            var assets = Set<String>()
+            for hash in planner.assetsToCheck where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE sha256 = ?", arguments: [hash]) ?? false {
+                assets.insert(hash)
+            }
+            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
+            for zone in plan.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
+            for stored in plan.writes { try Self.saveRecord(db, stored, container: container, scope: scope) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            try db.execute(
+                sql: "INSERT INTO batches (container, clientID, batchID, response, created) VALUES (?, ?, ?, ?, ?)",
+                arguments: [container, clientID, batchID, String(decoding: try encoder.encode(plan.response), as: UTF8.self), now]
+            )
+            return plan.response
+        }
+    }
+
+    private static func records(_ db: Database, container: String, scope: DatabaseScope, keys: [RecordKey]) throws -> [RecordKey: StoredRecord] {
+        var records: [RecordKey: StoredRecord] = [:]
+        let statement = try db.cachedStatement(
+            sql: "SELECT body, seq, appendOnly FROM records WHERE container = ? AND scope = ? AND zoneName = ? AND recordName = ?"
+        )
+        for key in keys {
+            if let row = try Row.fetchOne(statement, arguments: [container, scope.key, key.zoneName, key.recordName]) {
+                records[key] = try storedRecord(row)
+            }
+        }
+        return records
+    }
+
+    private static func saveRecord(_ db: Database, _ stored: StoredRecord, container: String, scope: DatabaseScope) throws {
+        let record = stored.record
+        try db.execute(
+            sql: """
+                INSERT INTO records (container, scope, zoneName, recordName, recordType, seq, appendOnly, deleted, modified, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (container, scope, zoneName, recordName) DO UPDATE SET recordType = excluded.recordType,
+                    seq = excluded.seq, appendOnly = excluded.appendOnly, deleted = excluded.deleted, modified = excluded.modified,
+                    body = excluded.body
+                """,
+            arguments: [
+                container, scope.key, record.zoneID.zoneName, record.recordName, record.recordType, stored.seq, stored.appendOnly,
+                record.deleted, record.modified?.timestamp ?? 0, String(decoding: try JSONEncoder().encode(record), as: UTF8.self),
+            ]
+        )
+    }
+
+    private static func storedRecord(_ row: Row) throws -> StoredRecord {
+        let body: String = row["body"]
+        return StoredRecord(
+            record: try JSONDecoder().decode(SyncRecord.self, from: Data(body.utf8)),
+            seq: row["seq"],
+            appendOnly: row["appendOnly"]
+        )
+    }
+
+    func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord] {
+        try await pool.read { db in try Self.records(db, container: container, scope: scope, keys: keys) }
+    }
+
+    func changes(
+        container: String,
+        scope: DatabaseScope,
+        zoneName: String,
+        after: Int64?,
+        limit: Int,
+        recordTypes: [String]?
+    ) async throws -> ChangesPage {
+        try await pool.read { db in
+            guard
+                let zone = try Row.fetchOne(
+                    db,
+                    sql: "SELECT * FROM zones WHERE container = ? AND scope = ? AND zoneName = ?",
+                    arguments: [container, scope.key, zoneName]
+                ).map(Self.zone)
+            else { return ChangesPage(zone: nil, records: [], through: 0, moreComing: false) }
+            // From scratch the feed is compacted: live records only, no tombstones.
+            let live = after == nil ? "AND deleted = 0" : ""
+            let base = "SELECT body, seq, appendOnly FROM records WHERE container = ? AND scope = ? AND zoneName = ? \(live)"
+            let rows = try Row.fetchAll(
+                db,
+                sql: base + " AND seq > ? ORDER BY seq, recordName LIMIT ?",
+                arguments: [container, scope.key, zoneName, after ?? 0, limit + 1]
+            )
+            var page = try rows.prefix(limit).map(Self.storedRecord)
+            var through = zone.seq
+            var more = false
+            if rows.count > limit, let last = page.last {
+                let cut: Int64 = rows[limit]["seq"]
+                if last.seq == cut {
+                    // Never split a change: finish the one the page ends in.
+                    page += try Row.fetchAll(
+                        db,
+                        sql: base + " AND seq = ? AND recordName > ? ORDER BY recordName",
+                        arguments: [container, scope.key, zoneName, cut, last.record.recordName]
+                    ).map(Self.storedRecord)
+                }
+                through = last.seq
+                more = try Row.fetchOne(db, sql: base + " AND seq > ? LIMIT 1", arguments: [container, scope.key, zoneName, through]) != nil
+                if !more { through = zone.seq }
+            }
+            if let recordTypes { page = page.filter { recordTypes.contains($0.record.recordType) } }
+            return ChangesPage(zone: zone, records: page, through: through, moreComing: more)
+        }
+    }
+
+    func liveRecords(container: String, scope: DatabaseScope, zoneName: String, recordType: String) async throws -> [StoredRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT body, seq, appendOnly FROM records
+                    WHERE container = ? AND scope = ? AND zoneName = ? AND recordType = ? AND deleted = 0 ORDER BY recordName
+                    """,
+                arguments: [container, scope.key, zoneName, recordType]
+            ).map(Self.storedRecord)
+        }
+    }
+
+    func purgeTombstones(before: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE zones SET purgedThrough = max(purgedThrough, (
+                        SELECT max(seq) FROM records r
+                        WHERE r.container = zones.container AND r.scope = zones.scope AND r.zoneName = zones.zoneName
+                          AND r.deleted = 1 AND r.modified < ?))
+                    WHERE EXISTS (SELECT 1 FROM records r
+                        WHERE r.container = zones.container AND r.scope = zones.scope AND r.zoneName = zones.zoneName
+                          AND r.deleted = 1 AND r.modified < ?)
+                    """,
+                arguments: [before, before]
+            )
+            try db.execute(sql: "DELETE FROM records WHERE deleted = 1 AND modified < ?", arguments: [before])
+            return db.changesCount
+        }
+    }
+}
+
+/// The tables, the same on both engines apart from types.
+enum SyncSchema {
+    static let statements = [
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """
+        CREATE TABLE enrollments (tokenHash TEXT PRIMARY KEY, container TEXT NOT NULL, role TEXT NOT NULL,
+            created INTEGER NOT NULL, expires INTEGER NOT NULL, usedBy TEXT)
+        """,
+        """
+        CREATE TABLE installations (container TEXT NOT NULL, siteCode TEXT NOT NULL, role TEXT NOT NULL,
+            credentialHash TEXT NOT NULL UNIQUE, enrolled INTEGER NOT NULL, revoked INTEGER, PRIMARY KEY (container, siteCode))
+        """,
+        """
+        CREATE TABLE zones (container TEXT NOT NULL, scope TEXT NOT NULL, zoneName TEXT NOT NULL, owner TEXT,
+            writers TEXT NOT NULL, seq INTEGER NOT NULL, purgedThrough INTEGER NOT NULL, checksum INTEGER NOT NULL,
+            deleted BOOLEAN NOT NULL, PRIMARY KEY (container, scope, zoneName))
+        """,
+        """
+        CREATE TABLE records (container TEXT NOT NULL, scope TEXT NOT NULL, zoneName TEXT NOT NULL, recordName TEXT NOT NULL,
+            recordType TEXT NOT NULL, seq INTEGER NOT NULL, appendOnly BOOLEAN NOT NULL, deleted BOOLEAN NOT NULL,
+            modified INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, zoneName, recordName))
+        """,
+        "CREATE INDEX records_by_change ON records (container, scope, zoneName, seq)",
+        """
+        CREATE TABLE batches (container TEXT NOT NULL, clientID TEXT NOT NULL, batchID TEXT NOT NULL, response TEXT NOT NULL,
+            created INTEGER NOT NULL, PRIMARY KEY (container, clientID, batchID))
+        """,
+        "CREATE TABLE assets (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, contentType TEXT, created INTEGER NOT NULL)",
+    ]
+}

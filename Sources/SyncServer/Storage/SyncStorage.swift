@@ -1,0 +1,67 @@
+import Foundation
+import SyncProtocol
+
+/// What a storage engine does for the server. The rules live above it (`ModifyPlanner`, `SyncService`); an engine
+/// only reads and writes, each method in one transaction. Two engines: SQLite (the default) and PostgreSQL.
+protocol SyncStorage: Sendable {
+    /// Changes when the data is replaced (a restore), so every older sync token expires.
+    func epoch() async throws -> String
+
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws
+    /// Spends a one-time token: fails when it is unknown, spent or expired, or the site code is taken.
+    func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation
+    func installation(credentialHash: String) async throws -> Installation?
+    func installations(container: String) async throws -> [Installation]
+    /// Whether the site was enrolled and is now revoked.
+    func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool
+
+    func zones(container: String, scope: DatabaseScope) async throws -> [ZoneState]
+    /// Reads the named zones, lets `decide` say what they become, and writes that. A zone that becomes deleted
+    /// loses its records.
+    func modifyZones<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        names: [String],
+        decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
+    ) async throws -> Answer
+
+    /// Applies a batch: answers a replayed batch from the stored answer; otherwise locks the zones in name order,
+    /// reads what the planner needs, writes its plan and stores the answer, in one transaction.
+    func modifyRecords(
+        container: String,
+        scope: DatabaseScope,
+        clientID: String,
+        batchID: String,
+        planner: ModifyPlanner,
+        now: Int64
+    ) async throws -> Components.Schemas.ModifyResponse
+
+    func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord]
+
+    /// A page of a zone's changes after `after` (live records only when `after` is nil), read in one snapshot.
+    /// A page never splits one change: it ends at a change's last record, even past `limit`.
+    func changes(
+        container: String,
+        scope: DatabaseScope,
+        zoneName: String,
+        after: Int64?,
+        limit: Int,
+        recordTypes: [String]?
+    ) async throws -> ChangesPage
+
+    /// A zone's live records of one type, in record-name order.
+    func liveRecords(container: String, scope: DatabaseScope, zoneName: String, recordType: String) async throws -> [StoredRecord]
+
+    /// Deletes tombstones written before `before` and raises each zone's purge floor past them.
+    func purgeTombstones(before: Int64) async throws -> Int
+}
+
+/// A page of a zone's changes.
+struct ChangesPage: Sendable {
+    /// The zone as it stood in the snapshot; nil when it does not exist.
+    var zone: ZoneState?
+    var records: [StoredRecord]
+    /// The change number the page ends at: the client's next token.
+    var through: Int64
+    var moreComing: Bool
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import SyncProtocol
+import SyncServer
+
+@main
+struct SyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "northwind-sync-server",
+        abstract: "The sync server Northwind installations share: a self-hosted CloudKit, on one SQLite file by default.",
+        subcommands: [Serve.self, Enroll.self, Shops.self, Purge.self]
+    )
+}
+
+/// Where the server keeps its data.
+struct DatabaseOption: ParsableArguments {
+    @Option(help: "The SQLite file (default: $NORTHWIND_SYNC_DATABASE, else $XDG_DATA_HOME/northwind-sync/sync.sqlite).")
+    var database: String?
+
+    var path: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let database, !database.isEmpty { return database }
+        if let path = environment["NORTHWIND_SYNC_DATABASE"], !path.isEmpty { return path }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
+        return dataHome + "/northwind-sync/sync.sqlite"
+    }
+
+    func open() throws -> SyncService {
+        do {
+            return try SyncService.sqlite(path: path)
+        } catch {
+            throw ValidationError(error.reason)
+        }
+    }
+}
+
+/// A protocol error, as a command-line failure in words.
+func fail(_ error: SyncError) -> ValidationError { ValidationError(error.reason) }
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the sync protocol over HTTP.")
+    @OptionGroup var database: DatabaseOption
+    @Option(help: "The address to listen on; put a reverse proxy with TLS in front for other machines.") var host = "127.0.0.1"
+    @Option(help: "The port.") var port = 8444
+    @Option(help: "Requests a second each installation may make, on average.") var rate = 200.0
+    @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again.")
+    var tombstoneDays = 180
+
+    func run() async throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "northwind-sync")
+        logger.logLevel = .info
+        let service = try database.open()
+        let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
+        if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
+        let app = try SyncServerApp.make(
+            service: service,
+            options: SyncServerOptions(host: host, port: port, requestsPerSecond: rate, burst: rate * 2),
+            logger: logger
+        )
+        logger.info("sync server on http://\(host):\(port), data in \(database.path)")
+        try await app.runService()
+    }
+}
+
+struct Enroll: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a one-time token that enrols one installation (head office or a shop) in a container."
+    )
+    @OptionGroup var database: DatabaseOption
+    @Option(help: "The company's container, such as acme-trading.") var container: String
+    @Option(help: "hq for head office, shop for a shop or the warehouse.") var role: String
+    @Option(help: "Days the token stays valid.") var days = 7
+
+    func run() async throws {
+        guard let role = Role(rawValue: role) else { throw ValidationError("--role is hq or shop") }
+        let service = try database.open()
+        do {
+            print(try await service.createEnrollment(container: container, role: role, validFor: Int64(days) * 86_400))
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+struct Shops: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List or revoke the installations of a container.",
+        subcommands: [List.self, Revoke.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The container's installations.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The container.") var container: String
+
+        func run() async throws {
+            let service = try database.open()
+            let installations: [Installation]
+            do { installations = try await service.installations(container: container) } catch { throw fail(error) }
+            if installations.isEmpty { print("No installation is enrolled in \(container).") }
+            for installation in installations {
+                let enrolled = Date(timeIntervalSince1970: Double(installation.enrolled) / 1000).formatted(.iso8601)
+                let state = installation.revoked == nil ? "active" : "revoked"
+                print("\(installation.siteCode)\t\(installation.role.rawValue)\t\(state)\tenrolled \(enrolled)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Refuse an installation's credential from now on, on every instance.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The container.") var container: String
+        @Argument(help: "The site code.") var code: String
+
+        func run() async throws {
+            let service = try database.open()
+            do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
+            print("Revoked \(code) in \(container).")
+        }
+    }
+}
+
+struct Purge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete deletions (tombstones) older than the retention; clients with older tokens must fetch again."
+    )
+    @OptionGroup var database: DatabaseOption
+    @Option(help: "Keep deletions this many days.") var days = 180
+
+    func run() async throws {
+        let service = try database.open()
+        do {
+            let count = try await service.purgeTombstones(retention: Int64(days) * 86_400)
+            print("Purged \(count) deletions.")
+        } catch {
+            throw fail(error)
+        }
+    }
+}
