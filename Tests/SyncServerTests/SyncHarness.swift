@@ -1,0 +1,232 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+import SyncProtocol
+import SyncServer
+import Testing
+
+/// A real `northwind-sync-server` process on loopback, on a fresh SQLite file, with enrolled installations to call
+/// it as. Administration (enrolment tokens, revocation) goes through the same file, as the CLI's would.
+struct SyncHarness: Sendable {
+    let service: SyncService
+    let port: Int
+    let container = "acme"
+    let directory: URL
+
+    /// Runs `body` against a fresh server; stops it afterwards.
+    static func with(requestsPerSecond: Double = 10_000, _ body: @Sendable (SyncHarness) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("sync.sqlite").path
+        let service = try SyncService.sqlite(path: path)
+        let server = try ServerProcess.start(["serve", "--database", path, "--port", "0", "--rate", String(requestsPerSecond)])
+        defer { server.stop() }
+        try await body(SyncHarness(service: service, port: server.port, directory: directory))
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// A client with no credential (for enrolment, and to check refusals).
+    var anonymous: Client { client(credential: nil) }
+
+    func client(credential: String?, protocolVersion: String? = nil) -> Client {
+        Client(
+            serverURL: baseURL,
+            transport: AsyncHTTPClientTransport(),
+            middlewares: [Credentials(credential: credential, protocolVersion: protocolVersion)]
+        )
+    }
+
+    /// Enrols a site and returns a client that calls as it.
+    func enrol(_ siteCode: String, role: Role) async throws -> Client {
+        let token = try await service.createEnrollment(container: container, role: role)
+        let answer = try await anonymous.enroll(body: .json(.init(token: token, siteCode: siteCode))).ok.body.json
+        return client(credential: answer.credential)
+    }
+
+    /// Head office and a shop, with the shared zones `catalog` (written by all) and `prices` (head office only),
+    /// and the shop's own zone.
+    func company() async throws -> (hq: Client, shop: Client) {
+        let hq = try await enrol("HQ", role: .hq)
+        let shop = try await enrol("OXF", role: .shop)
+        _ = try await hq.createZones(["catalog"], writers: .all)
+        _ = try await hq.createZones(["prices"], writers: .hq)
+        _ = try await shop.createZones(["site-OXF"])
+        return (hq, shop)
+    }
+
+    /// The raw HTTP answer to a request, for what the generated client cannot send (bad JSON, huge bodies).
+    func raw(
+        _ path: String,
+        body: Data,
+        credential: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> (Int, [String: String], SyncError?) {
+        var request = HTTPClientRequest(url: baseURL.absoluteString + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(body)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let data = try await response.body.collect(upTo: 10 * 1024 * 1024)
+        let error = try? JSONDecoder().decode(SyncError.self, from: Data(data.readableBytesView))
+        var fields: [String: String] = [:]
+        for header in response.headers { fields[header.name.lowercased()] = header.value }
+        return (Int(response.status.code), fields, error)
+    }
+}
+
+/// Adds the credential and protocol version to every request.
+struct Credentials: ClientMiddleware {
+    let credential: String?
+    let protocolVersion: String?
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let credential { request.headerFields[.authorization] = "Bearer \(credential)" }
+        request.headerFields[HTTPField.Name(SyncProtocolVersion.header)!] = protocolVersion ?? String(SyncProtocolVersion.current)
+        return try await next(request, body, baseURL)
+    }
+}
+
+extension Client {
+    func createZones(
+        _ names: [String],
+        writers: Components.Schemas.ZoneOperation.WritersPayload? = nil,
+        database: Components.Parameters.Database = .shared
+    )
+        async throws -> [Components.Schemas.ZoneResult]
+    {
+        try await modifyZones(
+            path: .init(container: "acme", database: database),
+            body: .json(.init(operations: names.map { .init(operationType: .create, zoneID: ZoneID($0), writers: writers) }))
+        ).ok.body.json.zones
+    }
+
+    /// Sends one batch; returns the answer, or the error the whole request got.
+    func modify(
+        _ operations: [(Components.Schemas.RecordOperation.OperationTypePayload, SyncRecord)],
+        batchID: String = UUID().uuidString,
+        atomic: Bool? = nil,
+        database: Components.Parameters.Database = .shared
+    ) async throws -> Result<Components.Schemas.ModifyResponse, SyncError> {
+        let body = Components.Schemas.ModifyRequest(
+            clientID: "test",
+            batchID: batchID,
+            atomic: atomic,
+            operations: operations.enumerated().map { .init(opID: "op\($0.offset)", operationType: $0.element.0, record: $0.element.1) }
+        )
+        switch try await modifyRecords(path: .init(container: "acme", database: database), body: .json(body)) {
+        case .ok(let ok): return .success(try ok.body.json)
+        case .default(_, let failure): return .failure(try failure.body.json)
+        }
+    }
+
+    /// Every change of a zone after `token`, following `moreComing`, page by page.
+    func changes(
+        _ zone: String,
+        after token: String? = nil,
+        limit: Int? = nil
+    ) async throws -> (pages: [Components.Schemas.ZoneChanges], error: SyncError?) {
+        var pages: [Components.Schemas.ZoneChanges] = []
+        var token = token
+        while true {
+            let answer = try await zoneChanges(
+                path: .init(container: "acme", database: .shared),
+                body: .json(.init(zones: [.init(zoneID: ZoneID(zone), syncToken: token, resultsLimit: limit)]))
+            )
+            switch answer {
+            case .ok(let ok):
+                let page = try ok.body.json.zones[0]
+                pages.append(page)
+                token = page.syncToken
+                if !page.moreComing { return (pages, nil) }
+            case .default(_, let failure): return (pages, try failure.body.json)
+            }
+        }
+    }
+}
+
+/// A record in `zone` with string fields.
+func record(
+    _ name: String,
+    type: String = "Product",
+    zone: String = "catalog",
+    tag: String? = nil,
+    _ fields: [String: FieldValue] = [:]
+) -> SyncRecord {
+    SyncRecord(recordName: name, recordType: type, zoneID: ZoneID(zone), recordChangeTag: tag, fields: fields)
+}
+
+extension Result {
+    var value: Success? { try? get() }
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// A server process, and the port it reported listening on.
+final class ServerProcess: Sendable {
+    let process: Process
+    let port: Int
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    static func start(_ arguments: [String]) throws -> ServerProcess {
+        guard let binary = binary("northwind-sync-server") else {
+            throw SyncError(.internalError, "no northwind-sync-server binary beside the tests: build it first (swift build)")
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Hummingbird logs "Server started and listening on 127.0.0.1:PORT".
+        var seen = ""
+        while !seen.contains("listening on") || !seen.hasSuffix("\n") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { throw SyncError(.internalError, "the sync server stopped before listening: \(seen)") }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = seen.firstMatch(of: /listening on [0-9.]+:([0-9]+)/), let port = Int(match.1) else {
+            throw SyncError(.internalError, "no port in the server's log: \(seen)")
+        }
+        // Keep draining the log so the server never blocks on a full pipe.
+        errors.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        return ServerProcess(process: process, port: port)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    static func binary(_ name: String) -> URL? {
+        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root = root.deletingLastPathComponent()
+        }
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
+            root.appendingPathComponent(".build/debug/\(name)"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+}

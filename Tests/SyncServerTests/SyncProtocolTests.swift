@@ -1,0 +1,589 @@
+import Crypto
+import Foundation
+import OpenAPIRuntime
+import SyncProtocol
+import SyncServer
+import Testing
+
+/// The protocol through a real server on loopback and a client generated from the same contract.
+@Suite("Sync protocol")
+struct SyncProtocolTests {
+    // MARK: Enrolment and credentials
+
+    @Test func aWrittenRecordReachesAnotherInstallation() async throws {
+        try await SyncHarness.with { server in
+            // Given head office and a shop
+            let (hq, shop) = try await server.company()
+            // When head office writes a product
+            let written = try await hq.modify([(.create, record("p1", ["name": .string("Chai"), "price": .decimal("18.00")]))])
+            // Then the shop fetches it from the catalogue's changes, as written
+            let changes = try await shop.changes("catalog")
+            let fetched = try #require(changes.pages.last?.records.first)
+            #expect(fetched.fields["name"] == .string("Chai"))
+            #expect(fetched.fields["price"] == .decimal("18.00"))
+            #expect(fetched.recordChangeTag == written.value?.records[0].record?.recordChangeTag)
+            #expect(fetched.created?.site == "HQ")
+        }
+    }
+
+    @Test func anEnrolmentTokenWorksOnce() async throws {
+        try await SyncHarness.with { server in
+            // Given a token already exchanged
+            let token = try await server.service.createEnrollment(container: "acme", role: .shop)
+            _ = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "OXF"))).ok
+            // When it is used again
+            let again = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "CAM")))
+            // Then it is refused
+            guard case .default(let status, let failure) = again else {
+                Issue.record("a spent token enrolled again")
+                return
+            }
+            #expect(status == 401)
+            #expect(try failure.body.json.serverErrorCode == .authenticationFailed)
+        }
+    }
+
+    @Test func aSiteCodeInUseIsRefused() async throws {
+        try await SyncHarness.with { server in
+            // Given OXF enrolled
+            _ = try await server.enrol("OXF", role: .shop)
+            // When a second installation claims OXF
+            let token = try await server.service.createEnrollment(container: "acme", role: .shop)
+            let answer = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "OXF")))
+            // Then it is refused with EXISTS
+            guard case .default(let status, let failure) = answer else {
+                Issue.record("a second OXF enrolled")
+                return
+            }
+            #expect(status == 409)
+            #expect(try failure.body.json.serverErrorCode == .exists)
+        }
+    }
+
+    @Test func aRequestWithoutCredentialIsRefused() async throws {
+        try await SyncHarness.with { server in
+            // When a zone list is asked for without a credential
+            let (status, _, error) = try await server.raw("/sync/v1/acme/shared/zones/list", body: Data("{}".utf8))
+            // Then it is refused, saying what to send
+            #expect(status == 401)
+            #expect(error?.serverErrorCode == .authenticationFailed)
+        }
+    }
+
+    @Test func aRevokedShopIsRefusedAtOnce() async throws {
+        try await SyncHarness.with { server in
+            // Given a shop that has synced
+            let (_, shop) = try await server.company()
+            _ = try await shop.changes("catalog")
+            // When the administrator revokes it
+            try await server.service.revoke(container: "acme", siteCode: "OXF")
+            // Then its next request is refused
+            let answer = try await shop.listZones(path: .init(container: "acme", database: .shared), body: .json(.init()))
+            guard case .default(let status, let failure) = answer else {
+                Issue.record("a revoked shop was served")
+                return
+            }
+            #expect(status == 403)
+            #expect(try failure.body.json.serverErrorCode == .accessDenied)
+        }
+    }
+
+    // MARK: Writing
+
+    @Test func aStaleUpdateConflictsAndCarriesTheServerRecord() async throws {
+        try await SyncHarness.with { server in
+            // Given a product both sites hold at change tag T, which head office then edits
+            let (hq, shop) = try await server.company()
+            let tag = try #require(
+                try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))]).value?.records[0].record?.recordChangeTag
+            )
+            _ = try await hq.modify([(.update, record("p1", tag: tag, ["name": .string("Chai tea")]))])
+            // When the shop updates from T
+            let answer = try await shop.modify([(.update, record("p1", tag: tag, ["name": .string("Chai (loose)")]))])
+            // Then it gets CONFLICT with the server's current record, and nothing changes
+            let error = try #require(answer.value?.records[0].error)
+            #expect(error.serverErrorCode == .conflict)
+            #expect(error.serverRecord?.fields["name"] == .string("Chai tea"))
+        }
+    }
+
+    @Test func anUpdateChangesOnlyTheFieldsSent() async throws {
+        try await SyncHarness.with { server in
+            // Given a product with a name and a price
+            let (hq, _) = try await server.company()
+            let tag = try #require(
+                try await hq.modify([(.create, record("p1", ["name": .string("Chai"), "price": .decimal("18.00")]))]).value?.records[0].record?
+                    .recordChangeTag
+            )
+            // When only the price is sent
+            let answer = try await hq.modify([(.update, record("p1", tag: tag, ["price": .decimal("19.00")]))])
+            // Then the name stays
+            let updated = try #require(answer.value?.records[0].record)
+            #expect(updated.fields == ["name": .string("Chai"), "price": .decimal("19.00")])
+            #expect(updated.recordChangeTag != tag)
+        }
+    }
+
+    @Test func creatingAnExistingRecordAnswersExists() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            // When the same record is created again
+            let answer = try await hq.modify([(.create, record("p1"))])
+            // Then EXISTS
+            #expect(answer.value?.records[0].error?.serverErrorCode == .exists)
+        }
+    }
+
+    @Test func updatingAMissingRecordAnswersNotFound() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When a record that was never created is updated
+            let answer = try await hq.modify([(.update, record("ghost", tag: "1"))])
+            // Then NOT_FOUND
+            #expect(answer.value?.records[0].error?.serverErrorCode == .notFound)
+        }
+    }
+
+    @Test func writingToAMissingZoneAnswersZoneNotFound() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When a record is written to a zone never created
+            let answer = try await hq.modify([(.create, record("p1", zone: "nowhere"))])
+            // Then ZONE_NOT_FOUND
+            #expect(answer.value?.records[0].error?.serverErrorCode == .zoneNotFound)
+        }
+    }
+
+    @Test func forceUpdateAndForceDeleteSkipTheTag() async throws {
+        try await SyncHarness.with { server in
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))])
+            // When the shop force-updates and then force-deletes without a tag
+            let updated = try await shop.modify([(.forceUpdate, record("p1", ["name": .string("Chai!")]))])
+            let deleted = try await shop.modify([(.forceDelete, record("p1"))])
+            // Then both apply
+            #expect(updated.value?.records[0].record?.fields["name"] == .string("Chai!"))
+            #expect(deleted.value?.records[0].record?.deleted == true)
+        }
+    }
+
+    // MARK: Ownership
+
+    @Test func aShopCannotWriteAnotherSitesZone() async throws {
+        try await SyncHarness.with { server in
+            // Given OXF's zone and a second shop
+            let (_, oxf) = try await server.company()
+            _ = try await oxf.modify([(.create, record("o1", type: "Order", zone: "site-OXF"))])
+            let cam = try await server.enrol("CAM", role: .shop)
+            // When CAM writes to site-OXF
+            let answer = try await cam.modify([(.create, record("o2", type: "Order", zone: "site-OXF"))])
+            // Then ACCESS_DENIED
+            #expect(answer.value?.records[0].error?.serverErrorCode == .accessDenied)
+        }
+    }
+
+    @Test func aShopCannotCreateAnotherSitesZone() async throws {
+        try await SyncHarness.with { server in
+            let (_, oxf) = try await server.company()
+            // When OXF creates CAM's zone
+            let results = try await oxf.createZones(["site-CAM"])
+            // Then ACCESS_DENIED
+            #expect(results[0].error?.serverErrorCode == .accessDenied)
+        }
+    }
+
+    @Test func aHeadOfficeZoneRefusesShops() async throws {
+        try await SyncHarness.with { server in
+            let (hq, shop) = try await server.company()
+            // When the shop writes to a zone written by head office only, and head office does too
+            let refused = try await shop.modify([(.create, record("price1", zone: "prices"))])
+            let accepted = try await hq.modify([(.create, record("price1", zone: "prices"))])
+            // Then the shop is refused and head office is not
+            #expect(refused.value?.records[0].error?.serverErrorCode == .accessDenied)
+            #expect(accepted.value?.records[0].error == nil)
+        }
+    }
+
+    @Test func anotherContainerIsOutOfReach() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When head office of acme asks for another company's zones
+            let answer = try await hq.listZones(path: .init(container: "globex", database: .shared), body: .json(.init()))
+            // Then ACCESS_DENIED
+            guard case .default(403, let failure) = answer else {
+                Issue.record("another container was served")
+                return
+            }
+            #expect(try failure.body.json.serverErrorCode == .accessDenied)
+        }
+    }
+
+    @Test func privateDatabasesAreApart() async throws {
+        try await SyncHarness.with { server in
+            // Given each site's private zone `settings`, and a record in head office's
+            let (hq, shop) = try await server.company()
+            _ = try await hq.createZones(["settings"], database: ._private)
+            _ = try await shop.createZones(["settings"], database: ._private)
+            _ = try await hq.modify([(.create, record("theme", type: "Setting", zone: "settings"))], database: ._private)
+            // When the shop looks the record up in its private database
+            let found = try await shop.lookupRecords(
+                path: .init(container: "acme", database: ._private),
+                body: .json(.init(records: [.init(recordName: "theme", zoneID: ZoneID("settings"))]))
+            ).ok.body.json.records
+            // Then it is not there
+            #expect(found[0].error?.serverErrorCode == .notFound)
+        }
+    }
+
+    // MARK: Atomic batches, replays, references
+
+    @Test func anAtomicBatchAcrossZonesIsAllOrNothing() async throws {
+        try await SyncHarness.with { server in
+            // Given a shop whose batch writes its own zone and the catalogue, with one stale operation
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            // When it sends the batch
+            let answer = try await shop.modify([
+                (.create, record("o1", type: "Order", zone: "site-OXF")), (.update, record("p1", tag: "999", ["name": .string("x")])),
+            ])
+            // Then the stale operation conflicts, the other says ATOMIC_ERROR, and neither zone changed
+            let results = try #require(answer.value?.records)
+            #expect(results[0].error?.serverErrorCode == .atomicError)
+            #expect(results[1].error?.serverErrorCode == .conflict)
+            #expect(try await shop.changes("site-OXF").pages.flatMap(\.records).isEmpty)
+        }
+    }
+
+    @Test func aNonAtomicBatchKeepsWhatSucceeded() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            // When a non-atomic batch creates p2 and p1 again
+            let answer = try await hq.modify([(.create, record("p2")), (.create, record("p1"))], atomic: false)
+            // Then p2 is written and p1 answers EXISTS
+            let results = try #require(answer.value?.records)
+            #expect(results[0].record != nil)
+            #expect(results[1].error?.serverErrorCode == .exists)
+        }
+    }
+
+    @Test func aReplayedBatchReturnsTheStoredAnswerAndChangesNothing() async throws {
+        try await SyncHarness.with { server in
+            // Given a batch applied once
+            let (hq, _) = try await server.company()
+            let first = try await hq.modify([(.create, record("p1"))], batchID: "b-1")
+            let before = try await hq.changes("catalog").pages.last?.syncToken
+            // When the same batch arrives again (the answer was lost on the way)
+            let replay = try await hq.modify([(.create, record("p1"))], batchID: "b-1")
+            // Then it answers as the first time, marked replayed, and the zone did not move
+            #expect(replay.value?.replayed == true)
+            #expect(replay.value?.records == first.value?.records)
+            #expect(try await hq.changes("catalog").pages.last?.syncToken == before)
+        }
+    }
+
+    @Test func aReferenceToAMissingRecordIsRefused() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When a product names a category that does not exist
+            let answer = try await hq.modify([(.create, record("p1", ["category": .reference(.init(recordName: "c404"))]))])
+            // Then VALIDATING_REFERENCE_ERROR
+            #expect(answer.value?.records[0].error?.serverErrorCode == .validatingReferenceError)
+        }
+    }
+
+    @Test func aChildMayComeBeforeItsParentInOneAtomicBatch() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When a product and its category arrive in one batch, the product first
+            let answer = try await hq.modify([
+                (.create, record("p1", ["category": .reference(.init(recordName: "c1"))])), (.create, record("c1", type: "Category")),
+            ])
+            // Then both are written
+            #expect(answer.value?.records.allSatisfy { $0.error == nil } == true)
+        }
+    }
+
+    @Test func aLedgerRecordIsAppendedOnceAndNeverChanged() async throws {
+        try await SyncHarness.with { server in
+            // Given a stock movement appended, then appended again (a retry)
+            let (_, shop) = try await server.company()
+            let movement = record("m1", type: "StockMovement", zone: "site-OXF", ["quantity": .int64(-3)])
+            let first = try await shop.modify([(.append, movement)])
+            let again = try await shop.modify([(.append, movement)])
+            // When it is then updated
+            let tag = try #require(first.value?.records[0].record?.recordChangeTag)
+            var edited = movement
+            edited.recordChangeTag = tag
+            edited.fields["quantity"] = .int64(-30)
+            let update = try await shop.modify([(.update, edited)])
+            // Then the retry answered the same record, and the update is refused
+            #expect(again.value?.records[0].record?.recordChangeTag == tag)
+            #expect(update.value?.records[0].error?.serverErrorCode == .accessDenied)
+        }
+    }
+
+    // MARK: Limits
+
+    @Test func moreThan400OperationsExceedTheLimit() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When 401 operations are sent at once
+            let answer = try await hq.modify((0...400).map { (.create, record("p\($0)")) })
+            // Then LIMIT_EXCEEDED, stating the limits
+            let error = try #require(answer.failure)
+            #expect(error.serverErrorCode == .limitExceeded)
+            #expect(error.reason.contains("400 operations"))
+        }
+    }
+
+    @Test func aRecordOverOneMegabyteExceedsTheLimit() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When one record carries 1.1 MB of text
+            let answer = try await hq.modify([(.create, record("big", ["notes": .string(String(repeating: "x", count: 1_100_000))]))])
+            // Then LIMIT_EXCEEDED
+            #expect(answer.value?.records[0].error?.serverErrorCode == .limitExceeded)
+        }
+    }
+
+    @Test func aBodyOverTwoMegabytesExceedsTheLimit() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            _ = hq
+            let credential = try await server.service.createEnrollment(container: "acme", role: .shop)
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: credential, siteCode: "BIG"))).ok.body.json
+            // When 2.5 MB arrive in one request
+            let body = Data(
+                ("{\"clientID\":\"c\",\"batchID\":\"b\",\"operations\":[],\"pad\":\"" + String(repeating: "x", count: 2_500_000) + "\"}").utf8
+            )
+            let (status, _, error) = try await server.raw("/sync/v1/acme/shared/records/modify", body: body, credential: enrolled.credential)
+            // Then LIMIT_EXCEEDED, before anything is read
+            #expect(status == 400)
+            #expect(error?.serverErrorCode == .limitExceeded)
+        }
+    }
+
+    // MARK: Bad input
+
+    @Test func malformedJSONIsABadRequest() async throws {
+        try await SyncHarness.with { server in
+            let token = try await server.service.createEnrollment(container: "acme", role: .hq)
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
+            // When the body is cut short
+            let (status, _, error) = try await server.raw(
+                "/sync/v1/acme/shared/records/modify",
+                body: Data("{\"clientID\":".utf8),
+                credential: enrolled.credential
+            )
+            // Then 400 BAD_REQUEST
+            #expect(status == 400)
+            #expect(error?.serverErrorCode == .badRequest)
+        }
+    }
+
+    @Test func anUnknownFieldTypeIsABadRequestThatNamesIt() async throws {
+        try await SyncHarness.with { server in
+            let token = try await server.service.createEnrollment(container: "acme", role: .hq)
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
+            // When a field's type is not one of the protocol's
+            let body = Data(
+                #"{"clientID":"c","batchID":"b","operations":[{"opID":"1","operationType":"create","record":{"recordName":"p","recordType":"P","zoneID":{"zoneName":"catalog"},"fields":{"x":{"type":"COLOUR","value":"red"}}}}]}"#
+                    .utf8
+            )
+            let (status, _, error) = try await server.raw("/sync/v1/acme/shared/records/modify", body: body, credential: enrolled.credential)
+            // Then 400, naming the type
+            #expect(status == 400)
+            #expect(error?.reason.contains("COLOUR") == true)
+        }
+    }
+
+    @Test func anotherProtocolVersionIsIncompatible() async throws {
+        try await SyncHarness.with { server in
+            let token = try await server.service.createEnrollment(container: "acme", role: .hq)
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
+            // When a client speaking version 0 calls
+            let old = server.client(credential: enrolled.credential, protocolVersion: "0")
+            let answer = try await old.listZones(path: .init(container: "acme", database: .shared), body: .json(.init()))
+            // Then 426 INCOMPATIBLE_VERSION
+            guard case .default(426, let failure) = answer else {
+                Issue.record("an old client was served")
+                return
+            }
+            #expect(try failure.body.json.serverErrorCode == .incompatibleVersion)
+        }
+    }
+
+    @Test func tooManyRequestsAreThrottledWithRetryAfter() async throws {
+        try await SyncHarness.with(requestsPerSecond: 2) { server in
+            let token = try await server.service.createEnrollment(container: "acme", role: .hq)
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
+            // When a site sends more requests at once than its rate allows
+            var statuses: [Int] = []
+            var retryAfter: String? = nil
+            for _ in 0..<5 {
+                let (status, headers, _) = try await server.raw(
+                    "/sync/v1/acme/shared/zones/list",
+                    body: Data("{}".utf8),
+                    credential: enrolled.credential
+                )
+                statuses.append(status)
+                if status == 429 { retryAfter = headers["retry-after"] }
+            }
+            // Then the excess answers 429 with Retry-After
+            #expect(statuses.contains(429))
+            #expect(retryAfter != nil)
+        }
+    }
+}
+
+/// Fetching changes: pages, tokens, compaction, expiry and checksums.
+@Suite("Sync changes")
+struct SyncChangesTests {
+    @Test func pagesResumeFromTheirTokensWithoutLossOrRepeat() async throws {
+        try await SyncHarness.with { server in
+            // Given 1,000 products written in batches of 100
+            let (hq, shop) = try await server.company()
+            for batch in 0..<10 {
+                _ = try await hq.modify((0..<100).map { (.create, record("p\(batch * 100 + $0)")) })
+            }
+            // When the shop fetches with pages of 150
+            let fetched = try await shop.changes("catalog", limit: 150)
+            // Then it gets every record exactly once, over several pages, the last saying nothing more is coming
+            let names = fetched.pages.flatMap(\.records).map(\.recordName)
+            #expect(names.count == 1000)
+            #expect(Set(names).count == 1000)
+            #expect(fetched.pages.count > 1)
+            #expect(fetched.pages.dropLast().allSatisfy { $0.moreComing })
+        }
+    }
+
+    @Test func aPageNeverSplitsOneBatch() async throws {
+        try await SyncHarness.with { server in
+            // Given one batch of 30 records
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify((0..<30).map { (.create, record("p\($0)")) })
+            // When the shop asks for pages of 10
+            let fetched = try await shop.changes("catalog", limit: 10)
+            // Then the batch arrives whole, in one page
+            #expect(fetched.pages.first?.records.count == 30)
+        }
+    }
+
+    @Test func aTokenBringsOnlyLaterChangesWithDeletions() async throws {
+        try await SyncHarness.with { server in
+            // Given a shop that has fetched p1 and p2
+            let (hq, shop) = try await server.company()
+            let created = try await hq.modify([(.create, record("p1")), (.create, record("p2"))])
+            let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
+            // When head office deletes p1 and adds p3
+            let p1 = try #require(created.value?.records[0].record)
+            _ = try await hq.modify([(.delete, record("p1", tag: p1.recordChangeTag)), (.create, record("p3"))])
+            // Then the shop's next fetch brings p1's deletion and p3, and nothing else
+            let records = try await shop.changes("catalog", after: token).pages.flatMap(\.records)
+            #expect(records.map(\.recordName).sorted() == ["p1", "p3"])
+            #expect(records.first { $0.recordName == "p1" }?.deleted == true)
+        }
+    }
+
+    @Test func aFetchFromScratchHasNoTombstones() async throws {
+        try await SyncHarness.with { server in
+            // Given p1 created and deleted, and p2 live
+            let (hq, shop) = try await server.company()
+            let created = try await hq.modify([(.create, record("p1")), (.create, record("p2"))])
+            _ = try await hq.modify([(.delete, record("p1", tag: created.value?.records[0].record?.recordChangeTag))])
+            // When a new installation fetches the zone without a token
+            let records = try await shop.changes("catalog").pages.flatMap(\.records)
+            // Then it gets the live record only
+            #expect(records.map(\.recordName) == ["p2"])
+        }
+    }
+
+    @Test func aTokenOlderThanPurgedDeletionsExpires() async throws {
+        try await SyncHarness.with { server in
+            // Given a shop's token, then a deletion that the server purges
+            let (hq, shop) = try await server.company()
+            let created = try await hq.modify([(.create, record("p1"))])
+            let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
+            _ = try await hq.modify([(.delete, record("p1", tag: created.value?.records[0].record?.recordChangeTag))])
+            try await Task.sleep(for: .milliseconds(20))
+            _ = try await server.service.purgeTombstones(retention: 0)
+            // When the shop fetches with its old token
+            let fetched = try await shop.changes("catalog", after: token)
+            // Then CHANGE_TOKEN_EXPIRED tells it to fetch the zone again
+            #expect(fetched.error?.serverErrorCode == .changeTokenExpired)
+        }
+    }
+
+    @Test func theZoneChecksumMatchesWhatTheClientHolds() async throws {
+        try await SyncHarness.with { server in
+            // Given records created, updated and deleted
+            let (hq, shop) = try await server.company()
+            let created = try await hq.modify((0..<20).map { (.create, record("p\($0)")) })
+            let tags = (created.value?.records ?? []).compactMap(\.record?.recordChangeTag)
+            _ = try await hq.modify([(.update, record("p3", tag: tags[3], ["name": .string("x")])), (.delete, record("p4", tag: tags[4]))])
+            // When the shop fetches the zone and computes the checksum of what it holds
+            let pages = try await shop.changes("catalog").pages
+            let held = pages.flatMap(\.records).filter { !$0.deleted }
+            let computed = held.reduce(UInt64(0)) { $0 ^ checksum($1.recordName, $1.recordChangeTag ?? "") }
+            // Then it equals the server's
+            #expect(held.count == 19)
+            #expect(pages.last?.checksum == String(format: "%016llx", computed))
+        }
+    }
+
+    @Test func databaseChangesNameTheZonesThatMoved() async throws {
+        try await SyncHarness.with { server in
+            // Given a shop's database token
+            let (hq, shop) = try await server.company()
+            let path = Operations.DatabaseChanges.Input.Path(container: "acme", database: .shared)
+            let token = try await shop.databaseChanges(path: path, body: .json(.init())).ok.body.json.syncToken
+            // When head office writes to the catalogue only
+            _ = try await hq.modify([(.create, record("p1"))])
+            // Then changes/database names the catalogue and nothing else
+            let changed = try await shop.databaseChanges(path: path, body: .json(.init(syncToken: token))).ok.body.json.zones
+            #expect(changed.map(\.zoneID.zoneName) == ["catalog"])
+        }
+    }
+
+    @Test func aQueryFiltersSortsAndContinues() async throws {
+        try await SyncHarness.with { server in
+            // Given products priced 1 to 10
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify((1...10).map { (.create, record("p\($0)", ["price": .decimal("\($0).00")])) })
+            // When the shop asks for prices above 4, dearest first, three at a time
+            var names: [String] = []
+            var marker: String? = nil
+            repeat {
+                let page = try await shop.queryRecords(
+                    path: .init(container: "acme", database: .shared),
+                    body: .json(
+                        .init(
+                            zoneID: ZoneID("catalog"),
+                            query: .init(
+                                recordType: "Product",
+                                filterBy: [.init(fieldName: "price", comparator: .greaterThan, fieldValue: .decimal("4.00"))],
+                                sortBy: [.init(fieldName: "price", ascending: false)]
+                            ),
+                            resultsLimit: 3,
+                            continuationMarker: marker
+                        )
+                    )
+                ).ok.body.json
+                names += page.records.map(\.recordName)
+                marker = page.continuationMarker
+            } while marker != nil
+            // Then it gets p10 down to p5, across pages
+            #expect(names == ["p10", "p9", "p8", "p7", "p6", "p5"])
+        }
+    }
+}
+
+/// The checksum a client computes: the first 8 bytes of SHA-256("recordName\0changeTag"), as docs/sync.md says.
+func checksum(_ name: String, _ tag: String) -> UInt64 {
+    var bytes = Array(name.utf8)
+    bytes.append(0)
+    bytes.append(contentsOf: tag.utf8)
+    return SHA256.hash(data: bytes).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+}
