@@ -45,6 +45,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address to listen on; put a reverse proxy with TLS in front for other machines.") var host = "127.0.0.1"
     @Option(help: "The port.") var port = 8444
     @Option(help: "Requests a second each installation may make, on average.") var rate = 200.0
+    @Option(help: "Requests an installation may make at once above its rate (default: twice the rate).") var burst: Double?
     @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again.")
     var tombstoneDays = 180
 
@@ -57,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
         let app = try SyncServerApp.make(
             service: service,
-            options: SyncServerOptions(host: host, port: port, requestsPerSecond: rate, burst: rate * 2),
+            options: SyncServerOptions(host: host, port: port, requestsPerSecond: rate, burst: burst ?? rate * 2),
             logger: logger
         )
         logger.info("sync server on http://\(host):\(port), data in \(database.path)")

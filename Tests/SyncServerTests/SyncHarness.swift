@@ -18,12 +18,18 @@ struct SyncHarness: Sendable {
     let directory: URL
 
     /// Runs `body` against a fresh server; stops it afterwards.
-    static func with(requestsPerSecond: Double = 10_000, _ body: @Sendable (SyncHarness) async throws -> Void) async throws {
+    static func with(
+        requestsPerSecond: Double = 10_000,
+        burst: Double = 20_000,
+        _ body: @Sendable (SyncHarness) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("sync.sqlite").path
         let service = try SyncService.sqlite(path: path)
-        let server = try ServerProcess.start(["serve", "--database", path, "--port", "0", "--rate", String(requestsPerSecond)])
+        let server = try ServerProcess.start([
+            "serve", "--database", path, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
+        ])
         defer { server.stop() }
         try await body(SyncHarness(service: service, port: server.port, directory: directory))
     }

@@ -416,10 +416,10 @@ struct SyncProtocolTests {
     }
 
     @Test func tooManyRequestsAreThrottledWithRetryAfter() async throws {
-        try await SyncHarness.with(requestsPerSecond: 2) { server in
+        try await SyncHarness.with(requestsPerSecond: 0.001, burst: 2) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)
             let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
-            // When a site sends more requests at once than its rate allows
+            // When a site sends more requests than its burst, at a rate of one in 1,000 s
             var statuses: [Int] = []
             var retryAfter: String? = nil
             for _ in 0..<5 {
