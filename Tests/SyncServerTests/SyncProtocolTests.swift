@@ -587,3 +587,93 @@ func checksum(_ name: String, _ tag: String) -> UInt64 {
     bytes.append(contentsOf: tag.utf8)
     return SHA256.hash(data: bytes).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
 }
+
+/// Assets: content-addressed by SHA-256, verified on upload, stored once.
+@Suite("Sync assets")
+struct SyncAssetTests {
+    static let picture = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    static let hash = SHA256.hash(data: picture).map { String(format: "%02x", $0) }.joined()
+
+    @Test func anUploadedAssetDownloadsAsSentAndCanBeReferenced() async throws {
+        try await SyncHarness.with { server in
+            // Given head office, which asks where to upload a picture and uploads it there
+            let (hq, shop) = try await server.company()
+            let answer = try await hq.requestAssetUploads(
+                path: .init(container: "acme"),
+                body: .json(.init(assets: [.init(sha256: Self.hash, size: Int64(Self.picture.count))]))
+            ).ok.body.json.assets[0]
+            #expect(answer.present == false)
+            #expect(answer.uploadURL == "/sync/v1/acme/assets/\(Self.hash)")
+            _ = try await hq.uploadAsset(path: .init(container: "acme", sha256: Self.hash), body: .binary(HTTPBody(Self.picture))).ok
+            // When a category names it and the shop downloads it
+            let written = try await hq.modify([
+                (.create, record("c1", type: "Category", ["picture": .asset(.init(sha256: Self.hash, size: Int64(Self.picture.count)))]))
+            ])
+            let body = try await shop.downloadAsset(path: .init(container: "acme", sha256: Self.hash)).ok.body.binary
+            // Then the record is accepted and the bytes are the same
+            #expect(written.value?.records[0].error == nil)
+            #expect(try await Data(collecting: body, upTo: 1_000_000) == Self.picture)
+        }
+    }
+
+    @Test func bytesThatDoNotMatchTheirHashAreRefused() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When other bytes are sent to the picture's address
+            let answer = try await hq.uploadAsset(path: .init(container: "acme", sha256: Self.hash), body: .binary(HTTPBody(Data("not it".utf8))))
+            // Then they are refused and the asset is still missing
+            guard case .default(400, let failure) = answer else {
+                Issue.record("mismatched bytes were stored")
+                return
+            }
+            #expect(try failure.body.json.reason.contains("hash"))
+            let after = try await hq.requestAssetUploads(
+                path: .init(container: "acme"),
+                body: .json(.init(assets: [.init(sha256: Self.hash, size: 6)]))
+            ).ok.body.json.assets[0]
+            #expect(after.present == false)
+        }
+    }
+
+    @Test func anAssetAlreadyHeldNeedsNoUpload() async throws {
+        try await SyncHarness.with { server in
+            // Given the picture uploaded by head office
+            let (hq, shop) = try await server.company()
+            _ = try await hq.uploadAsset(path: .init(container: "acme", sha256: Self.hash), body: .binary(HTTPBody(Self.picture))).ok
+            // When the shop asks to upload the same picture
+            let answer = try await shop.requestAssetUploads(
+                path: .init(container: "acme"),
+                body: .json(.init(assets: [.init(sha256: Self.hash, size: Int64(Self.picture.count))]))
+            ).ok.body.json.assets[0]
+            // Then it is told the server has it
+            #expect(answer.present == true)
+            #expect(answer.uploadURL == nil)
+        }
+    }
+
+    @Test func anAssetOver50MegabytesExceedsTheLimit() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When 51 MB are uploaded
+            let big = Data(count: 51 * 1024 * 1024)
+            let hash = SHA256.hash(data: big).map { String(format: "%02x", $0) }.joined()
+            let answer = try await hq.uploadAsset(path: .init(container: "acme", sha256: hash), body: .binary(HTTPBody(big)))
+            // Then LIMIT_EXCEEDED
+            guard case .default(400, let failure) = answer else {
+                Issue.record("51 MB were stored")
+                return
+            }
+            #expect(try failure.body.json.serverErrorCode == .limitExceeded)
+        }
+    }
+
+    @Test func aRecordNamingAnAssetNeverUploadedIsRefused() async throws {
+        try await SyncHarness.with { server in
+            let (hq, _) = try await server.company()
+            // When a category names a picture that was never uploaded
+            let answer = try await hq.modify([(.create, record("c1", type: "Category", ["picture": .asset(.init(sha256: Self.hash, size: 1))]))])
+            // Then VALIDATING_REFERENCE_ERROR
+            #expect(answer.value?.records[0].error?.serverErrorCode == .validatingReferenceError)
+        }
+    }
+}

@@ -39,9 +39,10 @@ struct SyncGate: RouterMiddleware {
         }
     }
 
-    /// Reads the body whole, up to the request limit, so its size is known before decoding.
+    /// Reads the body whole, up to the request limit (an asset's, for an asset upload), so its size is known
+    /// before decoding.
     private func collect(_ request: inout Request) async throws -> Int {
-        let limit = SyncLimits.bytesPerRequest
+        let limit = request.method == .put ? SyncLimits.bytesPerAsset : SyncLimits.bytesPerRequest
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw SyncError(.limitExceeded, "the request body has \(length) bytes. " + SyncLimits.summary)
         }

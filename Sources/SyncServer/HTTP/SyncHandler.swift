@@ -82,4 +82,22 @@ struct SyncHandler: APIProtocol {
         let zones = try await service.zoneChanges(caller, container: input.path.container, scope: scope, queries: body.zones)
         return .ok(.init(body: .json(.init(zones: zones))))
     }
+
+    func requestAssetUploads(_ input: Operations.RequestAssetUploads.Input) async throws -> Operations.RequestAssetUploads.Output {
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let answers = try await service.requestUploads(try SyncRequest.requireCaller(), container: input.path.container, assets: body.assets)
+        return .ok(.init(body: .json(.init(assets: answers))))
+    }
+
+    func uploadAsset(_ input: Operations.UploadAsset.Input) async throws -> Operations.UploadAsset.Output {
+        guard case .binary(let body) = input.body else { throw SyncError(.badRequest, "send the bytes as application/octet-stream") }
+        let data = try await Data(collecting: body, upTo: SyncLimits.bytesPerAsset)
+        let asset = try await service.upload(try SyncRequest.requireCaller(), container: input.path.container, sha256: input.path.sha256, data: data)
+        return .ok(.init(body: .json(asset)))
+    }
+
+    func downloadAsset(_ input: Operations.DownloadAsset.Input) async throws -> Operations.DownloadAsset.Output {
+        let data = try await service.download(try SyncRequest.requireCaller(), container: input.path.container, sha256: input.path.sha256)
+        return .ok(.init(body: .binary(HTTPBody(data))))
+    }
 }

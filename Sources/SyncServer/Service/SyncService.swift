@@ -246,6 +246,61 @@ public struct SyncService: Sendable {
         }
     }
 
+    // MARK: Assets
+
+    /// Which assets the caller must upload, with where to.
+    func requestUploads(
+        _ caller: Installation,
+        container: String,
+        assets: [Components.Schemas.Asset]
+    ) async throws(SyncError)
+        -> [Components.Schemas.AssetUploadAnswer]
+    {
+        _ = try scope(caller, container: container, database: "shared")
+        if assets.count > SyncLimits.operationsPerRequest {
+            throw SyncError(.limitExceeded, "\(assets.count) assets in one request. " + SyncLimits.summary)
+        }
+        for asset in assets {
+            try Self.checkHash(asset.sha256)
+            if asset.size > SyncLimits.bytesPerAsset || asset.size < 0 {
+                throw SyncError(.limitExceeded, "asset \(asset.sha256) has \(asset.size) bytes. " + SyncLimits.summary)
+            }
+        }
+        let present = try await guarded { try await storage.presentAssets(container: container, hashes: assets.map(\.sha256)) }
+        return assets.map { asset in
+            present.contains(asset.sha256)
+                ? .init(sha256: asset.sha256, present: true)
+                : .init(sha256: asset.sha256, present: false, uploadURL: "/sync/v1/\(container)/assets/\(asset.sha256)")
+        }
+    }
+
+    /// Stores bytes after checking they hash to the address they were sent to.
+    func upload(_ caller: Installation, container: String, sha256: String, data: Data) async throws(SyncError) -> Components.Schemas.Asset {
+        _ = try scope(caller, container: container, database: "shared")
+        try Self.checkHash(sha256)
+        let actual = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        guard actual == sha256 else {
+            throw SyncError(.badRequest, "the bytes sent hash to \(actual), not \(sha256); nothing was stored. Upload them again")
+        }
+        try await guarded { try await storage.saveAsset(container: container, sha256: sha256, data: data) }
+        return .init(sha256: sha256, size: Int64(data.count))
+    }
+
+    func download(_ caller: Installation, container: String, sha256: String) async throws(SyncError) -> Data {
+        _ = try scope(caller, container: container, database: "shared")
+        try Self.checkHash(sha256)
+        guard let data = try await guarded({ try await storage.asset(container: container, sha256: sha256) }) else {
+            throw SyncError(.notFound, "asset \(sha256) was never uploaded to \(container)")
+        }
+        return data
+    }
+
+    static func checkHash(_ sha256: String) throws(SyncError) {
+        guard sha256.wholeMatch(of: /[0-9a-f]{64}/) != nil else {
+            throw SyncError(.badRequest, "an asset is named by its SHA-256 as 64 lowercase hex digits")
+        }
+    }
+
     // MARK: Changes
 
     func databaseChanges(

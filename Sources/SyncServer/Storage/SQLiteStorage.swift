@@ -6,9 +6,13 @@ import SyncProtocol
 /// numbers are dense and in commit order without further locking.
 final class SQLiteStorage: SyncStorage {
     let pool: DatabasePool
+    /// Asset bytes live in files beside the database, named by their hash.
+    let assetDirectory: URL
 
     init(path: String) throws {
         let url = URL(fileURLWithPath: path)
+        assetDirectory = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + "-assets")
+        try FileManager.default.createDirectory(at: assetDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -21,6 +25,15 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v1: containers, zones, records, batches, assets") { db in
             for statement in SyncSchema.statements { try db.execute(sql: statement) }
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('epoch', ?)", arguments: [UUID().uuidString])
+        }
+        migrator.registerMigration("v2: assets per container") { db in
+            try db.execute(sql: "DROP TABLE assets")
+            try db.execute(
+                sql: """
+                    CREATE TABLE assets (container TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, created INTEGER NOT NULL,
+                        PRIMARY KEY (container, sha256))
+                    """
+            )
         }
         return migrator
     }
@@ -192,7 +205,8 @@ final class SQLiteStorage: SyncStorage {
             let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
             let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
             var assets = Set<String>()
-            for hash in planner.assetsToCheck where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE sha256 = ?", arguments: [hash]) ?? false {
+            for hash in planner.assetsToCheck
+            where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, hash]) ?? false {
                 assets.insert(hash)
             }
             let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
@@ -308,6 +322,36 @@ final class SQLiteStorage: SyncStorage {
                 arguments: [container, scope.key, zoneName, recordType]
             ).map(Self.storedRecord)
         }
+    }
+
+    func presentAssets(container: String, hashes: [String]) async throws -> Set<String> {
+        try await pool.read { db in
+            var present = Set<String>()
+            for hash in hashes
+            where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, hash]) ?? false {
+                present.insert(hash)
+            }
+            return present
+        }
+    }
+
+    func saveAsset(container: String, sha256: String, data: Data) async throws {
+        // The file first, then the row: a row never names missing bytes. Files are shared between containers.
+        let file = assetDirectory.appendingPathComponent(sha256)
+        if !FileManager.default.fileExists(atPath: file.path) { try data.write(to: file, options: .atomic) }
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO assets (container, sha256, size, created) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [container, sha256, data.count, Clock.now()]
+            )
+        }
+    }
+
+    func asset(container: String, sha256: String) async throws -> Data? {
+        let known = try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, sha256]) ?? false
+        }
+        return known ? try Data(contentsOf: assetDirectory.appendingPathComponent(sha256)) : nil
     }
 
     func purgeTombstones(before: Int64) async throws -> Int {

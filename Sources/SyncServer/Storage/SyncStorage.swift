@@ -52,6 +52,12 @@ protocol SyncStorage: Sendable {
     /// A zone's live records of one type, in record-name order.
     func liveRecords(container: String, scope: DatabaseScope, zoneName: String, recordType: String) async throws -> [StoredRecord]
 
+    /// Which of these assets the container holds.
+    func presentAssets(container: String, hashes: [String]) async throws -> Set<String>
+    /// Stores verified bytes under their hash (once: a second upload of the same bytes changes nothing).
+    func saveAsset(container: String, sha256: String, data: Data) async throws
+    func asset(container: String, sha256: String) async throws -> Data?
+
     /// Deletes tombstones written before `before` and raises each zone's purge floor past them.
     func purgeTombstones(before: Int64) async throws -> Int
 }
