@@ -40,8 +40,12 @@ struct SyncHarness: Sendable {
     var anonymous: Client { client(credential: nil) }
 
     func client(credential: String?, protocolVersion: String? = nil) -> Client {
+        Self.client(port: port, credential: credential, protocolVersion: protocolVersion)
+    }
+
+    static func client(port: Int, credential: String?, protocolVersion: String? = nil) -> Client {
         Client(
-            serverURL: baseURL,
+            serverURL: URL(string: "http://127.0.0.1:\(port)")!,
             transport: AsyncHTTPClientTransport(),
             middlewares: [Credentials(credential: credential, protocolVersion: protocolVersion)]
         )
@@ -221,6 +225,12 @@ final class ServerProcess: Sendable {
 
     func stop() {
         process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Kills the server as a power cut would: no chance to finish or clean up.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
