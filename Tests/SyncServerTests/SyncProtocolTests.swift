@@ -1,5 +1,8 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
+import NIOCore
+import NIOHTTP1
 import OpenAPIRuntime
 import SyncProtocol
 import SyncServer
@@ -396,6 +399,18 @@ struct SyncProtocolTests {
             // Then 400, naming the type
             #expect(status == 400)
             #expect(error?.reason.contains("COLOUR") == true)
+        }
+    }
+
+    @Test func anUndeclaredMethodAnswers405WithAllow() async throws {
+        try await SyncHarness.with { server in
+            // When enrolment is asked for with GET
+            var request = HTTPClientRequest(url: server.baseURL.absoluteString + "/sync/v1/enroll")
+            request.method = .GET
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            // Then 405 names the method it takes
+            #expect(response.status.code == 405)
+            #expect(response.headers["Allow"].first == "POST")
         }
     }
 

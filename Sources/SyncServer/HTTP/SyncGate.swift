@@ -14,6 +14,9 @@ struct SyncGate: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
+        if let allowed = Self.allowedMethods(request.uri.path), !allowed.contains(request.method), request.method != .head {
+            return Self.methodNotAllowed(allowed)
+        }
         do {
             try checkVersion(request)
             let body = try await collect(&request)
@@ -27,6 +30,26 @@ struct SyncGate: RouterMiddleware {
         } catch {
             return Self.response(for: Self.syncError(error, logger: context.logger))
         }
+    }
+
+    /// The methods a protocol path takes, or nil when the path is none of the protocol's.
+    static func allowedMethods(_ path: String) -> [HTTPRequest.Method]? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].isEmpty, parts[1] == "sync", parts[2] == "v1" else { return nil }
+        switch parts.count {
+        case 4 where parts[3] == "enroll": return [.post]
+        case 6 where parts[4] == "assets": return parts[5] == "upload" ? [.post] : [.get, .put]
+        case 7 where ["shared", "private"].contains(parts[4]): return [.post]
+        default: return nil
+        }
+    }
+
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> Response {
+        let methods = allowed.map(\.rawValue).joined(separator: ", ")
+        var response = response(for: SyncError(.badRequest, "this endpoint takes \(methods)"))
+        response.status = .methodNotAllowed
+        response.headers[.allow] = methods
+        return response
     }
 
     private func checkVersion(_ request: Request) throws(SyncError) {
