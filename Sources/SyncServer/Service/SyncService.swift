@@ -278,7 +278,7 @@ public struct SyncService: Sendable {
     func upload(_ caller: Installation, container: String, sha256: String, data: Data) async throws(SyncError) -> Components.Schemas.Asset {
         _ = try scope(caller, container: container, database: "shared")
         try Self.checkHash(sha256)
-        let actual = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let actual = Secrets.sha256(data)
         guard actual == sha256 else {
             throw SyncError(.badRequest, "the bytes sent hash to \(actual), not \(sha256); nothing was stored. Upload them again")
         }
@@ -395,10 +395,15 @@ enum Secrets {
     static func random() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return hex(bytes)
     }
 
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256(Data(secret.utf8))
     }
+
+    /// The SHA-256 of `data` as lowercase hex, as assets are named.
+    static func sha256(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
