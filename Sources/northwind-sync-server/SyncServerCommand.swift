@@ -16,7 +16,12 @@ struct SyncServerCommand: AsyncParsableCommand {
 
 /// Where the server keeps its data.
 struct DatabaseOption: ParsableArguments {
-    @Option(help: "The SQLite file (default: $NORTHWIND_SYNC_DATABASE, else $XDG_DATA_HOME/northwind-sync/sync.sqlite).")
+    @Option(
+        help: """
+            A SQLite file, or a postgres://user:password@host:5432/database URL that several instances share \
+            (default: $NORTHWIND_SYNC_DATABASE, else $XDG_DATA_HOME/northwind-sync/sync.sqlite).
+            """
+    )
     var database: String?
 
     var path: String {
@@ -27,9 +32,9 @@ struct DatabaseOption: ParsableArguments {
         return dataHome + "/northwind-sync/sync.sqlite"
     }
 
-    func open() throws -> SyncService {
+    func open() async throws -> SyncService {
         do {
-            return try SyncService.sqlite(path: path)
+            return try await SyncService.open(database: path)
         } catch {
             throw ValidationError(error.reason)
         }
@@ -53,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "northwind-sync")
         logger.logLevel = .info
-        let service = try database.open()
+        let service = try await database.open()
         let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
         let app = try SyncServerApp.make(
@@ -61,7 +66,7 @@ struct Serve: AsyncParsableCommand {
             options: SyncServerOptions(host: host, port: port, requestsPerSecond: rate, burst: burst ?? rate * 2),
             logger: logger
         )
-        logger.info("sync server on http://\(host):\(port), data in \(database.path)")
+        logger.info("sync server on http://\(host):\(port), data in \(SyncService.redacted(database.path))")
         try await app.runService()
     }
 }
@@ -77,7 +82,7 @@ struct Enroll: AsyncParsableCommand {
 
     func run() async throws {
         guard let role = Role(rawValue: role) else { throw ValidationError("--role is hq or shop") }
-        let service = try database.open()
+        let service = try await database.open()
         do {
             print(try await service.createEnrollment(container: container, role: role, validFor: Int64(days) * 86_400))
         } catch {
@@ -98,7 +103,7 @@ struct Shops: AsyncParsableCommand {
         @Option(help: "The container.") var container: String
 
         func run() async throws {
-            let service = try database.open()
+            let service = try await database.open()
             let installations: [Installation]
             do { installations = try await service.installations(container: container) } catch { throw fail(error) }
             if installations.isEmpty { print("No installation is enrolled in \(container).") }
@@ -117,7 +122,7 @@ struct Shops: AsyncParsableCommand {
         @Argument(help: "The site code.") var code: String
 
         func run() async throws {
-            let service = try database.open()
+            let service = try await database.open()
             do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
             print("Revoked \(code) in \(container).")
         }
@@ -132,7 +137,7 @@ struct Purge: AsyncParsableCommand {
     @Option(help: "Keep deletions this many days.") var days = 180
 
     func run() async throws {
-        let service = try database.open()
+        let service = try await database.open()
         do {
             let count = try await service.purgeTombstones(retention: Int64(days) * 86_400)
             print("Purged \(count) deletions.")

@@ -7,16 +7,15 @@ import Testing
 @Suite("Sync faults")
 struct SyncFaultTests {
     /// Replay a failure with `SYNC_FAULT_SEED=N swift test --filter SyncFaultTests`.
-    @Test func aBatchKilledMidwayIsAllOrNothing() async throws {
+    @Test(arguments: SyncEngine.all) func aBatchKilledMidwayIsAllOrNothing(_ engine: SyncEngine) async throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SYNC_FAULT_SEED"] ?? "") ?? UInt64.random(in: 1...1_000_000)
         var random = SplitMix64(seed: seed)
-        var trace = ["SYNC_FAULT_SEED=\(seed)"]
+        var trace = ["SYNC_FAULT_SEED=\(seed) on \(engine)"]
         // Given head office enrolled on a server with two zones
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-fault-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("sync.sqlite").path
-        let service = try SyncService.sqlite(path: path)
-        let arguments = ["serve", "--database", path, "--port", "0"]
+        let database = try await SyncHarness.freshDatabase(engine)
+        defer { SyncHarness.removeDatabase(database) }
+        let service = try await SyncService.open(database: database)
+        let arguments = ["serve", "--database", database, "--port", "0"]
         var server = try ServerProcess.start(arguments)
         let token = try await service.createEnrollment(container: "acme", role: .hq)
         let credential = try await SyncHarness.client(port: server.port, credential: nil)
@@ -51,6 +50,7 @@ struct SyncFaultTests {
             #expect(!answered || count == 400, "an answered batch was lost\n\(trace.joined(separator: "\n"))")
         }
         server.stop()
+        await service.close()
     }
 }
 

@@ -9,29 +9,53 @@ import SyncProtocol
 import SyncServer
 import Testing
 
-/// A real `northwind-sync-server` process on loopback, on a fresh SQLite file, with enrolled installations to call
-/// it as. Administration (enrolment tokens, revocation) goes through the same file, as the CLI's would.
+/// A real `northwind-sync-server` process on loopback, on a fresh SQLite file or PostgreSQL database, with enrolled
+/// installations to call it as. Administration (enrolment tokens, revocation) goes through the same database, as the
+/// CLI's would.
 struct SyncHarness: Sendable {
     let service: SyncService
     let port: Int
     let container = "acme"
-    let directory: URL
+    /// The `--database` the server was started with.
+    let database: String
 
-    /// Runs `body` against a fresh server; stops it afterwards.
+    /// Runs `body` against a fresh server on `engine`; stops it afterwards.
     static func with(
+        _ engine: SyncEngine,
         requestsPerSecond: Double = 10_000,
         burst: Double = 20_000,
         _ body: @Sendable (SyncHarness) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("sync.sqlite").path
-        let service = try SyncService.sqlite(path: path)
+        let database = try await freshDatabase(engine)
+        defer { removeDatabase(database) }
+        let service = try await SyncService.open(database: database)
         let server = try ServerProcess.start([
-            "serve", "--database", path, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
+            "serve", "--database", database, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
         ])
         defer { server.stop() }
-        try await body(SyncHarness(service: service, port: server.port, directory: directory))
+        do {
+            try await body(SyncHarness(service: service, port: server.port, database: database))
+        } catch {
+            await service.close()
+            throw error
+        }
+        await service.close()
+    }
+
+    /// A new, empty database for `engine`: a SQLite path in a temporary folder, or a PostgreSQL URL.
+    static func freshDatabase(_ engine: SyncEngine) async throws -> String {
+        switch engine {
+        case .sqlite:
+            FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)/sync.sqlite").path
+        case .postgres:
+            try await PostgresCluster.shared.newDatabase()
+        }
+    }
+
+    /// Deletes a SQLite database's folder; PostgreSQL databases go with the throwaway cluster.
+    static func removeDatabase(_ database: String) {
+        guard database.hasPrefix("/") else { return }
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: database).deletingLastPathComponent())
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -197,13 +221,14 @@ final class ServerProcess: Sendable {
         self.port = port
     }
 
-    static func start(_ arguments: [String]) throws -> ServerProcess {
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ServerProcess {
         guard let binary = binary("northwind-sync-server") else {
             throw SyncError(.internalError, "no northwind-sync-server binary beside the tests: build it first (swift build)")
         }
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

@@ -13,8 +13,8 @@ import Testing
 struct SyncProtocolTests {
     // MARK: Enrolment and credentials
 
-    @Test func aWrittenRecordReachesAnotherInstallation() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aWrittenRecordReachesAnotherInstallation(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given head office and a shop
             let (hq, shop) = try await server.company()
             // When head office writes a product
@@ -29,8 +29,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anEnrolmentTokenWorksOnce() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anEnrolmentTokenWorksOnce(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a token already exchanged
             let token = try await server.service.createEnrollment(container: "acme", role: .shop)
             _ = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "OXF"))).ok
@@ -46,8 +46,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aSiteCodeInUseIsRefused() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aSiteCodeInUseIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given OXF enrolled
             _ = try await server.enrol("OXF", role: .shop)
             // When a second installation claims OXF
@@ -63,8 +63,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aRequestWithoutCredentialIsRefused() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aRequestWithoutCredentialIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // When a zone list is asked for without a credential
             let (status, _, error) = try await server.raw("/sync/v1/acme/shared/zones/list", body: Data("{}".utf8))
             // Then it is refused, saying what to send
@@ -73,8 +73,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aRevokedShopIsRefusedAtOnce() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aRevokedShopIsRefusedAtOnce(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a shop that has synced
             let (_, shop) = try await server.company()
             _ = try await shop.changes("catalog")
@@ -93,8 +93,8 @@ struct SyncProtocolTests {
 
     // MARK: Writing
 
-    @Test func aStaleUpdateConflictsAndCarriesTheServerRecord() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aStaleUpdateConflictsAndCarriesTheServerRecord(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a product both sites hold at change tag T, which head office then edits
             let (hq, shop) = try await server.company()
             let tag = try #require(
@@ -110,8 +110,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anUpdateChangesOnlyTheFieldsSent() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anUpdateChangesOnlyTheFieldsSent(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a product with a name and a price
             let (hq, _) = try await server.company()
             let tag = try #require(
@@ -127,8 +127,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func creatingAnExistingRecordAnswersExists() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func creatingAnExistingRecordAnswersExists(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             _ = try await hq.modify([(.create, record("p1"))])
             // When the same record is created again
@@ -138,8 +138,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func updatingAMissingRecordAnswersNotFound() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func updatingAMissingRecordAnswersNotFound(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When a record that was never created is updated
             let answer = try await hq.modify([(.update, record("ghost", tag: "1"))])
@@ -148,8 +148,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func writingToAMissingZoneAnswersZoneNotFound() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func writingToAMissingZoneAnswersZoneNotFound(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When a record is written to a zone never created
             let answer = try await hq.modify([(.create, record("p1", zone: "nowhere"))])
@@ -158,8 +158,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func forceUpdateAndForceDeleteSkipTheTag() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func forceUpdateAndForceDeleteSkipTheTag(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, shop) = try await server.company()
             _ = try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))])
             // When the shop force-updates and then force-deletes without a tag
@@ -173,8 +173,8 @@ struct SyncProtocolTests {
 
     // MARK: Ownership
 
-    @Test func aShopCannotWriteAnotherSitesZone() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aShopCannotWriteAnotherSitesZone(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given OXF's zone and a second shop
             let (_, oxf) = try await server.company()
             _ = try await oxf.modify([(.create, record("o1", type: "Order", zone: "site-OXF"))])
@@ -186,8 +186,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aShopCannotCreateAnotherSitesZone() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aShopCannotCreateAnotherSitesZone(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (_, oxf) = try await server.company()
             // When OXF creates CAM's zone
             let results = try await oxf.createZones(["site-CAM"])
@@ -196,8 +196,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aHeadOfficeZoneRefusesShops() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aHeadOfficeZoneRefusesShops(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, shop) = try await server.company()
             // When the shop writes to a zone written by head office only, and head office does too
             let refused = try await shop.modify([(.create, record("price1", zone: "prices"))])
@@ -208,8 +208,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anotherContainerIsOutOfReach() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anotherContainerIsOutOfReach(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When head office of acme asks for another company's zones
             let answer = try await hq.listZones(path: .init(container: "globex", database: .shared), body: .json(.init()))
@@ -222,8 +222,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func privateDatabasesAreApart() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func privateDatabasesAreApart(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given each site's private zone `settings`, and a record in head office's
             let (hq, shop) = try await server.company()
             _ = try await hq.createZones(["settings"], database: ._private)
@@ -241,8 +241,8 @@ struct SyncProtocolTests {
 
     // MARK: Atomic batches, replays, references
 
-    @Test func anAtomicBatchAcrossZonesIsAllOrNothing() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anAtomicBatchAcrossZonesIsAllOrNothing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a shop whose batch writes its own zone and the catalogue, with one stale operation
             let (hq, shop) = try await server.company()
             _ = try await hq.modify([(.create, record("p1"))])
@@ -258,8 +258,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aNonAtomicBatchKeepsWhatSucceeded() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aNonAtomicBatchKeepsWhatSucceeded(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             _ = try await hq.modify([(.create, record("p1"))])
             // When a non-atomic batch creates p2 and p1 again
@@ -271,8 +271,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aReplayedBatchReturnsTheStoredAnswerAndChangesNothing() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aReplayedBatchReturnsTheStoredAnswerAndChangesNothing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a batch applied once
             let (hq, _) = try await server.company()
             let first = try await hq.modify([(.create, record("p1"))], batchID: "b-1")
@@ -286,8 +286,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aReferenceToAMissingRecordIsRefused() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aReferenceToAMissingRecordIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When a product names a category that does not exist
             let answer = try await hq.modify([(.create, record("p1", ["category": .reference(.init(recordName: "c404"))]))])
@@ -296,8 +296,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aChildMayComeBeforeItsParentInOneAtomicBatch() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aChildMayComeBeforeItsParentInOneAtomicBatch(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When a product and its category arrive in one batch, the product first
             let answer = try await hq.modify([
@@ -308,8 +308,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aLedgerRecordIsAppendedOnceAndNeverChanged() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aLedgerRecordIsAppendedOnceAndNeverChanged(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a stock movement appended, then appended again (a retry)
             let (_, shop) = try await server.company()
             let movement = record("m1", type: "StockMovement", zone: "site-OXF", ["quantity": .int64(-3)])
@@ -329,8 +329,8 @@ struct SyncProtocolTests {
 
     // MARK: Limits
 
-    @Test func moreThan400OperationsExceedTheLimit() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func moreThan400OperationsExceedTheLimit(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When 401 operations are sent at once
             let answer = try await hq.modify((0...400).map { (.create, record("p\($0)")) })
@@ -341,8 +341,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aRecordOverOneMegabyteExceedsTheLimit() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aRecordOverOneMegabyteExceedsTheLimit(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When one record carries 1.1 MB of text
             let answer = try await hq.modify([(.create, record("big", ["notes": .string(String(repeating: "x", count: 1_100_000))]))])
@@ -351,8 +351,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func aBodyOverTwoMegabytesExceedsTheLimit() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aBodyOverTwoMegabytesExceedsTheLimit(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             _ = hq
             let credential = try await server.service.createEnrollment(container: "acme", role: .shop)
@@ -370,8 +370,8 @@ struct SyncProtocolTests {
 
     // MARK: Bad input
 
-    @Test func malformedJSONIsABadRequest() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func malformedJSONIsABadRequest(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)
             let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
             // When the body is cut short
@@ -386,8 +386,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anUnknownFieldTypeIsABadRequestThatNamesIt() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anUnknownFieldTypeIsABadRequestThatNamesIt(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)
             let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
             // When a field's type is not one of the protocol's
@@ -402,8 +402,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anUndeclaredMethodAnswers405WithAllow() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anUndeclaredMethodAnswers405WithAllow(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // When enrolment is asked for with GET
             var request = HTTPClientRequest(url: server.baseURL.absoluteString + "/sync/v1/enroll")
             request.method = .GET
@@ -414,8 +414,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func anotherProtocolVersionIsIncompatible() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anotherProtocolVersionIsIncompatible(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)
             let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
             // When a client speaking version 0 calls
@@ -430,8 +430,8 @@ struct SyncProtocolTests {
         }
     }
 
-    @Test func tooManyRequestsAreThrottledWithRetryAfter() async throws {
-        try await SyncHarness.with(requestsPerSecond: 0.001, burst: 2) { server in
+    @Test(arguments: SyncEngine.all) func tooManyRequestsAreThrottledWithRetryAfter(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, requestsPerSecond: 0.001, burst: 2) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)
             let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "HQ"))).ok.body.json
             // When a site sends more requests than its burst, at a rate of one in 1,000 s
@@ -456,8 +456,8 @@ struct SyncProtocolTests {
 /// Fetching changes: pages, tokens, compaction, expiry and checksums.
 @Suite("Sync changes")
 struct SyncChangesTests {
-    @Test func pagesResumeFromTheirTokensWithoutLossOrRepeat() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func pagesResumeFromTheirTokensWithoutLossOrRepeat(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given 1,000 products written in batches of 100
             let (hq, shop) = try await server.company()
             for batch in 0..<10 {
@@ -474,8 +474,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func aPageNeverSplitsOneBatch() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aPageNeverSplitsOneBatch(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given one batch of 30 records
             let (hq, shop) = try await server.company()
             _ = try await hq.modify((0..<30).map { (.create, record("p\($0)")) })
@@ -486,8 +486,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func aTokenBringsOnlyLaterChangesWithDeletions() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aTokenBringsOnlyLaterChangesWithDeletions(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a shop that has fetched p1 and p2
             let (hq, shop) = try await server.company()
             let created = try await hq.modify([(.create, record("p1")), (.create, record("p2"))])
@@ -502,8 +502,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func aFetchFromScratchHasNoTombstones() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aFetchFromScratchHasNoTombstones(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given p1 created and deleted, and p2 live
             let (hq, shop) = try await server.company()
             let created = try await hq.modify([(.create, record("p1")), (.create, record("p2"))])
@@ -515,8 +515,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func aTokenOlderThanPurgedDeletionsExpires() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aTokenOlderThanPurgedDeletionsExpires(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a shop's token, then a deletion that the server purges
             let (hq, shop) = try await server.company()
             let created = try await hq.modify([(.create, record("p1"))])
@@ -531,8 +531,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func theZoneChecksumMatchesWhatTheClientHolds() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func theZoneChecksumMatchesWhatTheClientHolds(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given records created, updated and deleted
             let (hq, shop) = try await server.company()
             let created = try await hq.modify((0..<20).map { (.create, record("p\($0)")) })
@@ -548,8 +548,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func databaseChangesNameTheZonesThatMoved() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func databaseChangesNameTheZonesThatMoved(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given a shop's database token
             let (hq, shop) = try await server.company()
             let path = Operations.DatabaseChanges.Input.Path(container: "acme", database: .shared)
@@ -562,8 +562,8 @@ struct SyncChangesTests {
         }
     }
 
-    @Test func aQueryFiltersSortsAndContinues() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aQueryFiltersSortsAndContinues(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given products priced 1 to 10
             let (hq, shop) = try await server.company()
             _ = try await hq.modify((1...10).map { (.create, record("p\($0)", ["price": .decimal("\($0).00")])) })
@@ -609,8 +609,8 @@ struct SyncAssetTests {
     static let picture = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     static let hash = SHA256.hash(data: picture).map { String(format: "%02x", $0) }.joined()
 
-    @Test func anUploadedAssetDownloadsAsSentAndCanBeReferenced() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anUploadedAssetDownloadsAsSentAndCanBeReferenced(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given head office, which asks where to upload a picture and uploads it there
             let (hq, shop) = try await server.company()
             let answer = try await hq.requestAssetUploads(
@@ -631,8 +631,8 @@ struct SyncAssetTests {
         }
     }
 
-    @Test func bytesThatDoNotMatchTheirHashAreRefused() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func bytesThatDoNotMatchTheirHashAreRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When other bytes are sent to the picture's address
             let answer = try await hq.uploadAsset(path: .init(container: "acme", sha256: Self.hash), body: .binary(HTTPBody(Data("not it".utf8))))
@@ -650,8 +650,8 @@ struct SyncAssetTests {
         }
     }
 
-    @Test func anAssetAlreadyHeldNeedsNoUpload() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anAssetAlreadyHeldNeedsNoUpload(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             // Given the picture uploaded by head office
             let (hq, shop) = try await server.company()
             _ = try await hq.uploadAsset(path: .init(container: "acme", sha256: Self.hash), body: .binary(HTTPBody(Self.picture))).ok
@@ -666,8 +666,8 @@ struct SyncAssetTests {
         }
     }
 
-    @Test func anAssetOver50MegabytesExceedsTheLimit() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func anAssetOver50MegabytesExceedsTheLimit(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When 51 MB are uploaded
             let big = Data(count: 51 * 1024 * 1024)
@@ -682,8 +682,8 @@ struct SyncAssetTests {
         }
     }
 
-    @Test func aRecordNamingAnAssetNeverUploadedIsRefused() async throws {
-        try await SyncHarness.with { server in
+    @Test(arguments: SyncEngine.all) func aRecordNamingAnAssetNeverUploadedIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()
             // When a category names a picture that was never uploaded
             let answer = try await hq.modify([(.create, record("c1", type: "Category", ["picture": .asset(.init(sha256: Self.hash, size: 1))]))])

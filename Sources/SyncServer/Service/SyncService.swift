@@ -23,6 +23,31 @@ public struct SyncService: Sendable {
         }
     }
 
+    /// Opens the engine `database` names: a `postgres://` URL (several instances may share it), or a SQLite file,
+    /// created on first use.
+    public static func open(database: String, logger: Logger = Logger(label: "northwind-sync")) async throws(SyncError) -> SyncService {
+        guard database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") else {
+            return try sqlite(path: database, logger: logger)
+        }
+        do {
+            return SyncService(storage: try await PostgresStorage(url: database, logger: logger), logger: logger)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.internalError, "cannot open the sync database at \(Self.redacted(database)): \(String(reflecting: error))")
+        }
+    }
+
+    /// A URL without its password, for messages and logs.
+    public static func redacted(_ database: String) -> String {
+        guard var parts = URLComponents(string: database), parts.password != nil else { return database }
+        parts.password = "***"
+        return parts.string ?? database
+    }
+
+    /// Releases the engine's connections.
+    public func close() async { await storage.close() }
+
     /// Runs storage work, turning its failures into errors a client can act on.
     func guarded<T>(_ work: () async throws -> T) async throws(SyncError) -> T {
         do {
@@ -33,7 +58,7 @@ public struct SyncService: Sendable {
             if StorageFailure.isBusy(error) {
                 throw SyncError(.tryAgainLater, "the sync database is busy; try again shortly", retryAfter: 1)
             }
-            logger.error("storage failed: \(String(describing: error))")
+            logger.error("storage failed: \(String(reflecting: error))")
             throw SyncError(.internalError, "the sync server could not complete the request; it has been logged")
         }
     }

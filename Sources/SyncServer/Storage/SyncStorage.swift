@@ -60,6 +60,13 @@ protocol SyncStorage: Sendable {
 
     /// Deletes tombstones written before `before` and raises each zone's purge floor past them.
     func purgeTombstones(before: Int64) async throws -> Int
+
+    /// Releases connections; the engine is not used afterwards.
+    func close() async
+}
+
+extension SyncStorage {
+    func close() async {}
 }
 
 /// A page of a zone's changes.

@@ -1,0 +1,597 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import SyncProtocol
+
+/// The engine for several instances on one PostgreSQL. A zone's row is its change counter: a writer locks it
+/// (`FOR UPDATE`, zones in name order) before taking the next number and holds the lock until it commits, so a
+/// zone's changes commit in number order and a reader never sees change N+1 without change N.
+final class PostgresStorage: SyncStorage {
+    let client: PostgresClient
+    let logger: Logger
+    let hooks: StorageTestHooks
+    private let runner: Task<Void, Never>
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
+    /// creates or migrates the schema.
+    init(url: String, logger: Logger, hooks: StorageTestHooks = .fromEnvironment()) async throws {
+        let client = PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        self.hooks = hooks
+        runner = Task { await client.run() }
+        // Let the pool start before the first lease (it warns otherwise).
+        await Task.yield()
+        do {
+            try await migrate()
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+            let host = parts.host, !host.isEmpty
+        else {
+            throw SyncError(.badRequest, "\(url) is not a PostgreSQL URL; write postgres://user:password@host:5432/database")
+        }
+        let mode = parts.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS =
+            switch mode {
+            case "disable": .disable
+            case "require", "verify-full": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
+        let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: parts.port ?? 5432,
+            username: parts.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres",
+            password: parts.password,
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+        configuration.options.maximumConnections = 40
+        return configuration
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one transaction on one connection; a thrown error rolls it back and reaches the caller as is.
+    private func transaction<T: Sendable>(
+        readOnly: Bool = false,
+        _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            // A reader runs in one snapshot, so a page's records and its token agree.
+            try await connection.query(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private func migrate() async throws {
+        try await transaction { connection in
+            // Instances starting together migrate one at a time.
+            try await connection.query("SELECT pg_advisory_xact_lock(7461001)", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, applied BIGINT NOT NULL)",
+                logger: self.logger
+            )
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: self.logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            for (version, statements) in PostgresSchema.migrations.enumerated() where !applied.contains(version + 1) {
+                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger) }
+                try await connection.query(
+                    "INSERT INTO schema_migrations (version, applied) VALUES (\(version + 1), \(Clock.now()))",
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    func epoch() async throws -> String {
+        try await client.query("SELECT value FROM meta WHERE key = 'epoch'", logger: logger).all(String.self).first ?? ""
+    }
+
+    // MARK: Enrolment
+
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws {
+        try await client.query(
+            """
+            INSERT INTO enrollments (tokenhash, container, role, created, expires)
+            VALUES (\(tokenHash), \(container), \(role.rawValue), \(Clock.now()), \(expires))
+            """,
+            logger: logger
+        )
+    }
+
+    func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation {
+        do {
+            return try await transaction { connection in
+                let rows = try await connection.query(
+                    "SELECT container, role, usedby, expires FROM enrollments WHERE tokenhash = \(tokenHash) FOR UPDATE",
+                    logger: self.logger
+                )
+                guard let (container, role, usedBy, expires) = try await rows.all((String, String, String?, Int64).self).first,
+                    usedBy == nil, expires > now
+                else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
+                let installation = Installation(container: container, siteCode: siteCode, role: Role(rawValue: role) ?? .shop, enrolled: now)
+                try await connection.query(
+                    """
+                    INSERT INTO installations (container, sitecode, role, credentialhash, enrolled)
+                    VALUES (\(container), \(siteCode), \(role), \(credentialHash), \(now))
+                    """,
+                    logger: self.logger
+                )
+                try await connection.query("UPDATE enrollments SET usedby = \(siteCode) WHERE tokenhash = \(tokenHash)", logger: self.logger)
+                return installation
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw SyncError(.exists, "site code \(siteCode) is already enrolled; choose another, or revoke the old one")
+        }
+    }
+
+    func installation(credentialHash: String) async throws -> Installation? {
+        try await installations(
+            client.query(
+                "SELECT container, sitecode, role, enrolled, revoked FROM installations WHERE credentialhash = \(credentialHash)",
+                logger: logger
+            )
+        ).first
+    }
+
+    func installations(container: String) async throws -> [Installation] {
+        try await installations(
+            client.query(
+                "SELECT container, sitecode, role, enrolled, revoked FROM installations WHERE container = \(container) ORDER BY sitecode",
+                logger: logger
+            )
+        )
+    }
+
+    private func installations(_ rows: PostgresRowSequence) async throws -> [Installation] {
+        try await rows.all((String, String, String, Int64, Int64?).self).map {
+            Installation(container: $0.0, siteCode: $0.1, role: Role(rawValue: $0.2) ?? .shop, enrolled: $0.3, revoked: $0.4)
+        }
+    }
+
+    func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE installations SET revoked = \(now) WHERE container = \(container) AND sitecode = \(siteCode) AND revoked IS NULL
+            RETURNING sitecode
+            """,
+            logger: logger
+        )
+        return try await rows.all(String.self).first != nil
+    }
+
+    // MARK: Zones
+
+    private static let zoneColumns = "zonename, owner, writers, seq, purgedthrough, checksum, deleted"
+    private typealias ZoneRow = (String, String?, String, Int64, Int64, Int64, Bool)
+
+    private static func zone(_ row: ZoneRow) -> ZoneState {
+        ZoneState(
+            zoneID: ZoneID(row.0),
+            owner: row.1,
+            writers: ZoneWriters(rawValue: row.2) ?? .all,
+            seq: row.3,
+            purgedThrough: row.4,
+            checksum: UInt64(bitPattern: row.5),
+            deleted: row.6
+        )
+    }
+
+    func zones(container: String, scope: DatabaseScope) async throws -> [ZoneState] {
+        try await client.query(
+            """
+            SELECT \(unescaped: Self.zoneColumns) FROM zones WHERE container = \(container) AND scope = \(scope.key) ORDER BY zonename
+            """,
+            logger: logger
+        ).all(ZoneRow.self).map(Self.zone)
+    }
+
+    /// Reads zones in name order; `lock` holds each zone's row until commit, which serialises its writers.
+    private func zones(
+        _ connection: PostgresConnection,
+        container: String,
+        scope: DatabaseScope,
+        names: [String],
+        lock: Bool
+    ) async throws -> [String: ZoneState] {
+        var zones: [String: ZoneState] = [:]
+        for name in names.sorted() {
+            let rows = try await connection.query(
+                """
+                SELECT \(unescaped: Self.zoneColumns) FROM zones WHERE container = \(container) AND scope = \(scope.key)
+                AND zonename = \(name) \(unescaped: lock ? "FOR UPDATE" : "")
+                """,
+                logger: logger
+            )
+            if let row = try await rows.all(ZoneRow.self).first { zones[name] = Self.zone(row) }
+        }
+        return zones
+    }
+
+    private func saveZone(_ connection: PostgresConnection, _ zone: ZoneState, container: String, scope: DatabaseScope) async throws {
+        try await connection.query(
+            """
+            INSERT INTO zones (container, scope, zonename, owner, writers, seq, purgedthrough, checksum, deleted)
+            VALUES (\(container), \(scope.key), \(zone.zoneID.zoneName), \(zone.owner), \(zone.writers.rawValue), \(zone.seq),
+                \(zone.purgedThrough), \(Int64(bitPattern: zone.checksum)), \(zone.deleted))
+            ON CONFLICT (container, scope, zonename) DO UPDATE SET owner = excluded.owner, writers = excluded.writers,
+                seq = excluded.seq, purgedthrough = excluded.purgedthrough, checksum = excluded.checksum, deleted = excluded.deleted
+            """,
+            logger: logger
+        )
+    }
+
+    func modifyZones<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        names: [String],
+        decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
+    ) async throws -> Answer {
+        try await transaction { connection in
+            // A zone that does not exist yet has no row to lock: an advisory lock on its name stands in for it
+            // (a hash collision only makes two zones share a lock).
+            for name in names.sorted() {
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(\(container + "|" + scope.key + "|" + name), 0))",
+                    logger: self.logger
+                )
+            }
+            let current = try await self.zones(connection, container: container, scope: scope, names: names, lock: true)
+            let (zones, answer) = decide(current)
+            for zone in zones {
+                if zone.deleted {
+                    try await connection.query(
+                        """
+                        DELETE FROM records WHERE container = \(container) AND scope = \(scope.key) AND zonename = \(zone.zoneID.zoneName)
+                        """,
+                        logger: self.logger
+                    )
+                }
+                try await self.saveZone(connection, zone, container: container, scope: scope)
+            }
+            try await self.notify(connection, container: container)
+            return answer
+        }
+    }
+
+    // MARK: Records
+
+    func modifyRecords(
+        container: String,
+        scope: DatabaseScope,
+        clientID: String,
+        batchID: String,
+        planner: ModifyPlanner,
+        now: Int64
+    ) async throws -> Components.Schemas.ModifyResponse {
+        try await transaction { connection in
+            // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
+            var zones = try await self.zones(
+                connection,
+                container: container,
+                scope: scope,
+                names: planner.zonesToLock,
+                lock: !self.hooks.plainSequence
+            )
+            let stored = try await connection.query(
+                "SELECT response FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
+                logger: self.logger
+            )
+            if let response = try await stored.all(String.self).first {
+                var answer = try JSONDecoder().decode(Components.Schemas.ModifyResponse.self, from: Data(response.utf8))
+                answer.replayed = true
+                return answer
+            }
+            if self.hooks.plainSequence {
+                // The negative control: a number taken from a sequence, with no lock held.
+                for name in zones.keys {
+                    let next = try await connection.query("SELECT nextval('plain_change_numbers')", logger: self.logger)
+                    zones[name]?.seq = (try await next.all(Int64.self).first ?? 1) - 1
+                }
+            }
+            let records = try await self.records(connection, container: container, scope: scope, keys: Array(planner.keysToRead))
+            var assets = Set<String>()
+            if !planner.assetsToCheck.isEmpty {
+                let rows = try await connection.query(
+                    "SELECT sha256 FROM assets WHERE container = \(container) AND sha256 = ANY(\(Array(planner.assetsToCheck)))",
+                    logger: self.logger
+                )
+                for try await hash in rows.decode(String.self) { assets.insert(hash) }
+            }
+            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
+            if !self.hooks.plainSequence {
+                for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
+            }
+            try await self.saveRecords(connection, plan.writes, container: container, scope: scope)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let response = String(decoding: try encoder.encode(plan.response), as: UTF8.self)
+            try await connection.query(
+                """
+                INSERT INTO batches (container, clientid, batchid, response, created)
+                VALUES (\(container), \(clientID), \(batchID), \(response), \(now))
+                """,
+                logger: self.logger
+            )
+            if !plan.writes.isEmpty { try await self.notify(connection, container: container) }
+            if let hold = self.hooks.holdBeforeCommit, batchID.hasPrefix("hold:") { try await Task.sleep(for: hold) }
+            return plan.response
+        }
+    }
+
+    /// Tells every instance, at commit, that the container changed. A hint only: listeners fetch the truth.
+    private func notify(_ connection: PostgresConnection, container: String) async throws {
+        try await connection.query("SELECT pg_notify('northwind_sync', \(container))", logger: logger)
+    }
+
+    private typealias RecordRow = (String, Int64, Bool)
+
+    private static func storedRecord(_ row: RecordRow) throws -> StoredRecord {
+        StoredRecord(record: try JSONDecoder().decode(SyncRecord.self, from: Data(row.0.utf8)), seq: row.1, appendOnly: row.2)
+    }
+
+    private func records(
+        _ connection: PostgresConnection,
+        container: String,
+        scope: DatabaseScope,
+        keys: [RecordKey]
+    ) async throws -> [RecordKey: StoredRecord] {
+        guard !keys.isEmpty else { return [:] }
+        let rows = try await connection.query(
+            """
+            SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
+            AND (zonename, recordname) IN (SELECT * FROM unnest(\(keys.map(\.zoneName))::text[], \(keys.map(\.recordName))::text[]))
+            """,
+            logger: logger
+        )
+        var records: [RecordKey: StoredRecord] = [:]
+        for try await row in rows.decode(RecordRow.self) {
+            let stored = try Self.storedRecord(row)
+            records[RecordKey(zoneName: stored.record.zoneID.zoneName, recordName: stored.record.recordName)] = stored
+        }
+        return records
+    }
+
+    /// Writes a batch's records in one statement.
+    private func saveRecords(_ connection: PostgresConnection, _ writes: [StoredRecord], container: String, scope: DatabaseScope) async throws {
+        guard !writes.isEmpty else { return }
+        let encoder = JSONEncoder()
+        let bodies = try writes.map { String(decoding: try encoder.encode($0.record), as: UTF8.self) }
+        try await connection.query(
+            """
+            INSERT INTO records (container, scope, zonename, recordname, recordtype, seq, appendonly, deleted, modified, body)
+            SELECT \(container), \(scope.key), * FROM unnest(\(writes.map(\.record.zoneID.zoneName))::text[],
+                \(writes.map(\.record.recordName))::text[], \(writes.map(\.record.recordType))::text[], \(writes.map(\.seq))::int8[],
+                \(writes.map(\.appendOnly))::bool[], \(writes.map(\.record.deleted))::bool[],
+                \(writes.map { $0.record.modified?.timestamp ?? 0 })::int8[], \(bodies)::text[])
+            ON CONFLICT (container, scope, zonename, recordname) DO UPDATE SET recordtype = excluded.recordtype,
+                seq = excluded.seq, appendonly = excluded.appendonly, deleted = excluded.deleted, modified = excluded.modified,
+                body = excluded.body
+            """,
+            logger: logger
+        )
+    }
+
+    func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord] {
+        try await transaction(readOnly: true) { connection in
+            try await self.records(connection, container: container, scope: scope, keys: keys)
+        }
+    }
+
+    func changes(
+        container: String,
+        scope: DatabaseScope,
+        zoneName: String,
+        after: Int64?,
+        limit: Int,
+        recordTypes: [String]?
+    ) async throws -> ChangesPage {
+        try await transaction(readOnly: true) { connection in
+            guard
+                let zone = try await self.zones(connection, container: container, scope: scope, names: [zoneName], lock: false)[zoneName]
+            else { return ChangesPage(zone: nil, records: [], through: 0, moreComing: false) }
+            // From scratch the feed is compacted: live records only, no tombstones.
+            let live = after == nil ? "AND NOT deleted" : ""
+            let rows = try await connection.query(
+                """
+                SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
+                AND zonename = \(zoneName) \(unescaped: live) AND seq > \(after ?? 0) ORDER BY seq, recordname LIMIT \(limit + 1)
+                """,
+                logger: self.logger
+            ).all(RecordRow.self).map(Self.storedRecord)
+            var page = Array(rows.prefix(limit))
+            // The zone's counter, or (for the negative control, which leaves it alone) the newest change seen.
+            let newest: Int64 =
+                try await connection.query(
+                    """
+                    SELECT coalesce(max(seq), 0) FROM records WHERE container = \(container) AND scope = \(scope.key)
+                    AND zonename = \(zoneName)
+                    """,
+                    logger: self.logger
+                ).all(Int64.self).first ?? 0
+            var through = max(zone.seq, newest)
+            var more = false
+            if rows.count > limit, let last = page.last {
+                if last.seq == rows[limit].seq {
+                    // Never split a change: finish the one the page ends in.
+                    page += try await connection.query(
+                        """
+                        SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
+                        AND zonename = \(zoneName) \(unescaped: live) AND seq = \(last.seq) AND recordname > \(last.record.recordName)
+                        ORDER BY recordname
+                        """,
+                        logger: self.logger
+                    ).all(RecordRow.self).map(Self.storedRecord)
+                }
+                let later = try await connection.query(
+                    """
+                    SELECT 1 FROM records WHERE container = \(container) AND scope = \(scope.key)
+                    AND zonename = \(zoneName) \(unescaped: live) AND seq > \(last.seq) LIMIT 1
+                    """,
+                    logger: self.logger
+                ).all(Int.self).first
+                more = later != nil
+                if more { through = last.seq }
+            }
+            if let recordTypes { page = page.filter { recordTypes.contains($0.record.recordType) } }
+            return ChangesPage(zone: zone, records: page, through: through, moreComing: more)
+        }
+    }
+
+    func liveRecords(container: String, scope: DatabaseScope, zoneName: String, recordType: String) async throws -> [StoredRecord] {
+        try await client.query(
+            """
+            SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
+            AND zonename = \(zoneName) AND recordtype = \(recordType) AND NOT deleted ORDER BY recordname
+            """,
+            logger: logger
+        ).all(RecordRow.self).map(Self.storedRecord)
+    }
+
+    // MARK: Assets
+
+    func presentAssets(container: String, hashes: [String]) async throws -> Set<String> {
+        Set(
+            try await client.query(
+                "SELECT sha256 FROM assets WHERE container = \(container) AND sha256 = ANY(\(hashes))",
+                logger: logger
+            ).all(String.self).map { $0 }
+        )
+    }
+
+    func saveAsset(container: String, sha256: String, data: Data) async throws {
+        // The bytes live in the database, so every instance serves them; they are shared between containers.
+        try await transaction { connection in
+            try await connection.query(
+                "INSERT INTO asset_bytes (sha256, data) VALUES (\(sha256), \(data)) ON CONFLICT DO NOTHING",
+                logger: self.logger
+            )
+            try await connection.query(
+                """
+                INSERT INTO assets (container, sha256, size, created) VALUES (\(container), \(sha256), \(data.count), \(Clock.now()))
+                ON CONFLICT DO NOTHING
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    func asset(container: String, sha256: String) async throws -> Data? {
+        try await client.query(
+            """
+            SELECT b.data FROM assets a JOIN asset_bytes b ON b.sha256 = a.sha256
+            WHERE a.container = \(container) AND a.sha256 = \(sha256)
+            """,
+            logger: logger
+        ).all(Data.self).first
+    }
+
+    func purgeTombstones(before: Int64) async throws -> Int {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                UPDATE zones SET purgedthrough = GREATEST(purgedthrough, (
+                    SELECT max(seq) FROM records r
+                    WHERE r.container = zones.container AND r.scope = zones.scope AND r.zonename = zones.zonename
+                      AND r.deleted AND r.modified < \(before)))
+                WHERE EXISTS (SELECT 1 FROM records r
+                    WHERE r.container = zones.container AND r.scope = zones.scope AND r.zonename = zones.zonename
+                      AND r.deleted AND r.modified < \(before))
+                """,
+                logger: self.logger
+            )
+            return try await connection.query(
+                "DELETE FROM records WHERE deleted AND modified < \(before) RETURNING 1",
+                logger: self.logger
+            ).all(Int.self).reduce(0) { count, _ in count + 1 }
+        }
+    }
+}
+
+extension PostgresRowSequence {
+    /// Every row, decoded.
+    fileprivate func all<each T: PostgresDecodable & Sendable>(_: (repeat each T).Type) async throws -> [(repeat each T)] {
+        var rows: [(repeat each T)] = []
+        for try await row in decode((repeat each T).self) { rows.append(row) }
+        return rows
+    }
+}
+
+/// The PostgreSQL schema, one list of statements per version. Names are lower case, as PostgreSQL folds them.
+enum PostgresSchema {
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "INSERT INTO meta (key, value) VALUES ('epoch', gen_random_uuid()::text)",
+            """
+            CREATE TABLE enrollments (tokenhash TEXT PRIMARY KEY, container TEXT NOT NULL, role TEXT NOT NULL,
+                created BIGINT NOT NULL, expires BIGINT NOT NULL, usedby TEXT)
+            """,
+            """
+            CREATE TABLE installations (container TEXT NOT NULL, sitecode TEXT NOT NULL, role TEXT NOT NULL,
+                credentialhash TEXT NOT NULL UNIQUE, enrolled BIGINT NOT NULL, revoked BIGINT, PRIMARY KEY (container, sitecode))
+            """,
+            """
+            CREATE TABLE zones (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, owner TEXT,
+                writers TEXT NOT NULL, seq BIGINT NOT NULL, purgedthrough BIGINT NOT NULL, checksum BIGINT NOT NULL,
+                deleted BOOLEAN NOT NULL, PRIMARY KEY (container, scope, zonename))
+            """,
+            """
+            CREATE TABLE records (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, recordname TEXT NOT NULL,
+                recordtype TEXT NOT NULL, seq BIGINT NOT NULL, appendonly BOOLEAN NOT NULL, deleted BOOLEAN NOT NULL,
+                modified BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, zonename, recordname))
+            """,
+            "CREATE INDEX records_by_change ON records (container, scope, zonename, seq)",
+            """
+            CREATE TABLE batches (container TEXT NOT NULL, clientid TEXT NOT NULL, batchid TEXT NOT NULL, response TEXT NOT NULL,
+                created BIGINT NOT NULL, PRIMARY KEY (container, clientid, batchid))
+            """,
+            """
+            CREATE TABLE assets (container TEXT NOT NULL, sha256 TEXT NOT NULL, size BIGINT NOT NULL, created BIGINT NOT NULL,
+                PRIMARY KEY (container, sha256))
+            """,
+            "CREATE TABLE asset_bytes (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL)",
+            // Used only by the commit-order test's negative control.
+            "CREATE SEQUENCE plain_change_numbers",
+        ]
+    ]
+}
+
+/// Test-only behaviour, off unless the commit-order test sets its environment variables on a server it starts.
+struct StorageTestHooks: Sendable {
+    /// A batch whose batchID starts with `hold:` waits this long after taking its change number, before committing.
+    var holdBeforeCommit: Duration?
+    /// Take change numbers from a plain sequence without locking zones: the test's negative control, never correct.
+    var plainSequence = false
+
+    static func fromEnvironment() -> StorageTestHooks {
+        let environment = ProcessInfo.processInfo.environment
+        return StorageTestHooks(
+            holdBeforeCommit: environment["NORTHWIND_SYNC_TEST_HOLD_MS"].flatMap(Int.init).map { .milliseconds($0) },
+            plainSequence: environment["NORTHWIND_SYNC_TEST_PLAIN_SEQUENCE"] == "1"
+        )
+    }
+}
