@@ -53,6 +53,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests an installation may make at once above its rate (default: twice the rate).") var burst: Double?
     @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again.")
     var tombstoneDays = 180
+    @Option(help: "Seconds between keep-alive pings on event streams (each also polls for missed changes).") var pingSeconds = 15
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -63,7 +64,13 @@ struct Serve: AsyncParsableCommand {
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
         let app = try SyncServerApp.make(
             service: service,
-            options: SyncServerOptions(host: host, port: port, requestsPerSecond: rate, burst: burst ?? rate * 2),
+            options: SyncServerOptions(
+                host: host,
+                port: port,
+                requestsPerSecond: rate,
+                burst: burst ?? rate * 2,
+                ping: .seconds(max(1, pingSeconds))
+            ),
             logger: logger
         )
         logger.info("sync server on http://\(host):\(port), data in \(SyncService.redacted(database.path))")

@@ -24,6 +24,7 @@ struct SyncHarness: Sendable {
         _ engine: SyncEngine,
         requestsPerSecond: Double = 10_000,
         burst: Double = 20_000,
+        ping: Int = 15,
         _ body: @Sendable (SyncHarness) async throws -> Void
     ) async throws {
         let database = try await freshDatabase(engine)
@@ -31,6 +32,7 @@ struct SyncHarness: Sendable {
         let service = try await SyncService.open(database: database)
         let server = try ServerProcess.start([
             "serve", "--database", database, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
+            "--ping-seconds", String(ping),
         ])
         defer { server.stop() }
         do {
@@ -77,9 +79,13 @@ struct SyncHarness: Sendable {
 
     /// Enrols a site and returns a client that calls as it.
     func enrol(_ siteCode: String, role: Role) async throws -> Client {
+        client(credential: try await enrolCredential(siteCode, role: role))
+    }
+
+    /// Enrols a site and returns its credential.
+    func enrolCredential(_ siteCode: String, role: Role) async throws -> String {
         let token = try await service.createEnrollment(container: container, role: role)
-        let answer = try await anonymous.enroll(body: .json(.init(token: token, siteCode: siteCode))).ok.body.json
-        return client(credential: answer.credential)
+        return try await anonymous.enroll(body: .json(.init(token: token, siteCode: siteCode))).ok.body.json.credential
     }
 
     /// Head office and a shop, with the shared zones `catalog` (written by all) and `prices` (head office only),
@@ -98,11 +104,12 @@ struct SyncHarness: Sendable {
         _ path: String,
         body: Data,
         credential: String? = nil,
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        contentType: String? = "application/json"
     ) async throws -> (Int, [String: String], SyncError?) {
         var request = HTTPClientRequest(url: baseURL.absoluteString + path)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         if let credential { request.headers.add(name: "Authorization", value: "Bearer \(credential)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(body)

@@ -70,7 +70,14 @@ struct SyncGate: RouterMiddleware {
             throw SyncError(.limitExceeded, "the request body has \(length) bytes. " + SyncLimits.summary)
         }
         do {
-            return try await request.collectBody(upTo: limit).readableBytes
+            let size = try await request.collectBody(upTo: limit).readableBytes
+            // A POST with no body at all (curl -X POST) means "no options", as `{}` does.
+            if size == 0 && request.method == .post && request.headers[.contentType] == nil {
+                var head = request.head
+                head.headerFields[.contentType] = "application/json"
+                request = Request(head: head, body: .init(buffer: ByteBuffer(string: "{}")))
+            }
+            return size
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw SyncError(.limitExceeded, "the request body is over \(limit) bytes. " + SyncLimits.summary)
         }

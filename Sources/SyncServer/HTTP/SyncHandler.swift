@@ -19,6 +19,8 @@ enum SyncRequest {
 /// only calls `SyncService`.
 struct SyncHandler: APIProtocol {
     let service: SyncService
+    /// How often an event stream pings (and polls).
+    var ping: Duration = .seconds(15)
 
     func enroll(_ input: Operations.Enroll.Input) async throws -> Operations.Enroll.Output {
         guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
@@ -81,6 +83,31 @@ struct SyncHandler: APIProtocol {
         guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
         let zones = try await service.zoneChanges(caller, container: input.path.container, scope: scope, queries: body.zones)
         return .ok(.init(body: .json(.init(zones: zones))))
+    }
+
+    func modifySubscriptions(_ input: Operations.ModifySubscriptions.Input) async throws -> Operations.ModifySubscriptions.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let results = try await service.modifySubscriptions(caller, container: input.path.container, scope: scope, operations: body.operations)
+        return .ok(.init(body: .json(.init(subscriptions: results))))
+    }
+
+    func listSubscriptions(_ input: Operations.ListSubscriptions.Input) async throws -> Operations.ListSubscriptions.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        let subscriptions = try await service.listSubscriptions(caller, container: input.path.container, scope: scope)
+        return .ok(.init(body: .json(.init(subscriptions: subscriptions))))
+    }
+
+    func events(_ input: Operations.Events.Input) async throws -> Operations.Events.Output {
+        let (caller, scope) = try scope(input.path.container, input.path.database)
+        let events = try await service.events(
+            caller,
+            container: input.path.container,
+            scope: scope,
+            lastEventID: input.headers.lastEventID,
+            ping: ping
+        )
+        return .ok(.init(body: .textEventStream(HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single))))
     }
 
     func requestAssetUploads(_ input: Operations.RequestAssetUploads.Input) async throws -> Operations.RequestAssetUploads.Output {

@@ -27,6 +27,13 @@ struct RecordQuery {
         }
     }
 
+    /// Whether a record passes every filter; a filter that cannot apply to it (wrong type) does not match.
+    static func matches(_ record: SyncRecord, _ filters: [Components.Schemas.Filter]) -> Bool {
+        filters.allSatisfy { filter in
+            (try? matches(record.fields[filter.fieldName], filter.comparator, filter.fieldValue, field: filter.fieldName)) ?? false
+        }
+    }
+
     private static func matches(
         _ value: FieldValue?,
         _ comparator: Components.Schemas.Filter.ComparatorPayload,

@@ -8,6 +8,8 @@ import SyncProtocol
 public struct SyncService: Sendable {
     let storage: any SyncStorage
     let logger: Logger
+    /// Wakes this instance's event streams when a container changes.
+    let signal = ChangeSignal()
 
     init(storage: any SyncStorage, logger: Logger = Logger(label: "northwind-sync")) {
         self.storage = storage
@@ -176,6 +178,7 @@ public struct SyncService: Sendable {
         let results = try await guarded {
             try await storage.modifyZones(container: container, scope: scope, names: names) { current in planner.plan(current) }
         }
+        await signal.changed(container)
         let epoch = try await guarded { try await storage.epoch() }
         return results.map { outcome in
             switch outcome.result {
@@ -196,7 +199,7 @@ public struct SyncService: Sendable {
     ) async throws(SyncError) -> Components.Schemas.ModifyResponse {
         try ModifyPlanner.checkRequest(request, bodySize: bodySize)
         let planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
-        return try await guarded {
+        let response = try await guarded {
             try await storage.modifyRecords(
                 container: container,
                 scope: scope,
@@ -206,6 +209,8 @@ public struct SyncService: Sendable {
                 now: Clock.now()
             )
         }
+        await signal.changed(container)
+        return response
     }
 
     func lookup(

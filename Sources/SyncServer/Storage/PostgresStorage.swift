@@ -509,6 +509,83 @@ final class PostgresStorage: SyncStorage {
         ).all(Data.self).first
     }
 
+    // MARK: Subscriptions
+
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {
+        try await transaction(readOnly: true) { connection in
+            try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
+        }
+    }
+
+    private func subscriptions(
+        _ connection: PostgresConnection,
+        container: String,
+        scope: DatabaseScope,
+        siteCode: String
+    ) async throws -> [Components.Schemas.Subscription] {
+        try await connection.query(
+            """
+            SELECT body FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)
+            ORDER BY subscriptionid
+            """,
+            logger: logger
+        ).all(String.self).map { try JSONDecoder().decode(Components.Schemas.Subscription.self, from: Data($0.utf8)) }
+    }
+
+    func modifySubscriptions<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        siteCode: String,
+        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+    ) async throws -> Answer {
+        try await transaction { connection in
+            // One installation's edits, one at a time, so two saves never lose each other.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("subscriptions|" + container + "|" + scope.key + "|" + siteCode), 0))",
+                logger: self.logger
+            )
+            let current = try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
+            let (subscriptions, answer) = decide(current)
+            try await connection.query(
+                "DELETE FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)",
+                logger: self.logger
+            )
+            for subscription in subscriptions {
+                let body = String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self)
+                try await connection.query(
+                    """
+                    INSERT INTO subscriptions (container, scope, sitecode, subscriptionid, body)
+                    VALUES (\(container), \(scope.key), \(siteCode), \(subscription.subscriptionID), \(body))
+                    """,
+                    logger: self.logger
+                )
+            }
+            return answer
+        }
+    }
+
+    // MARK: Notifications
+
+    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>? {
+        let client = client
+        let logger = logger
+        return Task {
+            // One connection holds LISTEN; when it drops, listen again. Polling covers the gap.
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: "northwind_sync") { notifications in
+                            for try await notification in notifications { await changed(notification.payload) }
+                        }
+                    }
+                } catch {
+                    logger.warning("listening for changes from other instances failed, retrying: \(String(reflecting: error))")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     func purgeTombstones(before: Int64) async throws -> Int {
         try await transaction { connection in
             try await connection.query(
@@ -576,7 +653,8 @@ enum PostgresSchema {
             "CREATE TABLE asset_bytes (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL)",
             // Used only by the commit-order test's negative control.
             "CREATE SEQUENCE plain_change_numbers",
-        ]
+        ],
+        [SyncSchema.subscriptions],
     ]
 }
 

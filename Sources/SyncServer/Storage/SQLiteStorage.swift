@@ -35,6 +35,9 @@ final class SQLiteStorage: SyncStorage {
                     """
             )
         }
+        migrator.registerMigration("v3: subscriptions") { db in
+            try db.execute(sql: SyncSchema.subscriptions)
+        }
         return migrator
     }
 
@@ -354,6 +357,50 @@ final class SQLiteStorage: SyncStorage {
         return known ? try Data(contentsOf: assetDirectory.appendingPathComponent(sha256)) : nil
     }
 
+    // MARK: Subscriptions
+
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {
+        try await pool.read { db in try Self.subscriptions(db, container: container, scope: scope, siteCode: siteCode) }
+    }
+
+    private static func subscriptions(
+        _ db: Database,
+        container: String,
+        scope: DatabaseScope,
+        siteCode: String
+    ) throws -> [Components.Schemas.Subscription] {
+        try String.fetchAll(
+            db,
+            sql: "SELECT body FROM subscriptions WHERE container = ? AND scope = ? AND siteCode = ? ORDER BY subscriptionID",
+            arguments: [container, scope.key, siteCode]
+        ).map { try JSONDecoder().decode(Components.Schemas.Subscription.self, from: Data($0.utf8)) }
+    }
+
+    func modifySubscriptions<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        siteCode: String,
+        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+    ) async throws -> Answer {
+        try await pool.write { db in
+            let (subscriptions, answer) = decide(try Self.subscriptions(db, container: container, scope: scope, siteCode: siteCode))
+            try db.execute(
+                sql: "DELETE FROM subscriptions WHERE container = ? AND scope = ? AND siteCode = ?",
+                arguments: [container, scope.key, siteCode]
+            )
+            for subscription in subscriptions {
+                try db.execute(
+                    sql: "INSERT INTO subscriptions (container, scope, siteCode, subscriptionID, body) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        container, scope.key, siteCode, subscription.subscriptionID,
+                        String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self),
+                    ]
+                )
+            }
+            return answer
+        }
+    }
+
     func purgeTombstones(before: Int64) async throws -> Int {
         try await pool.write { db in
             try db.execute(
@@ -376,6 +423,11 @@ final class SQLiteStorage: SyncStorage {
 
 /// The tables, the same on both engines apart from types.
 enum SyncSchema {
+    static let subscriptions = """
+        CREATE TABLE subscriptions (container TEXT NOT NULL, scope TEXT NOT NULL, siteCode TEXT NOT NULL,
+            subscriptionID TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, siteCode, subscriptionID))
+        """
+
     static let statements = [
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         """

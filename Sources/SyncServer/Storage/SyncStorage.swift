@@ -61,12 +61,27 @@ protocol SyncStorage: Sendable {
     /// Deletes tombstones written before `before` and raises each zone's purge floor past them.
     func purgeTombstones(before: Int64) async throws -> Int
 
+    /// An installation's subscriptions in one database, in ID order.
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription]
+    /// Reads an installation's subscriptions, lets `decide` say what they become, and writes that, in one transaction.
+    func modifySubscriptions<Answer: Sendable>(
+        container: String,
+        scope: DatabaseScope,
+        siteCode: String,
+        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+    ) async throws -> Answer
+
+    /// Calls `changed` with a container's name each time another instance commits to it, until cancelled; nil when
+    /// this engine has only one instance (its own commits are signalled in process).
+    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>?
+
     /// Releases connections; the engine is not used afterwards.
     func close() async
 }
 
 extension SyncStorage {
     func close() async {}
+    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>? { nil }
 }
 
 /// A page of a zone's changes.
