@@ -61,8 +61,9 @@ echo "== Schemathesis $version against the sync server at $base"
 # Checks: all but positive_data_acceptance and negative_data_rejection. A records/modify answers 200 with a result
 # per operation, as CloudKit does, so a record the document allows may still fail (a missing zone) and one it does not
 # (a zone name outside the pattern) is refused inside a 200; both checks would flag the protocol's design itself.
+# The event stream is left out: it never ends by design, so every case would time out (SyncEventsTests cover it).
 (cd "$work" && "$venv/bin/schemathesis" run "$root/Sources/SyncServer/openapi.yaml" --url "$base" \
-    --header "Authorization: Bearer $credential" \
+    --header "Authorization: Bearer $credential" --exclude-operation-id events \
     --checks all --exclude-checks positive_data_acceptance,negative_data_rejection \
     --phases examples,coverage,fuzzing \
     --max-examples "${FUZZ_MAX_EXAMPLES:-50}" --seed "${FUZZ_SEED:-1}" --generation-database none \

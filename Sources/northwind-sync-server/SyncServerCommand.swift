@@ -53,13 +53,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests an installation may make at once above its rate (default: twice the rate).") var burst: Double?
     @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again.")
     var tombstoneDays = 180
+    @Option(help: "Megabytes of assets one container may hold (default: no limit).") var assetQuotaMb: Int?
     @Option(help: "Seconds between keep-alive pings on event streams (each also polls for missed changes).") var pingSeconds = 15
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "northwind-sync")
         logger.logLevel = .info
-        let service = try await database.open()
+        var service = try await database.open()
+        service.assetQuota = assetQuotaMb.map { Int64($0) * 1024 * 1024 }
         let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
         let app = try SyncServerApp.make(

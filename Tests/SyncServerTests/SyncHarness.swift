@@ -25,15 +25,18 @@ struct SyncHarness: Sendable {
         requestsPerSecond: Double = 10_000,
         burst: Double = 20_000,
         ping: Int = 15,
+        arguments: [String] = [],
         _ body: @Sendable (SyncHarness) async throws -> Void
     ) async throws {
         let database = try await freshDatabase(engine)
         defer { removeDatabase(database) }
         let service = try await SyncService.open(database: database)
-        let server = try ServerProcess.start([
-            "serve", "--database", database, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
-            "--ping-seconds", String(ping),
-        ])
+        let server = try ServerProcess.start(
+            [
+                "serve", "--database", database, "--port", "0", "--rate", String(requestsPerSecond), "--burst", String(burst),
+                "--ping-seconds", String(ping),
+            ] + arguments
+        )
         defer { server.stop() }
         do {
             try await body(SyncHarness(service: service, port: server.port, database: database))

@@ -682,6 +682,26 @@ struct SyncAssetTests {
         }
     }
 
+    @Test(arguments: SyncEngine.all) func anAssetPastTheContainersQuotaIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, arguments: ["--asset-quota-mb", "1"]) { server in
+            // Given a server allowing 1 MB of assets per container, and 600 KB stored
+            let (hq, _) = try await server.company()
+            let first = Data(repeating: 1, count: 600 * 1024)
+            let second = Data(repeating: 2, count: 600 * 1024)
+            let hash = { (data: Data) in SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+            _ = try await hq.uploadAsset(path: .init(container: "acme", sha256: hash(first)), body: .binary(HTTPBody(first))).ok
+            // When 600 KB more are uploaded
+            let answer = try await hq.uploadAsset(path: .init(container: "acme", sha256: hash(second)), body: .binary(HTTPBody(second)))
+            // Then QUOTA_EXCEEDED (413), while the same bytes again still cost nothing
+            guard case .default(413, let failure) = answer else {
+                Issue.record("an asset past the quota was stored: \(answer)")
+                return
+            }
+            #expect(try failure.body.json.serverErrorCode == .quotaExceeded)
+            _ = try await hq.uploadAsset(path: .init(container: "acme", sha256: hash(first)), body: .binary(HTTPBody(first))).ok
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func aRecordNamingAnAssetNeverUploadedIsRefused(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()

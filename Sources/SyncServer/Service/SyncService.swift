@@ -10,6 +10,8 @@ public struct SyncService: Sendable {
     let logger: Logger
     /// Wakes this instance's event streams when a container changes.
     let signal = ChangeSignal()
+    /// The most asset bytes one container may hold; nil for no limit.
+    public var assetQuota: Int64?
 
     init(storage: any SyncStorage, logger: Logger = Logger(label: "northwind-sync")) {
         self.storage = storage
@@ -311,6 +313,17 @@ public struct SyncService: Sendable {
         let actual = Secrets.sha256(data)
         guard actual == sha256 else {
             throw SyncError(.badRequest, "the bytes sent hash to \(actual), not \(sha256); nothing was stored. Upload them again")
+        }
+        if let quota = assetQuota, try await guarded({ try await storage.presentAssets(container: container, hashes: [sha256]) }).isEmpty {
+            // Checked before each upload: two uploads at once may pass it by one asset.
+            let used = try await guarded { try await storage.assetBytes(container: container) }
+            if used + Int64(data.count) > quota {
+                throw SyncError(
+                    .quotaExceeded,
+                    "\(container) holds \(used) bytes of assets and may hold \(quota); this asset's \(data.count) bytes would pass that. "
+                        + "Ask the server's operator to raise --asset-quota-mb"
+                )
+            }
         }
         try await guarded { try await storage.saveAsset(container: container, sha256: sha256, data: data) }
         return .init(sha256: sha256, size: Int64(data.count))

@@ -509,6 +509,11 @@ final class PostgresStorage: SyncStorage {
         ).all(Data.self).first
     }
 
+    func assetBytes(container: String) async throws -> Int64 {
+        try await client.query("SELECT coalesce(sum(size), 0)::int8 FROM assets WHERE container = \(container)", logger: logger)
+            .all(Int64.self).first ?? 0
+    }
+
     // MARK: Subscriptions
 
     func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {

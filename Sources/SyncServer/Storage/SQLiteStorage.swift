@@ -401,6 +401,12 @@ final class SQLiteStorage: SyncStorage {
         }
     }
 
+    func assetBytes(container: String) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT coalesce(sum(size), 0) FROM assets WHERE container = ?", arguments: [container]) ?? 0
+        }
+    }
+
     func purgeTombstones(before: Int64) async throws -> Int {
         try await pool.write { db in
             try db.execute(

@@ -57,6 +57,8 @@ protocol SyncStorage: Sendable {
     /// Stores verified bytes under their hash (once: a second upload of the same bytes changes nothing).
     func saveAsset(container: String, sha256: String, data: Data) async throws
     func asset(container: String, sha256: String) async throws -> Data?
+    /// The bytes of every asset the container holds, for its quota.
+    func assetBytes(container: String) async throws -> Int64
 
     /// Deletes tombstones written before `before` and raises each zone's purge floor past them.
     func purgeTombstones(before: Int64) async throws -> Int
