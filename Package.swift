@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "northwind", targets: ["northwind"]),
         .executable(name: "northwind-bench", targets: ["northwind-bench"]),
         .executable(name: "northwind-sync-server", targets: ["northwind-sync-server"]),
+        .executable(name: "northwind-sync-bench", targets: ["northwind-sync-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -140,6 +141,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The sync server's benchmark: the real server over HTTP beside the bare SQLite C API or plain PostgresNIO.
+        .executableTarget(
+            name: "northwind-sync-bench",
+            dependencies: [
+                "SyncProtocol", "SyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

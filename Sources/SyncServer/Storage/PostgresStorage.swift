@@ -17,7 +17,7 @@ final class PostgresStorage: SyncStorage {
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
     /// creates or migrates the schema.
     init(url: String, logger: Logger, hooks: StorageTestHooks = .fromEnvironment()) async throws {
-        let client = PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger)
+        let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
         self.client = client
         self.logger = logger
         self.hooks = hooks
@@ -35,32 +35,6 @@ final class PostgresStorage: SyncStorage {
     func close() async {
         runner.cancel()
         await runner.value
-    }
-
-    static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
-            let host = parts.host, !host.isEmpty
-        else {
-            throw SyncError(.badRequest, "\(url) is not a PostgreSQL URL; write postgres://user:password@host:5432/database")
-        }
-        let mode = parts.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS =
-            switch mode {
-            case "disable": .disable
-            case "require", "verify-full": .require(.makeClientConfiguration())
-            default: .prefer(.makeClientConfiguration())
-            }
-        let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
-        var configuration = PostgresClient.Configuration(
-            host: host,
-            port: parts.port ?? 5432,
-            username: parts.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres",
-            password: parts.password,
-            database: database.isEmpty ? nil : database,
-            tls: tls
-        )
-        configuration.options.maximumConnections = 40
-        return configuration
     }
 
     // MARK: Transactions
@@ -676,5 +650,34 @@ struct StorageTestHooks: Sendable {
             holdBeforeCommit: environment["NORTHWIND_SYNC_TEST_HOLD_MS"].flatMap(Int.init).map { .milliseconds($0) },
             plainSequence: environment["NORTHWIND_SYNC_TEST_PLAIN_SEQUENCE"] == "1"
         )
+    }
+}
+
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`, as PostgresNIO's configuration.
+public enum PostgresURL {
+    public static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+            let host = parts.host, !host.isEmpty
+        else {
+            throw SyncError(.badRequest, "\(url) is not a PostgreSQL URL; write postgres://user:password@host:5432/database")
+        }
+        let mode = parts.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS =
+            switch mode {
+            case "disable": .disable
+            case "require", "verify-full": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
+        let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: parts.port ?? 5432,
+            username: parts.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres",
+            password: parts.password,
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+        configuration.options.maximumConnections = 40
+        return configuration
     }
 }
