@@ -152,6 +152,20 @@ public enum FieldValue: Hashable, Sendable {
 extension FieldValue: Codable {
     enum CodingKeys: String, CodingKey { case type, value }
 
+    /// `-?[0-9]{1,30}(\.[0-9]{1,30})?`, checked by hand: a regex literal is compiled on every use, and this runs for
+    /// every decimal of every record a server decodes.
+    static func isDecimal(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let whole = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard (1...30).contains(whole.count) else { return false }
+        let rest = bytes.dropFirst(whole.count)
+        if rest.isEmpty { return true }
+        guard rest.first == UInt8(ascii: ".") else { return false }
+        let fraction = rest.dropFirst()
+        return (1...30).contains(fraction.count) && fraction.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(String.self, forKey: .type)
@@ -161,7 +175,7 @@ extension FieldValue: Codable {
         case "DOUBLE": self = .double(try c.decode(Double.self, forKey: .value))
         case "DECIMAL":
             let text = try c.decode(String.self, forKey: .value)
-            guard text.wholeMatch(of: /-?[0-9]{1,30}(\.[0-9]{1,30})?/) != nil else {
+            guard Self.isDecimal(text) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .value,
                     in: c,

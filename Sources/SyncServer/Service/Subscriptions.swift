@@ -181,7 +181,7 @@ actor EventFeed {
                             recordTypes: nil
                         )
                     }
-                    let records = page?.records.map(\.record)
+                    let records = try page?.records.map { try $0.decoded() }
                     fired = watching.compactMap { SubscriptionRules.fired($0, by: records, complete: page.map { !$0.moreComing } ?? false) }
                 }
                 known[name] = zone.seq

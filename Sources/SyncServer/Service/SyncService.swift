@@ -200,7 +200,8 @@ public struct SyncService: Sendable {
         bodySize: Int
     ) async throws(SyncError) -> Components.Schemas.ModifyResponse {
         try ModifyPlanner.checkRequest(request, bodySize: bodySize)
-        let planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
+        var planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
+        planner.requestBytes = bodySize
         let response = try await guarded {
             try await storage.modifyRecords(
                 container: container,
@@ -381,13 +382,13 @@ public struct SyncService: Sendable {
         scope: DatabaseScope,
         queries: [Components.Schemas.ZoneChangesQuery]
     ) async throws(SyncError)
-        -> [Components.Schemas.ZoneChanges]
+        -> [ZoneChangesPage]
     {
         if queries.isEmpty || queries.count > 50 {
             throw SyncError(.badRequest, "ask for 1 to 50 zones per changes/zone request")
         }
         let epoch = try await guarded { try await storage.epoch() }
-        var answers: [Components.Schemas.ZoneChanges] = []
+        var answers: [ZoneChangesPage] = []
         for query in queries {
             let zoneName = query.zoneID.zoneName
             let limit = query.resultsLimit ?? SyncLimits.recordsPerChangesPage
@@ -415,16 +416,33 @@ public struct SyncService: Sendable {
                 )
             }
             answers.append(
-                .init(
-                    zoneID: zone.zoneID,
-                    syncToken: ZoneToken(epoch: epoch, zone: zoneName, seq: page.through).encoded,
-                    moreComing: page.moreComing,
-                    records: page.records.map(\.record),
-                    checksum: page.moreComing ? nil : ZoneChecksum.hex(zone.checksum)
+                ZoneChangesPage(
+                    envelope: .init(
+                        zoneID: zone.zoneID,
+                        syncToken: ZoneToken(epoch: epoch, zone: zoneName, seq: page.through).encoded,
+                        moreComing: page.moreComing,
+                        records: [],
+                        checksum: page.moreComing ? nil : ZoneChecksum.hex(zone.checksum)
+                    ),
+                    records: page.records
                 )
             )
         }
         return answers
+    }
+}
+
+/// One zone's answer to changes/zone: the envelope, and its records as stored.
+struct ZoneChangesPage: Sendable {
+    /// Everything but the records (its `records` is empty).
+    var envelope: Components.Schemas.ZoneChanges
+    var records: [ChangedRecord]
+
+    /// The answer with its records decoded.
+    func decoded() throws -> Components.Schemas.ZoneChanges {
+        var answer = envelope
+        answer.records = try records.map { try $0.decoded() }
+        return answer
     }
 }
 

@@ -391,11 +391,11 @@ final class PostgresStorage: SyncStorage {
             let live = after == nil ? "AND NOT deleted" : ""
             let rows = try await connection.query(
                 """
-                SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
+                SELECT recordname, recordtype, seq, body FROM records WHERE container = \(container) AND scope = \(scope.key)
                 AND zonename = \(zoneName) \(unescaped: live) AND seq > \(after ?? 0) ORDER BY seq, recordname LIMIT \(limit + 1)
                 """,
                 logger: self.logger
-            ).all(RecordRow.self).map(Self.storedRecord)
+            ).all(ChangedRow.self).map(Self.changed)
             var page = Array(rows.prefix(limit))
             // The zone's counter, or (for the negative control, which leaves it alone) the newest change seen.
             let newest: Int64 =
@@ -413,12 +413,12 @@ final class PostgresStorage: SyncStorage {
                     // Never split a change: finish the one the page ends in.
                     page += try await connection.query(
                         """
-                        SELECT body, seq, appendonly FROM records WHERE container = \(container) AND scope = \(scope.key)
-                        AND zonename = \(zoneName) \(unescaped: live) AND seq = \(last.seq) AND recordname > \(last.record.recordName)
+                        SELECT recordname, recordtype, seq, body FROM records WHERE container = \(container) AND scope = \(scope.key)
+                        AND zonename = \(zoneName) \(unescaped: live) AND seq = \(last.seq) AND recordname > \(last.recordName)
                         ORDER BY recordname
                         """,
                         logger: self.logger
-                    ).all(RecordRow.self).map(Self.storedRecord)
+                    ).all(ChangedRow.self).map(Self.changed)
                 }
                 let later = try await connection.query(
                     """
@@ -430,9 +430,15 @@ final class PostgresStorage: SyncStorage {
                 more = later != nil
                 if more { through = last.seq }
             }
-            if let recordTypes { page = page.filter { recordTypes.contains($0.record.recordType) } }
+            if let recordTypes { page = page.filter { recordTypes.contains($0.recordType) } }
             return ChangesPage(zone: zone, records: page, through: through, moreComing: more)
         }
+    }
+
+    private typealias ChangedRow = (String, String, Int64, String)
+
+    private static func changed(_ row: ChangedRow) -> ChangedRecord {
+        ChangedRecord(recordName: row.0, recordType: row.1, seq: row.2, body: row.3)
     }
 
     func liveRecords(container: String, scope: DatabaseScope, zoneName: String, recordType: String) async throws -> [StoredRecord] {

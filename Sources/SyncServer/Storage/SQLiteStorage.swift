@@ -240,19 +240,19 @@ final class SQLiteStorage: SyncStorage {
 
     private static func saveRecord(_ db: Database, _ stored: StoredRecord, container: String, scope: DatabaseScope) throws {
         let record = stored.record
-        try db.execute(
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO records (container, scope, zoneName, recordName, recordType, seq, appendOnly, deleted, modified, body)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (container, scope, zoneName, recordName) DO UPDATE SET recordType = excluded.recordType,
                     seq = excluded.seq, appendOnly = excluded.appendOnly, deleted = excluded.deleted, modified = excluded.modified,
                     body = excluded.body
-                """,
-            arguments: [
-                container, scope.key, record.zoneID.zoneName, record.recordName, record.recordType, stored.seq, stored.appendOnly,
-                record.deleted, record.modified?.timestamp ?? 0, String(decoding: try JSONEncoder().encode(record), as: UTF8.self),
-            ]
+                """
         )
+        try statement.execute(arguments: [
+            container, scope.key, record.zoneID.zoneName, record.recordName, record.recordType, stored.seq, stored.appendOnly,
+            record.deleted, record.modified?.timestamp ?? 0, String(decoding: try JSONEncoder().encode(record), as: UTF8.self),
+        ])
     }
 
     private static func storedRecord(_ row: Row) throws -> StoredRecord {
@@ -286,30 +286,30 @@ final class SQLiteStorage: SyncStorage {
             else { return ChangesPage(zone: nil, records: [], through: 0, moreComing: false) }
             // From scratch the feed is compacted: live records only, no tombstones.
             let live = after == nil ? "AND deleted = 0" : ""
-            let base = "SELECT body, seq, appendOnly FROM records WHERE container = ? AND scope = ? AND zoneName = ? \(live)"
+            let base = "SELECT recordName, recordType, seq, body FROM records WHERE container = ? AND scope = ? AND zoneName = ? \(live)"
+            let changed = { (row: Row) in ChangedRecord(recordName: row[0], recordType: row[1], seq: row[2], body: row[3]) }
             let rows = try Row.fetchAll(
                 db,
                 sql: base + " AND seq > ? ORDER BY seq, recordName LIMIT ?",
                 arguments: [container, scope.key, zoneName, after ?? 0, limit + 1]
-            )
-            var page = try rows.prefix(limit).map(Self.storedRecord)
+            ).map(changed)
+            var page = Array(rows.prefix(limit))
             var through = zone.seq
             var more = false
             if rows.count > limit, let last = page.last {
-                let cut: Int64 = rows[limit]["seq"]
-                if last.seq == cut {
+                if last.seq == rows[limit].seq {
                     // Never split a change: finish the one the page ends in.
                     page += try Row.fetchAll(
                         db,
                         sql: base + " AND seq = ? AND recordName > ? ORDER BY recordName",
-                        arguments: [container, scope.key, zoneName, cut, last.record.recordName]
-                    ).map(Self.storedRecord)
+                        arguments: [container, scope.key, zoneName, last.seq, last.recordName]
+                    ).map(changed)
                 }
                 through = last.seq
                 more = try Row.fetchOne(db, sql: base + " AND seq > ? LIMIT 1", arguments: [container, scope.key, zoneName, through]) != nil
                 if !more { through = zone.seq }
             }
-            if let recordTypes { page = page.filter { recordTypes.contains($0.record.recordType) } }
+            if let recordTypes { page = page.filter { recordTypes.contains($0.recordType) } }
             return ChangesPage(zone: zone, records: page, through: through, moreComing: more)
         }
     }

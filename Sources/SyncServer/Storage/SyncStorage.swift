@@ -86,11 +86,22 @@ extension SyncStorage {
     func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>? { nil }
 }
 
+/// A record as a changes page carries it: its stored JSON, read but not decoded (a client catching up is sent the
+/// bytes as stored), and the columns paging needs.
+struct ChangedRecord: Sendable {
+    var recordName: String
+    var recordType: String
+    var seq: Int64
+    var body: String
+
+    func decoded() throws -> SyncRecord { try JSONDecoder().decode(SyncRecord.self, from: Data(body.utf8)) }
+}
+
 /// A page of a zone's changes.
 struct ChangesPage: Sendable {
     /// The zone as it stood in the snapshot; nil when it does not exist.
     var zone: ZoneState?
-    var records: [StoredRecord]
+    var records: [ChangedRecord]
     /// The change number the page ends at: the client's next token.
     var through: Int64
     var moreComing: Bool
