@@ -55,7 +55,8 @@ struct SyncHandler: APIProtocol {
             request: body,
             bodySize: SyncRequest.bodySize
         )
-        return .ok(.init(body: .json(response)))
+        // `RawResponder` sends this JSON as is; this is the same answer, typed.
+        return .ok(.init(body: .json(try ModifyAnswer.decoded(response))))
     }
 
     func lookupRecords(_ input: Operations.LookupRecords.Input) async throws -> Operations.LookupRecords.Output {
@@ -81,7 +82,7 @@ struct SyncHandler: APIProtocol {
     func zoneChanges(_ input: Operations.ZoneChanges.Input) async throws -> Operations.ZoneChanges.Output {
         let (caller, scope) = try scope(input.path.container, input.path.database)
         guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
-        // `ChangesResponder` answers these requests first, sparing the decoding; this is the same answer, typed.
+        // `RawResponder` answers these requests first, sparing the decoding; this is the same answer, typed.
         let pages = try await service.zoneChanges(caller, container: input.path.container, scope: scope, queries: body.zones)
         return .ok(.init(body: .json(.init(zones: try pages.map { try $0.decoded() }))))
     }

@@ -34,7 +34,7 @@ public enum SyncServerApp {
     public static func make(service: SyncService, options: SyncServerOptions, logger: Logger) throws -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: SyncGate(service: service, throttle: Throttle(rate: options.requestsPerSecond, burst: options.burst)))
-        router.add(middleware: ChangesResponder(service: service))
+        router.add(middleware: RawResponder(service: service))
         service.startListening()
         try SyncHandler(service: service, ping: options.ping).registerHandlers(
             on: router,

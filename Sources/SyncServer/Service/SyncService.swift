@@ -198,7 +198,7 @@ public struct SyncService: Sendable {
         scope: DatabaseScope,
         request: Components.Schemas.ModifyRequest,
         bodySize: Int
-    ) async throws(SyncError) -> Components.Schemas.ModifyResponse {
+    ) async throws(SyncError) -> String {
         try ModifyPlanner.checkRequest(request, bodySize: bodySize)
         var planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
         planner.requestBytes = bodySize

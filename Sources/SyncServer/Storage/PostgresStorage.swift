@@ -260,7 +260,7 @@ final class PostgresStorage: SyncStorage {
         batchID: String,
         planner: ModifyPlanner,
         now: Int64
-    ) async throws -> Components.Schemas.ModifyResponse {
+    ) async throws -> String {
         try await transaction { connection in
             // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
             var zones = try await self.zones(
@@ -274,11 +274,7 @@ final class PostgresStorage: SyncStorage {
                 "SELECT response FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
                 logger: self.logger
             )
-            if let response = try await stored.all(String.self).first {
-                var answer = try JSONDecoder().decode(Components.Schemas.ModifyResponse.self, from: Data(response.utf8))
-                answer.replayed = true
-                return answer
-            }
+            if let response = try await stored.all(String.self).first { return ModifyAnswer.replayed(response) }
             if self.hooks.plainSequence {
                 // The negative control: a number taken from a sequence, with no lock held.
                 for name in zones.keys {
@@ -300,9 +296,7 @@ final class PostgresStorage: SyncStorage {
                 for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
             }
             try await self.saveRecords(connection, plan.writes, container: container, scope: scope)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            let response = String(decoding: try encoder.encode(plan.response), as: UTF8.self)
+            let response = try ModifyAnswer.json(plan.response)
             try await connection.query(
                 """
                 INSERT INTO batches (container, clientid, batchid, response, created)
@@ -312,7 +306,7 @@ final class PostgresStorage: SyncStorage {
             )
             if !plan.writes.isEmpty { try await self.notify(connection, container: container) }
             if let hold = self.hooks.holdBeforeCommit, batchID.hasPrefix("hold:") { try await Task.sleep(for: hold) }
-            return plan.response
+            return response
         }
     }
 
@@ -352,8 +346,7 @@ final class PostgresStorage: SyncStorage {
     /// Writes a batch's records in one statement.
     private func saveRecords(_ connection: PostgresConnection, _ writes: [StoredRecord], container: String, scope: DatabaseScope) async throws {
         guard !writes.isEmpty else { return }
-        let encoder = JSONEncoder()
-        let bodies = try writes.map { String(decoding: try encoder.encode($0.record), as: UTF8.self) }
+        let bodies = writes.map(\.record.json)
         try await connection.query(
             """
             INSERT INTO records (container, scope, zonename, recordname, recordtype, seq, appendonly, deleted, modified, body)

@@ -194,16 +194,14 @@ final class SQLiteStorage: SyncStorage {
         batchID: String,
         planner: ModifyPlanner,
         now: Int64
-    ) async throws -> Components.Schemas.ModifyResponse {
+    ) async throws -> String {
         try await pool.write { db in
             if let stored = try String.fetchOne(
                 db,
                 sql: "SELECT response FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
                 arguments: [container, clientID, batchID]
             ) {
-                var response = try JSONDecoder().decode(Components.Schemas.ModifyResponse.self, from: Data(stored.utf8))
-                response.replayed = true
-                return response
+                return ModifyAnswer.replayed(stored)
             }
             let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
             let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
@@ -215,13 +213,12 @@ final class SQLiteStorage: SyncStorage {
             let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
             for zone in plan.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
             for stored in plan.writes { try Self.saveRecord(db, stored, container: container, scope: scope) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
+            let answer = try ModifyAnswer.json(plan.response)
             try db.execute(
                 sql: "INSERT INTO batches (container, clientID, batchID, response, created) VALUES (?, ?, ?, ?, ?)",
-                arguments: [container, clientID, batchID, String(decoding: try encoder.encode(plan.response), as: UTF8.self), now]
+                arguments: [container, clientID, batchID, answer, now]
             )
-            return plan.response
+            return answer
         }
     }
 
@@ -251,7 +248,7 @@ final class SQLiteStorage: SyncStorage {
         )
         try statement.execute(arguments: [
             container, scope.key, record.zoneID.zoneName, record.recordName, record.recordType, stored.seq, stored.appendOnly,
-            record.deleted, record.modified?.timestamp ?? 0, String(decoding: try JSONEncoder().encode(record), as: UTF8.self),
+            record.deleted, record.modified?.timestamp ?? 0, record.json,
         ])
     }
 

@@ -26,7 +26,8 @@ protocol SyncStorage: Sendable {
     ) async throws -> Answer
 
     /// Applies a batch: answers a replayed batch from the stored answer; otherwise locks the zones in name order,
-    /// reads what the planner needs, writes its plan and stores the answer, in one transaction.
+    /// reads what the planner needs, writes its plan and stores the answer, in one transaction. The answer is JSON
+    /// (`ModifyAnswer`).
     func modifyRecords(
         container: String,
         scope: DatabaseScope,
@@ -34,7 +35,7 @@ protocol SyncStorage: Sendable {
         batchID: String,
         planner: ModifyPlanner,
         now: Int64
-    ) async throws -> Components.Schemas.ModifyResponse
+    ) async throws -> String
 
     func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord]
 
