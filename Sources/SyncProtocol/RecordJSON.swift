@@ -11,115 +11,122 @@ extension SyncRecord {
     }
 }
 
-/// Writes JSON into a string. Only the shapes of the sync protocol's records; escaping follows RFC 8259.
+/// Writes JSON as UTF-8 bytes. Only the shapes of the sync protocol's records; escaping follows RFC 8259.
 public struct JSONWriter: Sendable {
-    public private(set) var text = ""
+    private var bytes: [UInt8] = []
 
-    public init() { text.reserveCapacity(512) }
+    public init() { bytes.reserveCapacity(512) }
 
-    public mutating func raw(_ fragment: String) { text += fragment }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func raw(_ fragment: String) { bytes.append(contentsOf: fragment.utf8) }
+
+    private mutating func number(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
 
     public mutating func string(_ value: String) {
-        text += "\""
-        // Most values need no escaping: append them whole.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            text += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)],
+                ])
+            // Everything else, multi-byte characters included, is valid in a JSON string as it is.
+            default: bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// `"name":`
     public mutating func key(_ name: String) {
         string(name)
-        text += ":"
+        raw(":")
     }
 
     mutating func record(_ record: SyncRecord) {
-        text += "{"
+        raw("{")
         key("recordName")
         string(record.recordName)
-        text += ","
+        raw(",")
         key("recordType")
         string(record.recordType)
-        text += ",\"zoneID\":{"
+        raw(",\"zoneID\":{")
         key("zoneName")
         string(record.zoneID.zoneName)
-        text += "}"
+        raw("}")
         if let tag = record.recordChangeTag {
-            text += ","
+            raw(",")
             key("recordChangeTag")
             string(tag)
         }
-        text += ",\"fields\":{"
+        raw(",\"fields\":{")
         for (index, (name, value)) in record.fields.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { raw(",") }
             key(name)
             field(value)
         }
-        text += "}"
+        raw("}")
         for (name, stamp) in [("created", record.created), ("modified", record.modified)] {
             guard let stamp else { continue }
-            text += ","
+            raw(",")
             key(name)
-            text += "{\"timestamp\":\(stamp.timestamp),"
+            raw("{\"timestamp\":")
+            number(stamp.timestamp)
+            raw(",")
             key("site")
             string(stamp.site)
-            text += "}"
+            raw("}")
         }
-        text += record.deleted ? ",\"deleted\":true}" : ",\"deleted\":false}"
+        raw(record.deleted ? ",\"deleted\":true}" : ",\"deleted\":false}")
     }
 
     mutating func field(_ value: FieldValue) {
-        text += "{\"type\":\"\(value.typeName)\",\"value\":"
+        raw("{\"type\":\"")
+        raw(value.typeName)
+        raw("\",\"value\":")
         switch value {
-        case .string(let text), .decimal(let text): string(text)
-        case .int64(let number), .timestamp(let number): text += String(number)
+        case .string(let value), .decimal(let value): string(value)
+        case .int64(let value), .timestamp(let value): number(value)
         // JSON has no NaN or infinity; decoding never yields them, so a stray one is written as null.
-        case .double(let number): text += number.isFinite ? "\(number)" : "null"
+        case .double(let value): raw(value.isFinite ? "\(value)" : "null")
         case .bytes(let data): string(data.base64EncodedString())
         case .reference(let reference):
-            text += "{"
+            raw("{")
             key("recordName")
             string(reference.recordName)
             if let zone = reference.zoneName {
-                text += ","
+                raw(",")
                 key("zoneName")
                 string(zone)
             }
-            text += "}"
+            raw("}")
         case .asset(let asset):
-            text += "{"
+            raw("{")
             key("sha256")
             string(asset.sha256)
-            text += ",\"size\":\(asset.size)"
+            raw(",\"size\":")
+            number(asset.size)
             if let type = asset.contentType {
-                text += ","
+                raw(",")
                 key("contentType")
                 string(type)
             }
-            text += "}"
+            raw("}")
         case .list(let items):
-            text += "["
+            raw("[")
             for (index, item) in items.enumerated() {
-                if index > 0 { text += "," }
+                if index > 0 { raw(",") }
                 field(item)
             }
-            text += "]"
+            raw("]")
         }
-        text += "}"
+        raw("}")
     }
 }

@@ -4,7 +4,8 @@ import SyncProtocol
 /// `records/modify`'s answer as JSON, written once: stored for replays and sent as is, so a batch's records are not
 /// encoded three times over.
 enum ModifyAnswer {
-    static func json(_ response: Components.Schemas.ModifyResponse) throws -> String {
+    /// `bodies` holds the JSON of records already written for storage, so that they are not written twice.
+    static func json(_ response: Components.Schemas.ModifyResponse, bodies: [RecordKey: String] = [:]) throws -> String {
         var writer = JSONWriter()
         writer.raw("{\"records\":[")
         let encoder = JSONEncoder()
@@ -16,7 +17,10 @@ enum ModifyAnswer {
             writer.raw(",")
             writer.key("recordName")
             writer.string(result.recordName)
-            if let record = result.record { writer.raw(",\"record\":" + record.json) }
+            if let record = result.record {
+                writer.raw(",\"record\":")
+                writer.raw(bodies[RecordKey(zoneName: record.zoneID.zoneName, recordName: record.recordName)] ?? record.json)
+            }
             // Errors are few: the encoder will do.
             if let error = result.error { writer.raw(",\"error\":" + String(decoding: try encoder.encode(error), as: UTF8.self)) }
             writer.raw("}")

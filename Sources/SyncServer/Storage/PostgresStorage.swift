@@ -295,8 +295,12 @@ final class PostgresStorage: SyncStorage {
             if !self.hooks.plainSequence {
                 for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
             }
-            try await self.saveRecords(connection, plan.writes, container: container, scope: scope)
-            let response = try ModifyAnswer.json(plan.response)
+            let bodies = Dictionary(
+                plan.writes.map { (RecordKey(zoneName: $0.record.zoneID.zoneName, recordName: $0.record.recordName), $0.record.json) },
+                uniquingKeysWith: { _, last in last }
+            )
+            try await self.saveRecords(connection, plan.writes, bodies: bodies, container: container, scope: scope)
+            let response = try ModifyAnswer.json(plan.response, bodies: bodies)
             try await connection.query(
                 """
                 INSERT INTO batches (container, clientid, batchid, response, created)
@@ -344,9 +348,15 @@ final class PostgresStorage: SyncStorage {
     }
 
     /// Writes a batch's records in one statement.
-    private func saveRecords(_ connection: PostgresConnection, _ writes: [StoredRecord], container: String, scope: DatabaseScope) async throws {
+    private func saveRecords(
+        _ connection: PostgresConnection,
+        _ writes: [StoredRecord],
+        bodies byKey: [RecordKey: String],
+        container: String,
+        scope: DatabaseScope
+    ) async throws {
         guard !writes.isEmpty else { return }
-        let bodies = writes.map(\.record.json)
+        let bodies = writes.map { byKey[RecordKey(zoneName: $0.record.zoneID.zoneName, recordName: $0.record.recordName)] ?? $0.record.json }
         try await connection.query(
             """
             INSERT INTO records (container, scope, zonename, recordname, recordtype, seq, appendonly, deleted, modified, body)

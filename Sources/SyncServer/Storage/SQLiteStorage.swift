@@ -212,8 +212,13 @@ final class SQLiteStorage: SyncStorage {
             }
             let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
             for zone in plan.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
-            for stored in plan.writes { try Self.saveRecord(db, stored, container: container, scope: scope) }
-            let answer = try ModifyAnswer.json(plan.response)
+            var bodies: [RecordKey: String] = [:]
+            for stored in plan.writes {
+                let body = stored.record.json
+                bodies[RecordKey(zoneName: stored.record.zoneID.zoneName, recordName: stored.record.recordName)] = body
+                try Self.saveRecord(db, stored, body: body, container: container, scope: scope)
+            }
+            let answer = try ModifyAnswer.json(plan.response, bodies: bodies)
             try db.execute(
                 sql: "INSERT INTO batches (container, clientID, batchID, response, created) VALUES (?, ?, ?, ?, ?)",
                 arguments: [container, clientID, batchID, answer, now]
@@ -235,7 +240,7 @@ final class SQLiteStorage: SyncStorage {
         return records
     }
 
-    private static func saveRecord(_ db: Database, _ stored: StoredRecord, container: String, scope: DatabaseScope) throws {
+    private static func saveRecord(_ db: Database, _ stored: StoredRecord, body: String, container: String, scope: DatabaseScope) throws {
         let record = stored.record
         let statement = try db.cachedStatement(
             sql: """
@@ -248,7 +253,7 @@ final class SQLiteStorage: SyncStorage {
         )
         try statement.execute(arguments: [
             container, scope.key, record.zoneID.zoneName, record.recordName, record.recordType, stored.seq, stored.appendOnly,
-            record.deleted, record.modified?.timestamp ?? 0, record.json,
+            record.deleted, record.modified?.timestamp ?? 0, body,
         ])
     }
 
