@@ -76,6 +76,8 @@ struct Target: Sendable {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
+            // Let the pool start before the first lease (it warns otherwise).
+            await Task.yield()
             return try await client.withConnection { connection in try await body(connection) }
         }
     }
