@@ -34,26 +34,37 @@ struct Target: Sendable {
 
     static let logger = Logger(label: "northwind-sync-bench")
 
-    /// The bare rate: the same rows (the records' JSON encoded beforehand) in transactions of 400, through the SQLite
-    /// C API, or as plain PostgresNIO INSERTs, one statement a row.
-    func bareInsertRate(database: String, records: Int) async throws -> Double {
+    /// The bare rates, through the SQLite C API or as plain PostgresNIO INSERTs (one statement a row), in
+    /// transactions of 400, with the records' JSON encoded beforehand: `rows` writes the record rows only; `same`
+    /// also writes what the server writes per batch besides them, the zone's counter and the stored answer that
+    /// makes a batch idempotent.
+    func bareRates(records: Int) async throws -> (rows: Double, same: Double) {
         let encoder = JSONEncoder()
         let rows = try (0..<records).map { index in
             let record = Workload.record(index)
             return (record, String(decoding: try encoder.encode(record), as: UTF8.self))
         }
+        return (
+            try await bareRate(database: try await freshDatabase(), rows: rows, sameWrites: false),
+            try await bareRate(database: try await freshDatabase(), rows: rows, sameWrites: true)
+        )
+    }
+
+    private func bareRate(database: String, rows: [(SyncRecord, String)], sameWrites: Bool) async throws -> Double {
         let batch = SyncLimits.operationsPerRequest
+        let answers =
+            sameWrites ? stride(from: 0, to: rows.count, by: batch).map { Workload.answer(Array(rows[$0..<min($0 + batch, rows.count)])) } : []
         if engine == "SQLite" {
             let started = ContinuousClock.now
-            try BareSQLite.insert(path: database, rows: rows, batch: batch)
-            return Double(records) / (ContinuousClock.now - started).seconds
+            try BareSQLite.insert(path: database, rows: rows, batch: batch, answers: answers)
+            return Double(rows.count) / (ContinuousClock.now - started).seconds
         }
         return try await withPostgres(database) { connection in
-            for statement in BareSQLite.table.split(separator: ";") {
+            for statement in BareSQLite.tables.split(separator: ";") {
                 try await connection.query(PostgresQuery(unsafeSQL: String(statement)), logger: Self.logger)
             }
             let started = ContinuousClock.now
-            for start in stride(from: 0, to: rows.count, by: batch) {
+            for (number, start) in stride(from: 0, to: rows.count, by: batch).enumerated() {
                 try await connection.query("BEGIN", logger: Self.logger)
                 for (offset, (record, body)) in rows[start..<min(start + batch, rows.count)].enumerated() {
                     try await connection.query(
@@ -65,9 +76,19 @@ struct Target: Sendable {
                         logger: Self.logger
                     )
                 }
+                if sameWrites {
+                    try await connection.query(
+                        "INSERT INTO zones VALUES ('bench', 'shared', 'catalog', \(Int64(number))) ON CONFLICT (container, scope, zonename) DO UPDATE SET seq = excluded.seq",
+                        logger: Self.logger
+                    )
+                    try await connection.query(
+                        "INSERT INTO batches VALUES ('bench', 'bench', \("b\(number)"), \(answers[number]), 0)",
+                        logger: Self.logger
+                    )
+                }
                 try await connection.query("COMMIT", logger: Self.logger)
             }
-            return Double(records) / (ContinuousClock.now - started).seconds
+            return Double(rows.count) / (ContinuousClock.now - started).seconds
         }
     }
 
@@ -85,14 +106,18 @@ struct Target: Sendable {
 
 /// The SQLite baseline through the C API, with the server's own settings (WAL, synchronous NORMAL, as GRDB sets them).
 enum BareSQLite {
-    static let table = """
+    static let tables = """
+        CREATE TABLE zones (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, seq BIGINT NOT NULL,
+            PRIMARY KEY (container, scope, zonename));
+        CREATE TABLE batches (container TEXT NOT NULL, clientid TEXT NOT NULL, batchid TEXT NOT NULL, response TEXT NOT NULL,
+            created BIGINT NOT NULL, PRIMARY KEY (container, clientid, batchid));
         CREATE TABLE records (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, recordname TEXT NOT NULL,
             recordtype TEXT NOT NULL, seq BIGINT NOT NULL, appendonly BOOLEAN NOT NULL, deleted BOOLEAN NOT NULL,
             modified BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, zonename, recordname));
         CREATE INDEX records_by_change ON records (container, scope, zonename, seq)
         """
 
-    static func insert(path: String, rows: [(SyncRecord, String)], batch: Int) throws {
+    static func insert(path: String, rows: [(SyncRecord, String)], batch: Int, answers: [String]) throws {
         var handle: OpaquePointer?
         guard sqlite3_open(path, &handle) == SQLITE_OK else { throw ValidationError("cannot open \(path)") }
         defer { sqlite3_close(handle) }
@@ -103,7 +128,7 @@ enum BareSQLite {
         }
         try exec("PRAGMA journal_mode = WAL")
         try exec("PRAGMA synchronous = NORMAL")
-        try exec(table)
+        try exec(tables)
         var statement: OpaquePointer?
         sqlite3_prepare_v2(
             handle,
@@ -117,7 +142,7 @@ enum BareSQLite {
         )
         defer { sqlite3_finalize(statement) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for start in stride(from: 0, to: rows.count, by: batch) {
+        for (number, start) in stride(from: 0, to: rows.count, by: batch).enumerated() {
             try exec("BEGIN")
             for (offset, (record, body)) in rows[start..<min(start + batch, rows.count)].enumerated() {
                 sqlite3_bind_text(statement, 1, record.recordName, -1, transient)
@@ -126,6 +151,15 @@ enum BareSQLite {
                 sqlite3_bind_text(statement, 4, body, -1, transient)
                 guard sqlite3_step(statement) == SQLITE_DONE else { throw ValidationError(String(cString: sqlite3_errmsg(handle))) }
                 sqlite3_reset(statement)
+            }
+            if !answers.isEmpty {
+                try exec("INSERT INTO zones VALUES ('bench', 'shared', 'catalog', \(number)) ON CONFLICT DO UPDATE SET seq = excluded.seq")
+                var insert: OpaquePointer?
+                sqlite3_prepare_v2(handle, "INSERT INTO batches VALUES ('bench', 'bench', ?, ?, 0)", -1, &insert, nil)
+                sqlite3_bind_text(insert, 1, "b\(number)", -1, transient)
+                sqlite3_bind_text(insert, 2, answers[number], -1, transient)
+                guard sqlite3_step(insert) == SQLITE_DONE else { throw ValidationError(String(cString: sqlite3_errmsg(handle))) }
+                sqlite3_finalize(insert)
             }
             try exec("COMMIT")
         }

@@ -227,14 +227,26 @@ final class SQLiteStorage: SyncStorage {
         }
     }
 
+    /// One query per zone and 400 names, rather than one per record.
     private static func records(_ db: Database, container: String, scope: DatabaseScope, keys: [RecordKey]) throws -> [RecordKey: StoredRecord] {
         var records: [RecordKey: StoredRecord] = [:]
-        let statement = try db.cachedStatement(
-            sql: "SELECT body, seq, appendOnly FROM records WHERE container = ? AND scope = ? AND zoneName = ? AND recordName = ?"
-        )
-        for key in keys {
-            if let row = try Row.fetchOne(statement, arguments: [container, scope.key, key.zoneName, key.recordName]) {
-                records[key] = try storedRecord(row)
+        for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
+            let names = zoneKeys.map(\.recordName)
+            for start in stride(from: 0, to: names.count, by: 400) {
+                let chunk = Array(names[start..<min(start + 400, names.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT body, seq, appendOnly FROM records
+                        WHERE container = ? AND scope = ? AND zoneName = ? AND recordName IN (\(marks))
+                        """,
+                    arguments: StatementArguments([container, scope.key, zoneName] + chunk)
+                )
+                for row in rows {
+                    let stored = try storedRecord(row)
+                    records[RecordKey(zoneName: zoneName, recordName: stored.record.recordName)] = stored
+                }
             }
         }
         return records
