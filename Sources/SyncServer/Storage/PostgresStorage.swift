@@ -400,16 +400,19 @@ final class PostgresStorage: SyncStorage {
                 logger: self.logger
             ).all(ChangedRow.self).map(Self.changed)
             var page = Array(rows.prefix(limit))
-            // The zone's counter, or (for the negative control, which leaves it alone) the newest change seen.
-            let newest: Int64 =
-                try await connection.query(
-                    """
-                    SELECT coalesce(max(seq), 0) FROM records WHERE container = \(container) AND scope = \(scope.key)
-                    AND zonename = \(zoneName)
-                    """,
-                    logger: self.logger
-                ).all(Int64.self).first ?? 0
-            var through = max(zone.seq, newest)
+            // The zone's counter; the negative control leaves it alone, so there the newest change seen stands in.
+            var through = zone.seq
+            if self.hooks.plainSequence {
+                let newest: Int64 =
+                    try await connection.query(
+                        """
+                        SELECT coalesce(max(seq), 0) FROM records WHERE container = \(container) AND scope = \(scope.key)
+                        AND zonename = \(zoneName)
+                        """,
+                        logger: self.logger
+                    ).all(Int64.self).first ?? 0
+                through = max(through, newest)
+            }
             var more = false
             if rows.count > limit, let last = page.last {
                 if last.seq == rows[limit].seq {
