@@ -31,6 +31,4 @@ actor ChangeSignal {
     func tick(_ id: UUID) {
         streams[id]?.continuation.yield(.tick)
     }
-
-    var count: Int { streams.count }
 }
