@@ -85,6 +85,20 @@ struct SyncEventsTests {
     }
 
     @Test(arguments: SyncEngine.all)
+    func aRevokedShopsStreamEnds(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, ping: 1) { server in
+            // Given a shop listening
+            let (_, shop) = try await server.company()
+            let events = try await EventListener.open(shop)
+            defer { events.close() }
+            // When the administrator revokes it
+            try await server.service.revoke(container: "acme", siteCode: "OXF")
+            // Then its stream ends by the next ping
+            #expect(try await events.ends(within: .seconds(5)))
+        }
+    }
+
+    @Test(arguments: SyncEngine.all)
     func subscriptionsAreSavedListedAndDeleted(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             // Given a shop with two subscriptions
@@ -211,6 +225,9 @@ final class EventListener: Sendable {
         var taken = 0
         var pings = 0
         var lastID: String?
+        var ended = false
+
+        func end() { ended = true }
 
         func add(_ event: ServerSentEvent) {
             if let id = event.id { lastID = id }
@@ -237,6 +254,7 @@ final class EventListener: Sendable {
             do {
                 for try await event in body.asDecodedServerSentEvents() { await log.add(event) }
             } catch {}
+            await log.end()
         }
         return EventListener(reader: reader, log: log)
     }
@@ -245,6 +263,16 @@ final class EventListener: Sendable {
 
     var lastID: String? { get async { await log.lastID } }
     var pings: Int { get async { await log.pings } }
+
+    /// Whether the server ended the stream within `limit`.
+    func ends(within limit: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if await log.ended { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
 
     /// The next `change` event's notice, waiting for it up to `within`.
     func nextNotice(within limit: Duration = .seconds(10)) async throws -> Components.Schemas.Notice {
