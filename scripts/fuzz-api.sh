@@ -10,23 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/.build/debug/northwind}")
 [ -x "$bin" ] || { echo "fuzz-api: no northwind binary at $bin" >&2; exit 1; }
 
-# A pinned release in its own virtualenv: checks and their verdicts change between releases, and Schemathesis needs a
-# newer Hypothesis than other Python tools may want. Kept in the cache so a second run needs no network.
-version=4.32.5
-venv=${XDG_CACHE_HOME:-$HOME/.cache}/northwind/schemathesis-$version
-if [ ! -x "$venv/bin/schemathesis" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
-fi
-py=$venv/bin/python
-
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# Schemathesis ($venv, $py, $version), the scratch folder $work, and the cleanup of $server.
+. "$root/scripts/schemathesis-env.sh"
 store=$work/store.sqlite
 # Python, not curl: a fresh Debian machine may have no curl. Any answer but a 2xx counts as down.
 answers() { "$py" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)' "$1/api/openapi.json" 2>/dev/null; }

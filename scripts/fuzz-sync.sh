@@ -10,22 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$root/.build/debug/northwind-sync-server}")
 [ -x "$bin" ] || { echo "fuzz-sync: no northwind-sync-server binary at $bin" >&2; exit 1; }
 
-# The same pinned Schemathesis as scripts/fuzz-api.sh, in the same cached virtualenv.
-version=4.32.5
-venv=${XDG_CACHE_HOME:-$HOME/.cache}/northwind/schemathesis-$version
-if [ ! -x "$venv/bin/schemathesis" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
-fi
-py=$venv/bin/python
-
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# Schemathesis ($venv, $py, $version), the scratch folder $work, and the cleanup of $server.
+. "$root/scripts/schemathesis-env.sh"
 database=$work/sync.sqlite
 token=$("$bin" enroll --database "$database" --container acme --role hq)
 
