@@ -24,7 +24,7 @@ struct RawResponder<Context: RequestContext>: RouterMiddleware {
         let scope = try service.scope(caller, container: container, database: database)
         let answer: ByteBuffer
         if operation == "modify" {
-            let batch = try JSONDecoder().decode(Components.Schemas.ModifyRequest.self, from: body)
+            let batch = try Components.Schemas.ModifyRequest.decode(body)
             let json = try await service.modifyRecords(caller, container: container, scope: scope, request: batch, bodySize: SyncRequest.bodySize)
             answer = ByteBuffer(string: json)
         } else {

@@ -322,7 +322,7 @@ final class PostgresStorage: SyncStorage {
     private typealias RecordRow = (String, Int64, Bool)
 
     private static func storedRecord(_ row: RecordRow) throws -> StoredRecord {
-        StoredRecord(record: try JSONDecoder().decode(SyncRecord.self, from: Data(row.0.utf8)), seq: row.1, appendOnly: row.2)
+        StoredRecord(record: try SyncRecord.decode(Data(row.0.utf8)), seq: row.1, appendOnly: row.2)
     }
 
     private func records(

@@ -272,7 +272,7 @@ final class SQLiteStorage: SyncStorage {
     private static func storedRecord(_ row: Row) throws -> StoredRecord {
         let body: String = row["body"]
         return StoredRecord(
-            record: try JSONDecoder().decode(SyncRecord.self, from: Data(body.utf8)),
+            record: try SyncRecord.decode(Data(body.utf8)),
             seq: row["seq"],
             appendOnly: row["appendOnly"]
         )

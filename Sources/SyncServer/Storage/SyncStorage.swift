@@ -95,7 +95,7 @@ struct ChangedRecord: Sendable {
     var seq: Int64
     var body: String
 
-    func decoded() throws -> SyncRecord { try JSONDecoder().decode(SyncRecord.self, from: Data(body.utf8)) }
+    func decoded() throws -> SyncRecord { try SyncRecord.decode(Data(body.utf8)) }
 }
 
 /// A page of a zone's changes.
