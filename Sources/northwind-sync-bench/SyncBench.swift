@@ -30,7 +30,7 @@ struct SyncBench: AsyncParsableCommand {
             for writer in 0..<writers {
                 group.addTask {
                     for body in stride(from: writer, to: batches.count, by: writers).map({ batches[$0] }) {
-                        let answer = try JSONDecoder().decode(ModifyProbe.self, from: try await caller.send("records/modify", body: body))
+                        let answer = try ModifyProbe.read(try await caller.send("records/modify", body: body))
                         if let failed = answer.records.firstIndex(where: { $0.error != nil }) {
                             throw ValidationError("operation \(failed) failed")
                         }
@@ -66,7 +66,7 @@ struct SyncBench: AsyncParsableCommand {
         let half = batches.count / 2
         let single = try await Self.send(Array(batches[..<half]), as: hq, writers: 1)
         let concurrent = try await Self.send(Array(batches[half...]), as: hq, writers: writers)
-        say(row("records/modify, 1 client (records/s)", ours: single, bare: bare.same, goal: "for reference"))
+        say(row("records/modify, 1 client (records/s)", ours: single, bare: bare.same, goal: "≥ 25% of bare"))
         say(row("records/modify, \(writers) clients at once (records/s)", ours: concurrent, bare: bare.same, goal: "≥ 25% of bare"))
         say(label("") + String(format: "(%.0f%% of the bare rate for the record rows only)", concurrent / bare.rows * 100))
 
@@ -361,6 +361,26 @@ func say(_ line: String) {
 struct ModifyProbe: Decodable {
     struct Result: Decodable { var error: Skipped? }
     var records: [Result]
+
+    /// Read as a shop would read it, with `JSONReader` (JSONDecoder would add 1.5 ms a batch to the measure).
+    static func read(_ answer: Data) throws -> ModifyProbe {
+        let read = JSONReader.read(answer) { reader throws(JSONReader.Mismatch) in
+            var records: [Result] = []
+            try reader.object { key, reader throws(JSONReader.Mismatch) in
+                guard key == "records" else { return try reader.skipValue() }
+                try reader.array { reader throws(JSONReader.Mismatch) in
+                    var failed = false
+                    try reader.object { key, reader throws(JSONReader.Mismatch) in
+                        if key == "error" { failed = true }
+                        try reader.skipValue()
+                    }
+                    records.append(Result(error: failed ? Skipped() : nil))
+                }
+            }
+            return ModifyProbe(records: records)
+        }
+        return try read ?? JSONDecoder().decode(ModifyProbe.self, from: answer)
+    }
 }
 
 struct ChangesProbe: Decodable {
@@ -374,5 +394,6 @@ struct ChangesProbe: Decodable {
 
 /// A value the bench does not look into.
 struct Skipped: Decodable {
+    init() {}
     init(from decoder: any Decoder) throws {}
 }
