@@ -127,6 +127,23 @@ struct SyncProtocolTests {
         }
     }
 
+    @Test(arguments: SyncEngine.all) func anUpdateNeedNotResendTheRecordsReferences(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a category, and a product that refers to it
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("c1", type: "Category", ["name": .string("Teas")]))])
+            let created = try await hq.modify([
+                (.create, record("p1", ["name": .string("Chai"), "category": .reference(RecordReference(recordName: "c1"))]))
+            ])
+            let tag = try #require(created.value?.records[0].record?.recordChangeTag)
+            // When an update sends only the name
+            let answer = try await hq.modify([(.update, record("p1", tag: tag, ["name": .string("Chai tea")]))])
+            // Then it is saved, the reference kept
+            #expect(answer.value?.records[0].error == nil)
+            #expect(answer.value?.records[0].record?.fields["category"] == .reference(RecordReference(recordName: "c1")))
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func creatingAnExistingRecordAnswersExists(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()

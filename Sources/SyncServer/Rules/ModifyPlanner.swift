@@ -241,7 +241,9 @@ struct ModifyPlanner {
         }
     }
 
-    /// The first written live record that names a missing record or an asset never uploaded.
+    /// The first written live record that names a missing record or an asset never uploaded, in the fields its
+    /// operation sent: the fields an update leaves alone were checked when they were written (and their targets are
+    /// not among the records read for this batch).
     private func unresolvedReference(
         in operations: [Operation],
         records: [RecordKey: StoredRecord],
@@ -251,7 +253,7 @@ struct ModifyPlanner {
             let record = operation.record
             guard let stored = records[RecordKey(zoneName: record.zoneID.zoneName, recordName: record.recordName)], !stored.record.deleted
             else { continue }
-            for reference in stored.record.fields.values.flatMap(\.references) {
+            for reference in record.fields.values.flatMap(\.references) {
                 let key = RecordKey(zoneName: reference.zoneName ?? record.zoneID.zoneName, recordName: reference.recordName)
                 if records[key].map({ $0.record.deleted }) ?? true {
                     let reason =
@@ -260,7 +262,7 @@ struct ModifyPlanner {
                     return (operation.opID, SyncError(.validatingReferenceError, reason))
                 }
             }
-            for asset in stored.record.fields.values.flatMap(\.assets) where !assets.contains(asset.sha256) {
+            for asset in record.fields.values.flatMap(\.assets) where !assets.contains(asset.sha256) {
                 let reason = "record \(record.recordName) names asset \(asset.sha256), which was never uploaded; upload it first"
                 return (operation.opID, SyncError(.validatingReferenceError, reason))
             }
