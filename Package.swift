@@ -57,6 +57,7 @@ let package = Package(
             name: "Northwind",
             dependencies: [
                 "NorthwindStore",
+                "SyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -181,7 +182,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NorthwindDomainTests",
-            dependencies: ["NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", "SyncProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/DomainTests",
             swiftSettings: swiftSettings
         ),

@@ -359,6 +359,10 @@ extension FieldValue {
             default: throw Mismatch()
             }
         }
+        if type == "NULL", valueAt == nil {
+            self = .null
+            return
+        }
         guard let type, let valueAt else { throw Mismatch() }
         if let value {
             self = value

@@ -102,7 +102,8 @@ public struct AssetReference: Codable, Hashable, Sendable {
 }
 
 /// One field: `{"type": "STRING", "value": "Chai"}`. Decimals travel as strings so no digit is lost; timestamps
-/// are milliseconds since 1970; bytes are base64.
+/// are milliseconds since 1970; bytes are base64. `{"type": "NULL"}` in an update removes the field (a cleared
+/// column); the server never stores it.
 public enum FieldValue: Hashable, Sendable {
     case string(String)
     case int64(Int64)
@@ -113,6 +114,7 @@ public enum FieldValue: Hashable, Sendable {
     case reference(RecordReference)
     case asset(AssetReference)
     case list([FieldValue])
+    case null
 
     public var typeName: String {
         switch self {
@@ -125,10 +127,11 @@ public enum FieldValue: Hashable, Sendable {
         case .reference: "REFERENCE"
         case .asset: "ASSET"
         case .list: "LIST"
+        case .null: "NULL"
         }
     }
 
-    public static let typeNames = ["STRING", "INT64", "DOUBLE", "DECIMAL", "TIMESTAMP", "BYTES", "REFERENCE", "ASSET", "LIST"]
+    public static let typeNames = ["STRING", "INT64", "DOUBLE", "DECIMAL", "TIMESTAMP", "BYTES", "REFERENCE", "ASSET", "LIST", "NULL"]
 
     /// Every reference in the value, lists included.
     public var references: [RecordReference] {
@@ -193,6 +196,11 @@ extension FieldValue: Codable {
         case "REFERENCE": self = .reference(try c.decode(RecordReference.self, forKey: .value))
         case "ASSET": self = .asset(try c.decode(AssetReference.self, forKey: .value))
         case "LIST": self = .list(try c.decode([FieldValue].self, forKey: .value))
+        case "NULL":
+            if c.contains(.value), try !c.decodeNil(forKey: .value) {
+                throw DecodingError.dataCorruptedError(forKey: .value, in: c, debugDescription: "a NULL field has no value")
+            }
+            self = .null
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type,
@@ -213,6 +221,7 @@ extension FieldValue: Codable {
         case .reference(let v): try c.encode(v, forKey: .value)
         case .asset(let v): try c.encode(v, forKey: .value)
         case .list(let v): try c.encode(v, forKey: .value)
+        case .null: break
         }
     }
 }

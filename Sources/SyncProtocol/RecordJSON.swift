@@ -100,6 +100,7 @@ public struct JSONWriter: Sendable {
     mutating func field(_ value: FieldValue) {
         raw("{\"type\":\"")
         raw(value.typeName)
+        if value == .null { return raw("\"}") }
         raw("\",\"value\":")
         switch value {
         case .string(let value), .decimal(let value): string(value)
@@ -136,6 +137,7 @@ public struct JSONWriter: Sendable {
                 field(item)
             }
             raw("]")
+        case .null: break
         }
         raw("}")
     }

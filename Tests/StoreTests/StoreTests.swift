@@ -22,7 +22,7 @@ struct StoreTests {
                 "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
                 "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
                 "stock_movements", "change_log", "store_metadata", "grdb_migrations", "credentials", "access_tokens",
-                "order_totals", "sold_lines",
+                "order_totals", "sold_lines", "sync_state", "sync_records", "sync_waiting", "sync_conflicts", "stock_levels",
             ]
         )
         let (journal, foreignKeys, violations) = try store.store.pool.read { db in

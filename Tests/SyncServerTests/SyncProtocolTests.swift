@@ -144,6 +144,23 @@ struct SyncProtocolTests {
         }
     }
 
+    @Test(arguments: SyncEngine.all) func aNullFieldInAnUpdateRemovesTheField(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a product with a name and a note
+            let (hq, shop) = try await server.company()
+            let tag = try #require(
+                try await hq.modify([(.create, record("p1", ["name": .string("Chai"), "note": .string("fragile")]))]).value?.records[0].record?
+                    .recordChangeTag
+            )
+            // When the note is cleared with NULL
+            let answer = try await hq.modify([(.update, record("p1", tag: tag, ["note": .null]))])
+            // Then the record, as answered and as another installation reads it, has no note and keeps its name
+            #expect(answer.value?.records[0].record?.fields == ["name": .string("Chai")])
+            let fetched = try #require(try await shop.changes("catalog").pages.flatMap(\.records).first { $0.recordName == "p1" })
+            #expect(fetched.fields == ["name": .string("Chai")])
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func creatingAnExistingRecordAnswersExists(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()

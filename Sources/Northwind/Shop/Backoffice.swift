@@ -18,10 +18,16 @@ public struct Backoffice: Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in one write transaction and translates database errors into `NorthwindError`.
+    /// Runs `body` in one write transaction and translates database errors into `NorthwindError`. The change-log
+    /// entries it made are stamped with one transaction number, so that sync uploads them as one atomic batch.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
         do {
-            return try await store.pool.write(body)
+            return try await store.pool.write { db in
+                let before = try Int64.fetchOne(db.cachedStatement(sql: "SELECT ifnull(max(seq), 0) FROM change_log")) ?? 0
+                let result = try body(db)
+                try db.cachedStatement(sql: "UPDATE change_log SET txn = ? WHERE seq > ?").execute(arguments: [before + 1, before])
+                return result
+            }
         } catch {
             throw NorthwindError.translating(error)
         }

@@ -134,6 +134,9 @@ struct ModifyPlanner {
 
     private func apply(_ operation: Operation, to records: inout [RecordKey: StoredRecord], state: ModifyState) throws(SyncError) -> SyncRecord {
         var incoming = operation.record
+        // NULL removes a field: a new record simply lacks it, an update drops it from the stored record.
+        let removed = incoming.fields.filter { $0.value == .null }.map(\.key)
+        for name in removed { incoming.fields[name] = nil }
         let zoneName = incoming.zoneID.zoneName
         guard let zone = state.zones[zoneName], !zone.deleted else {
             throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; create it with zones/modify first")
@@ -179,6 +182,7 @@ struct ModifyPlanner {
             }
             // An update sends only the fields it changes.
             current.record.fields.merge(incoming.fields) { _, new in new }
+            for name in removed { current.record.fields[name] = nil }
             current.record.modified = stamp
             records[key] = current
         case .delete, .forceDelete:
@@ -231,6 +235,9 @@ struct ModifyPlanner {
         if record.fields.keys.contains(where: { $0.isEmpty || $0.utf8.count > 255 }) {
             throw SyncError(.badRequest, "record \(record.recordName) has a field name that is empty or longer than 255 bytes")
         }
+        if record.fields.values.contains(where: \.holdsNullInList) {
+            throw SyncError(.badRequest, "record \(record.recordName) has NULL inside a LIST; NULL only removes a whole field")
+        }
         guard measure else { return }
         let size = (try? JSONEncoder().encode(record.fields).count) ?? 0
         if size > SyncLimits.bytesPerRecord {
@@ -268,5 +275,13 @@ struct ModifyPlanner {
             }
         }
         return nil
+    }
+}
+
+extension FieldValue {
+    /// NULL means "remove this field", which has no meaning inside a list.
+    fileprivate var holdsNullInList: Bool {
+        guard case .list(let items) = self else { return false }
+        return items.contains { $0 == .null || $0.holdsNullInList }
     }
 }

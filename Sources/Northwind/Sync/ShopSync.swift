@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+/// Where this store syncs and as whom, saved when it joins.
+public struct SyncMembership: Sendable, Codable, Equatable {
+    public var server: String
+    public var container: String
+    public var siteCode: String
+    /// `hq` or `shop`.
+    public var role: String
+    public var credential: String
+
+    public init(server: String, container: String, siteCode: String, role: String, credential: String) {
+        self.server = server
+        self.container = container
+        self.siteCode = siteCode
+        self.role = role
+        self.credential = credential
+    }
+}
+
+/// One local transaction's changes, sent as one atomic `records/modify` batch.
+public struct OutboxBatch: Sendable {
+    /// The last change-log entry it covers: once acknowledged, everything up to here is sent.
+    public var throughSeq: Int64
+    /// The same on every retry, so the server recognises a replay after a lost answer.
+    public var batchID: String
+    public var operations: [OutboxOperation]
+}
+
+public struct OutboxOperation: Sendable {
+    public enum Kind: String, Sendable { case create, update, delete, append }
+    public var kind: Kind
+    public var record: SyncRecord
+}
+
+/// What the server said of one operation.
+public enum OperationOutcome: Sendable {
+    case saved(SyncRecord)
+    /// The server's record changed since this store's base (CONFLICT), or already exists (EXISTS).
+    case changedOnServer(SyncRecord)
+    /// The record is gone on the server (NOT_FOUND): deletes beat concurrent updates.
+    case goneOnServer
+    /// Refused for a reason a retry cannot fix (ACCESS_DENIED, a reference the server lacks, a limit); recorded in
+    /// the conflict inbox so that nothing is lost silently.
+    case refused(String)
+}
+
+/// What a download or an acknowledgement did.
+public struct SyncApplied: Sendable, Equatable {
+    public var saved = 0
+    public var deleted = 0
+    public var merged = 0
+    public var waiting = 0
+    public var discarded = 0
+}
+
+/// The store's side of sync: what it must send, what it has heard, and the merge rules. Every method is one
+/// transaction, and the sync engine keeps no state of its own, so a crash at any point loses nothing: the outbox is
+/// the change log, and an acknowledgement or a downloaded page is recorded with its effects or not at all.
+extension Backoffice {
+    // MARK: Membership
+
+    public func syncMembership() async throws(NorthwindError) -> SyncMembership? {
+        try await read { db in try Self.membership(db) }
+    }
+
+    static func membership(_ db: Database) throws -> SyncMembership? {
+        guard let json = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'membership'") else { return nil }
+        return try JSONDecoder().decode(SyncMembership.self, from: Data(json.utf8))
+    }
+
+    /// This store's site code, which it enrols with and which prefixes its order numbers.
+    public func siteCode() async throws(NorthwindError) -> String {
+        try await read { db in try StoreMetadata.siteCode(db) }
+    }
+
+    /// Records the membership. A store that holds data may join only a container that holds none (head office's
+    /// first upload); a store that joins a container with data must be empty and downloads everything.
+    public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
+        try await write { db in
+            if try Self.membership(db) != nil {
+                throw NorthwindError.invalidState("This store has already joined a sync server; it syncs with `northwind sync now`.")
+            }
+            let empty = try Store.isEmpty(db)
+            if containerHasData && !empty {
+                throw NorthwindError.invalidState(
+                    "This store holds data and the company on the sync server does too: joining would mix two catalogues. "
+                        + "Join with an empty store (northwind sync join URL TOKEN --store NEW-FILE), which downloads everything."
+                )
+            }
+            let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
+            try db.execute(sql: "INSERT INTO sync_state (key, value) VALUES ('membership', ?)", arguments: [json])
+            // Head office's rows are all to upload: the change log holds every row's insert. An empty store has
+            // nothing to send.
+            let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
+            try Self.setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    static func state(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
+    }
+
+    static func setState(_ db: Database, _ key: String, _ value: String?) throws {
+        if let value {
+            try db.cachedStatement(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                .execute(arguments: [key, value])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key = ?").execute(arguments: [key])
+        }
+    }
+
+    // MARK: Outbox
+
+    /// Change-log entries not yet acknowledged.
+    public func pendingChanges() async throws(NorthwindError) -> Int {
+        try await read { db in try Self.pendingCount(db) }
+    }
+
+    static func pendingCount(_ db: Database) throws -> Int {
+        let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local'", arguments: [through]) ?? 0
+    }
+
+    /// The next batch to send: the changes of the oldest unacknowledged local transaction (entries written outside
+    /// the domain, such as a bulk load, go up to 400 records at a time), each record once, as it is now. Nil when
+    /// nothing is pending.
+    public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
+        // A write, so that entries with nothing left to say are passed over for good.
+        try await write { db in try Self.nextBatch(db) }
+    }
+
+    static func nextBatch(_ db: Database) throws -> OutboxBatch? {
+        guard let membership = try membership(db) else { return nil }
+        var through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        while true {
+            let entries = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' ORDER BY seq LIMIT 2000",
+                arguments: [through]
+            )
+            guard let first = entries.first else { return nil }
+            let txn: Int64? = first["txn"]
+            var keys: [(String, String)] = []
+            var seen = Set<String>()
+            var last: Int64 = first["seq"]
+            for entry in entries {
+                // One transaction's entries, or a run of entries made outside the domain.
+                guard (entry["txn"] as Int64?) == txn else { break }
+                let table: String = entry["tableName"]
+                let recordID: String = entry["recordID"]
+                if seen.insert(table + "/" + recordID).inserted {
+                    if keys.count == SyncLimits.operationsPerRequest { break }
+                    keys.append((table, recordID))
+                }
+                last = entry["seq"]
+            }
+            var operations: [OutboxOperation] = []
+            for (table, recordID) in keys {
+                if let operation = try operation(db, table: table, recordID: recordID, membership: membership) { operations.append(operation) }
+            }
+            if !operations.isEmpty {
+                return OutboxBatch(throughSeq: last, batchID: "\(membership.siteCode)-\(first["seq"] as Int64)-\(last)", operations: operations)
+            }
+            // Nothing left to say (a row made and removed before upload, an update back to what the server has):
+            // pass over it.
+            through = last
+            try setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    /// The operation that brings the server to this row's present state, or nil when there is nothing to send.
+    static func operation(_ db: Database, table name: String, recordID: String, membership: SyncMembership) throws -> OutboxOperation? {
+        guard let table = SyncTable.byName[name] else { return nil }
+        let base = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT zoneName, changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
+            arguments: [name, recordID]
+        )
+        let zoneName: String = base?["zoneName"] ?? table.zone(siteCode: membership.siteCode)
+        let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: membership.siteCode)
+        guard var record = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: membership.siteCode, zoneName: zoneName)
+        else {
+            guard let base else { return nil }
+            // Only the owning site writes its zone; another site's rows are removed here only by a download.
+            return OutboxOperation(
+                kind: .delete,
+                record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName), recordChangeTag: base["changeTag"])
+            )
+        }
+        guard let base else {
+            record.fields[FieldClock.fieldName] = FieldClock.field(record.fields.mapValues { _ in now })
+            return OutboxOperation(kind: table.appendOnly ? .append : .create, record: record)
+        }
+        if table.appendOnly { return nil }
+        let baseFields = try decodeFields(base["fields"])
+        var clocks = FieldClock.clocks(of: baseFields)
+        var changed: [String: FieldValue] = [:]
+        for name in Set(baseFields.keys).union(record.fields.keys).subtracting([FieldClock.fieldName]) where baseFields[name] != record.fields[name] {
+            changed[name] = record.fields[name] ?? .null
+            clocks[name] = now
+        }
+        guard !changed.isEmpty else { return nil }
+        changed[FieldClock.fieldName] = FieldClock.field(clocks)
+        record.fields = changed
+        record.recordChangeTag = base["changeTag"]
+        return OutboxOperation(kind: .update, record: record)
+    }
+
+    /// When the row last changed here: its newest change-log entry.
+    private static func changedAt(_ db: Database, table: String, recordID: String) throws -> Int64 {
+        let text = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT changedAt FROM change_log WHERE tableName = ? AND recordID = ? ORDER BY seq DESC LIMIT 1"),
+            arguments: [table, recordID]
+        )
+        return (text.flatMap(Timestamp.init) ?? .now).milliseconds
+    }
+
+    static func decodeFields(_ json: String?) throws -> [String: FieldValue] {
+        guard let json else { return [:] }
+        return try JSONDecoder().decode([String: FieldValue].self, from: Data(json.utf8))
+    }
+
+    static func encodeFields(_ fields: [String: FieldValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    }
+}

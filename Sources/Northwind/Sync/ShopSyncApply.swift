@@ -1,0 +1,295 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+extension Backoffice {
+    /// Records the server's answer to a batch, in one transaction: each saved record becomes its row's base, records
+    /// changed on the server are merged into their rows, and the outbox moves past the batch.
+    public func acknowledge(_ batch: OutboxBatch, outcomes: [OperationOutcome]) async throws(NorthwindError) -> SyncApplied {
+        try await write { db in
+            guard let membership = try Self.membership(db) else { return SyncApplied() }
+            let before = try Self.lastSeq(db)
+            var applied = SyncApplied()
+            var reupload: [(String, String)] = []
+            for (operation, outcome) in zip(batch.operations, outcomes) {
+                let record = operation.record
+                guard let table = SyncTable.byName[record.recordType] else { continue }
+                switch outcome {
+                case .saved(let saved):
+                    if saved.deleted {
+                        try Self.forgetBase(db, table: table.name, recordID: saved.recordName)
+                    } else {
+                        try Self.saveBase(db, table: table.name, record: saved)
+                    }
+                    applied.saved += 1
+                case .changedOnServer(let server):
+                    if try Self.merge(db, table: table, server: server, membership: membership, applied: &applied) {
+                        reupload.append((table.name, record.recordName))
+                    }
+                case .goneOnServer:
+                    try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied)
+                case .refused(let reason):
+                    try Self.recordConflict(
+                        db,
+                        table: table.name,
+                        recordID: record.recordName,
+                        DiscardedValue(field: "*", lost: .string(record.json)),
+                        reason: "the server refused this change: \(reason)"
+                    )
+                    applied.discarded += 1
+                }
+            }
+            try Self.finishApply(db, after: before, reupload: reupload)
+            let through = Int64(try Self.state(db, "uploadedThrough") ?? "0") ?? 0
+            try Self.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
+            return applied
+        }
+    }
+
+    /// Applies one downloaded page of a zone and saves its token, in one transaction. Records that name a row not here
+    /// yet wait, and are tried again after every page.
+    public func applyDownloaded(zone: String, records: [SyncRecord], token: String) async throws(NorthwindError) -> SyncApplied {
+        try await write { db in
+            guard let membership = try Self.membership(db) else { return SyncApplied() }
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            let before = try Self.lastSeq(db)
+            var applied = SyncApplied()
+            var reupload: [(String, String)] = []
+            var queue = records
+            queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+            try db.execute(sql: "DELETE FROM sync_waiting")
+            let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
+            queue.sort { (order[$0.recordType] ?? .max) < (order[$1.recordType] ?? .max) }
+            // Parents first; a record whose parent came later in the page (or refers to its own table) gets another
+            // pass, until a pass makes no progress.
+            while !queue.isEmpty {
+                var waiting: [SyncRecord] = []
+                for record in queue {
+                    if try !Self.applyDownloaded(db, record, membership: membership, applied: &applied, reupload: &reupload) {
+                        waiting.append(record)
+                    }
+                }
+                if waiting.count == queue.count { break }
+                queue = waiting
+            }
+            for record in queue {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)",
+                    arguments: [record.zoneID.zoneName, record.recordName, record.json]
+                )
+            }
+            applied.waiting = queue.count
+            try Self.finishApply(db, after: before, reupload: reupload)
+            try Self.setState(db, "token:" + zone, token)
+            return applied
+        }
+    }
+
+    /// The token to fetch a zone's changes from; nil for a zone never fetched.
+    public func syncToken(zone: String) async throws(NorthwindError) -> String? {
+        try await read { db in try Self.state(db, "token:" + zone) }
+    }
+
+    /// Forgets a zone's token (the server said CHANGE_TOKEN_EXPIRED): the next fetch starts from scratch.
+    public func resetSyncToken(zone: String) async throws(NorthwindError) {
+        try await write { db in try Self.setState(db, "token:" + zone, nil) }
+    }
+
+    /// Applies one record; false when it names a row not here yet.
+    private static func applyDownloaded(
+        _ db: Database,
+        _ record: SyncRecord,
+        membership: SyncMembership,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> Bool {
+        guard let table = SyncTable.byName[record.recordType] else { return true }
+        if record.deleted {
+            try removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied)
+            return true
+        }
+        if try hasPendingChange(db, table: table.name, recordID: record.recordName) {
+            if try merge(db, table: table, server: record, membership: membership, applied: &applied) {
+                reupload.append((table.name, record.recordName))
+            }
+            return true
+        }
+        guard try writeRow(db, table: table, recordID: record.recordName, fields: record.fields, membership: membership) else { return false }
+        try saveBase(db, table: table.name, record: record)
+        applied.saved += 1
+        return true
+    }
+
+    /// Merges the server's record into a row with local changes; true when the merge kept local values the server
+    /// lacks, which must go up again.
+    private static func merge(
+        _ db: Database,
+        table: SyncTable,
+        server: SyncRecord,
+        membership: SyncMembership,
+        applied: inout SyncApplied
+    ) throws -> Bool {
+        let base = try decodeFields(
+            String.fetchOne(
+                db,
+                sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+                arguments: [table.name, server.recordName]
+            )
+        )
+        guard
+            let local = try RecordMapping.record(
+                db,
+                table: table,
+                recordID: server.recordName,
+                siteCode: membership.siteCode,
+                zoneName: server.zoneID.zoneName
+            )
+        else {
+            // Deleted here while changed there: the delete stands and goes up with its own entry.
+            return false
+        }
+        let clock = FieldClock(milliseconds: Timestamp.now.milliseconds, site: membership.siteCode)
+        let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock)
+        for value in result.discarded {
+            try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
+        }
+        applied.discarded += result.discarded.count
+        guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, membership: membership) else { return false }
+        try saveBase(db, table: table.name, record: server)
+        applied.merged += 1
+        var serverFields = server.fields
+        serverFields[FieldClock.fieldName] = nil
+        return result.fields != serverFields
+    }
+
+    /// Writes a record's fields into its row, creating the row if needed; false when a reference names a row not
+    /// here yet. Columns the record lacks become NULL; local columns keep their values.
+    private static func writeRow(
+        _ db: Database,
+        table: SyncTable,
+        recordID: String,
+        fields: [String: FieldValue],
+        membership: SyncMembership
+    ) throws -> Bool {
+        var names: [String] = []
+        var values: [DatabaseValue] = []
+        for column in try table.columns(db) {
+            var value = DatabaseValue.null
+            if let parent = column.parent {
+                if case .reference(let reference)? = fields[column.name] {
+                    guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])
+                    else {
+                        return false
+                    }
+                    value = id.databaseValue
+                }
+            } else if let field = fields[column.name] {
+                value = RecordMapping.databaseValue(field) ?? .null
+            }
+            // This store's own movements move its own shelf, which has no location.
+            if table.name == "stock_movements", column.name == "location", value == membership.siteCode.databaseValue { value = .null }
+            names.append(column.name)
+            values.append(value)
+        }
+        let hasVersion = try db.columns(in: table.name).contains { $0.name == "version" }
+        try db.inSavepoint {
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) {
+                let sets = names.map { "\($0.quotedDatabaseIdentifier) = ?" } + (hasVersion ? ["version = version + 1"] : [])
+                try db.execute(
+                    sql: "UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE id = ?",
+                    arguments: StatementArguments(values + [id.databaseValue])
+                )
+            } else {
+                let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+                try db.execute(
+                    sql: "INSERT INTO \(table.name) (recordID, \(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(marks))",
+                    arguments: StatementArguments([recordID.databaseValue] + values)
+                )
+            }
+            return .commit
+        }
+        return true
+    }
+
+    /// Removes a row the server deleted. Deletes beat concurrent updates; a row still referenced here stays, and
+    /// the inbox says why.
+    private static func removeRow(_ db: Database, table: SyncTable, recordID: String, membership: SyncMembership, applied: inout SyncApplied) throws {
+        let local = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: membership.siteCode, zoneName: "")
+        do {
+            try db.inSavepoint {
+                try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
+                return .commit
+            }
+            try forgetBase(db, table: table.name, recordID: recordID)
+            if local != nil { applied.deleted += 1 }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            try recordConflict(
+                db,
+                table: table.name,
+                recordID: recordID,
+                DiscardedValue(field: "*", kept: local.map { .string($0.json) }),
+                reason: "deleted on the server, but rows here still refer to it: kept here"
+            )
+            applied.discarded += 1
+        }
+    }
+
+    private static func hasPendingChange(_ db: Database, table: String, recordID: String) throws -> Bool {
+        let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        return try Bool.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM change_log WHERE tableName = ? AND recordID = ? AND seq > ? AND origin = 'local')"
+            ),
+            arguments: [table, recordID, through]
+        ) ?? false
+    }
+
+    static func saveBase(_ db: Database, table: String, record: SyncRecord) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sync_records (tableName, recordID, zoneName, changeTag, fields) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (tableName, recordID) DO UPDATE SET zoneName = excluded.zoneName, changeTag = excluded.changeTag,
+                  fields = excluded.fields
+                """
+        ).execute(arguments: [table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try encodeFields(record.fields)])
+    }
+
+    static func forgetBase(_ db: Database, table: String, recordID: String) throws {
+        try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+    }
+
+    static func recordConflict(_ db: Database, table: String, recordID: String, _ value: DiscardedValue, reason: String) throws {
+        func text(_ field: FieldValue?) throws -> String? {
+            guard let field else { return nil }
+            if case .string(let string) = field { return string }
+            return String(decoding: try JSONEncoder().encode(field), as: UTF8.self)
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO sync_conflicts (tableName, recordID, field, keptValue, keptClock, keptSite, lostValue, lostClock, lostSite, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                table, recordID, value.field, try text(value.kept), value.keptClock?.text, value.keptClock?.site, try text(value.lost),
+                value.lostClock?.text, value.lostClock?.site, reason,
+            ]
+        )
+    }
+
+    static func lastSeq(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0
+    }
+
+    /// What a download or an acknowledgement wrote is not this store's change: live pages see it, the outbox not.
+    /// Rows whose merge kept local values get a fresh entry, to go up again.
+    private static func finishApply(_ db: Database, after before: Int64, reupload: [(String, String)]) throws {
+        try db.execute(sql: "UPDATE change_log SET origin = 'sync' WHERE seq > ?", arguments: [before])
+        for (table, recordID) in reupload {
+            try db.execute(
+                sql: "INSERT INTO change_log (tableName, recordID, operation, origin) VALUES (?, ?, 'update', 'local')",
+                arguments: [table, recordID]
+            )
+        }
+    }
+}

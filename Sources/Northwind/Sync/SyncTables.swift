@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+/// How each synced table travels: as records of its own type (the table's name), named by the row's `recordID`, in
+/// one zone. Columns are read from the schema, so a column added by a migration travels without a change here.
+struct SyncTable: Sendable {
+    enum Zone: Sendable, Equatable {
+        /// A zone every installation shares: `catalog`, `people`, `customers`.
+        case shared(String)
+        /// The writing installation's own zone, `site-<CODE>`.
+        case site
+    }
+
+    let name: String
+    let zone: Zone
+    /// Columns that never travel: the local key, the local edit counter, values each store derives for itself.
+    let localColumns: Set<String>
+    /// Rows are never changed once written (a ledger): they upload with `append`.
+    let appendOnly: Bool
+
+    init(_ name: String, _ zone: Zone, local: Set<String> = [], appendOnly: Bool = false) {
+        self.name = name
+        self.zone = zone
+        self.localColumns = local.union(["id", "recordID", "version"])
+        self.appendOnly = appendOnly
+    }
+
+    /// Every synced table, parents before children (`Store.syncedTables` order).
+    static let all: [SyncTable] = [
+        // Pictures stay home until assets travel (see docs/sync.md, "Shop sync").
+        SyncTable("categories", .shared("catalog"), local: ["picture", "pictureFile", "pictureType"]),
+        SyncTable("suppliers", .shared("catalog")),
+        // A product's stock is this location's, derived from its movements.
+        SyncTable("products", .shared("catalog"), local: ["unitsInStock"]),
+        SyncTable("customers", .shared("customers")),
+        SyncTable("customer_demographics", .shared("customers")),
+        SyncTable("customer_demographic_links", .shared("customers")),
+        SyncTable("employees", .shared("people"), local: ["photo", "photoFile", "photoType"]),
+        SyncTable("shippers", .shared("catalog")),
+        SyncTable("orders", .site),
+        SyncTable("order_lines", .site),
+        SyncTable("regions", .shared("catalog")),
+        SyncTable("territories", .shared("catalog")),
+        SyncTable("employee_territories", .shared("people")),
+        SyncTable("stock_movements", .site, appendOnly: true),
+    ]
+
+    static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// The shared zones, in the order a new installation downloads them (parents' zones first).
+    static let sharedZones = ["catalog", "people", "customers"]
+
+    static func siteZone(_ siteCode: String) -> String { "site-\(siteCode)" }
+
+    /// The zone this store writes a row of this table to.
+    func zone(siteCode: String) -> String {
+        switch zone {
+        case .shared(let name): name
+        case .site: Self.siteZone(siteCode)
+        }
+    }
+
+    /// The travelling columns and, for foreign keys, the table they name.
+    func columns(_ db: Database) throws -> [(name: String, parent: String?)] {
+        var parents: [String: String] = [:]
+        for key in try db.foreignKeys(on: name) {
+            for mapping in key.mapping { parents[mapping.origin] = key.destinationTable }
+        }
+        return try db.columns(in: name).map(\.name).filter { !localColumns.contains($0) }.map { ($0, parents[$0]) }
+    }
+}
+
+/// Rows as records and records as rows.
+enum RecordMapping {
+    /// The row as a record, or nil when no row has this id. NULL columns are left out; `location` of a movement
+    /// made here is this store's site code.
+    static func record(_ db: Database, table: SyncTable, recordID: String, siteCode: String, zoneName: String) throws -> SyncRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
+            return nil
+        }
+        var fields: [String: FieldValue] = [:]
+        for column in try table.columns(db) {
+            let value: DatabaseValue = row[column.name]
+            if let parent = column.parent {
+                guard let id = Int64.fromDatabaseValue(value) else { continue }
+                guard let parentID = try String.fetchOne(db, sql: "SELECT recordID FROM \(parent) WHERE id = ?", arguments: [id]) else {
+                    continue
+                }
+                let parentTable = SyncTable.byName[parent]
+                let parentZone = try parentTable.map { try zone(db, table: $0, recordID: parentID, siteCode: siteCode) }
+                fields[column.name] = .reference(RecordReference(recordName: parentID, zoneName: parentZone == zoneName ? nil : parentZone))
+            } else if let field = field(value) {
+                fields[column.name] = field
+            }
+        }
+        if table.name == "stock_movements", fields["location"] == nil { fields["location"] = .string(siteCode) }
+        return SyncRecord(recordName: recordID, recordType: table.name, zoneID: ZoneID(zoneName), fields: fields)
+    }
+
+    /// The zone a row lives in: where the server has it, else where this store writes it.
+    static func zone(_ db: Database, table: SyncTable, recordID: String, siteCode: String) throws -> String {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT zoneName FROM sync_records WHERE tableName = ? AND recordID = ?"),
+            arguments: [table.name, recordID]
+        ) ?? table.zone(siteCode: siteCode)
+    }
+
+    static func field(_ value: DatabaseValue) -> FieldValue? {
+        switch value.storage {
+        case .null: nil
+        case .int64(let number): .int64(number)
+        case .double(let number): .double(number)
+        case .string(let text): .string(text)
+        case .blob(let data): .bytes(data)
+        }
+    }
+
+    static func databaseValue(_ field: FieldValue) -> DatabaseValue? {
+        switch field {
+        case .string(let text), .decimal(let text): text.databaseValue
+        case .int64(let number), .timestamp(let number): number.databaseValue
+        case .double(let number): number.databaseValue
+        case .bytes(let data): data.databaseValue
+        case .null: .null
+        case .reference, .asset, .list: nil
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import NorthwindLoading
+import NorthwindStore
+import SyncProtocol
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+@Suite("Shop sync: the store's side")
+struct ShopSyncTests {
+    static func membership(_ site: String, role: String = "shop") -> SyncMembership {
+        SyncMembership(server: "http://127.0.0.1:1", container: "acme", siteCode: site, role: role, credential: "nws_test")
+    }
+
+    @Test func aFieldChangedOnOneSideOnlyIsMerged() {
+        // Given a base, a server that changed the price and a store that changed the name
+        let base: [String: FieldValue] = ["name": .string("Chai"), "price": .int64(1800)]
+        let server: [String: FieldValue] = ["name": .string("Chai"), "price": .int64(1900)]
+        let local: [String: FieldValue] = ["name": .string("Chai tea"), "price": .int64(1800)]
+        // When they merge
+        let result = FieldMerge.merge(base: base, server: server, local: local, localClock: FieldClock(milliseconds: 5, site: "OXF"))
+        // Then both edits stand and nothing is discarded
+        #expect(result.fields == ["name": .string("Chai tea"), "price": .int64(1900)])
+        #expect(result.discarded.isEmpty)
+    }
+
+    @Test func aFieldChangedOnBothSidesGoesToTheLaterClock() {
+        // Given both sides changed the price; the server's write is later than the local one
+        let clocks = FieldClock.field(["price": FieldClock(milliseconds: 9, site: "HQ")])
+        let base: [String: FieldValue] = ["price": .int64(1800)]
+        let server: [String: FieldValue] = ["price": .int64(1900), FieldClock.fieldName: clocks]
+        let local: [String: FieldValue] = ["price": .int64(2000)]
+        // When they merge
+        let result = FieldMerge.merge(base: base, server: server, local: local, localClock: FieldClock(milliseconds: 5, site: "OXF"))
+        // Then the server's value wins, and the local one is kept in the discarded list
+        #expect(result.fields == ["price": .int64(1900)])
+        #expect(
+            result.discarded == [
+                DiscardedValue(
+                    field: "price",
+                    kept: .int64(1900),
+                    keptClock: FieldClock(milliseconds: 9, site: "HQ"),
+                    lost: .int64(2000),
+                    lostClock: FieldClock(milliseconds: 5, site: "OXF")
+                )
+            ]
+        )
+    }
+
+    @Test func equalClocksAreSettledByTheSiteCodeAlike() {
+        // Given two writes in the same millisecond from two sites
+        let a = FieldClock(milliseconds: 7, site: "HQ")
+        let b = FieldClock(milliseconds: 7, site: "OXF")
+        // Then every installation orders them the same way, by site code
+        #expect(a < b)
+        #expect(FieldClock(milliseconds: 8, site: "A") > b)
+    }
+
+    @Test func aLocalTransactionUploadsAsOneBatch() async throws {
+        // Given an empty store that joined a company
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        // When a category is created, then a product in it
+        let category = try await shop.backoffice.create(Category(name: "Teas"))
+        _ = try await shop.backoffice.createProduct(Product(name: "Chai", categoryID: category.id, unitPrice: Money(cents: 1800)))
+        var batches: [OutboxBatch] = []
+        while let batch = try await shop.backoffice.nextOutboxBatch() {
+            batches.append(batch)
+            try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq)) }
+        }
+        // Then each transaction is its own batch, and a product refers to its category by record id
+        #expect(batches.count == 2)
+        let created = try #require(batches.last?.operations.first)
+        #expect(created.kind == .create)
+        #expect(created.record.recordType == "products")
+        #expect(created.record.zoneID.zoneName == "catalog")
+        guard case .reference(let reference)? = created.record.fields["categoryID"] else {
+            Issue.record("categoryID should travel as a reference, got \(String(describing: created.record.fields["categoryID"]))")
+            return
+        }
+        #expect(reference.recordName == batches[0].operations[0].record.recordName)
+        #expect(created.record.fields["unitsInStock"] == nil)
+    }
+
+    @Test func anotherLocationsMovementLeavesThisShelfAlone() async throws {
+        // Given head office, with demo data, joined to a new company
+        let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
+        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        let pending = try await shop.backoffice.pendingChanges()
+        let (productID, recordID, before): (Int64, String, Int) = try await shop.store.pool.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT id, recordID, unitsInStock FROM products ORDER BY id LIMIT 1"))
+            return (row["id"], row["recordID"], row["unitsInStock"])
+        }
+        // When a movement made at another location arrives by sync
+        let movement = SyncRecord(
+            recordName: newRecordID(),
+            recordType: "stock_movements",
+            zoneID: ZoneID("site-LON"),
+            fields: [
+                "productID": .reference(RecordReference(recordName: recordID, zoneName: "catalog")),
+                "delta": .int64(-5),
+                "reason": .string("shipped"),
+                "createdAt": .string("2026-11-24T10:00:00.000Z"),
+                "location": .string("LON"),
+            ]
+        )
+        let applied = try await shop.backoffice.applyDownloaded(zone: "site-LON", records: [movement], token: "t1")
+        // Then this shelf is unchanged, the other location's level is kept apart, and nothing more is to upload
+        #expect(applied.saved == 1)
+        let (after, elsewhere): (Int, Int?) = try await shop.store.pool.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT unitsInStock FROM products WHERE id = ?", arguments: [productID]) ?? -1,
+                try Int.fetchOne(db, sql: "SELECT units FROM stock_levels WHERE location = 'LON' AND productID = ?", arguments: [productID])
+            )
+        }
+        #expect(after == before)
+        #expect(elsewhere == -5)
+        #expect(try await shop.backoffice.pendingChanges() == pending)
+    }
+}
