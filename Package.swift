@@ -93,11 +93,25 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // Shop sync: the engine that pushes a store's outbox to the sync server and pulls the other sites' changes,
+        // through a client generated from the server's contract.
+        .target(
+            name: "NorthwindSync",
+            dependencies: [
+                "Northwind", "NorthwindStore", "SyncProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // The shop's command-line tool, one folder per command group; `serve` runs the web app.
         .executableTarget(
             name: "northwind",
             dependencies: [
-                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb",
+                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "NorthwindSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -237,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
-                "SyncProtocol", "SyncServer", "northwind-sync-server",
+                "SyncProtocol", "SyncServer", "northwind-sync-server", "NorthwindTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -250,6 +264,17 @@ let package = Package(
             swiftSettings: swiftSettings,
             // The tests' client, generated from the server's own openapi.yaml.
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // Shop sync end to end: real stores, the real `northwind` and a real sync server on loopback.
+        .testTarget(
+            name: "ShopSyncTests",
+            dependencies: [
+                "NorthwindTestSupport", "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindSync", "SyncProtocol",
+                "northwind", "northwind-sync-server",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/ShopSyncTests",
+            swiftSettings: swiftSettings
         ),
         // The dependency rule of docs/architecture.md, checked by reading every target's imports.
         .testTarget(

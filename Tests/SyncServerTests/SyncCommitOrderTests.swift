@@ -3,6 +3,8 @@ import SyncProtocol
 import SyncServer
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// Two instances on one PostgreSQL: a writer that has taken its change number but not committed must never be
 /// skipped by a reader that already saw a later writer's change.
 @Suite("Sync commit order")

@@ -4,6 +4,8 @@ import SyncProtocol
 import SyncServer
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// Subscriptions, and their notices over server-sent events.
 @Suite("Sync events")
 struct SyncEventsTests {

@@ -3,6 +3,8 @@ import SyncProtocol
 import SyncServer
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// Faults: the server process killed with SIGKILL while it applies a batch.
 @Suite("Sync faults")
 struct SyncFaultTests {

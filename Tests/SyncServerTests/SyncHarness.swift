@@ -9,6 +9,8 @@ import SyncProtocol
 import SyncServer
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// A real `northwind-sync-server` process on loopback, on a fresh SQLite file or PostgreSQL database, with enrolled
 /// installations to call it as. Administration (enrolment tokens, revocation) goes through the same database, as the
 /// CLI's would.
@@ -218,66 +220,5 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
-    }
-}
-
-/// A server process, and the port it reported listening on.
-final class ServerProcess: Sendable {
-    let process: Process
-    let port: Int
-
-    private init(process: Process, port: Int) {
-        self.process = process
-        self.port = port
-    }
-
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ServerProcess {
-        guard let binary = binary("northwind-sync-server") else {
-            throw SyncError(.internalError, "no northwind-sync-server binary beside the tests: build it first (swift build)")
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // Hummingbird logs "Server started and listening on 127.0.0.1:PORT".
-        var seen = ""
-        while !seen.contains("listening on") || !seen.hasSuffix("\n") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { throw SyncError(.internalError, "the sync server stopped before listening: \(seen)") }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = seen.firstMatch(of: /listening on [0-9.]+:([0-9]+)/), let port = Int(match.1) else {
-            throw SyncError(.internalError, "no port in the server's log: \(seen)")
-        }
-        // Keep draining the log so the server never blocks on a full pipe.
-        errors.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
-        return ServerProcess(process: process, port: port)
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    /// Kills the server as a power cut would: no chance to finish or clean up.
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    static func binary(_ name: String) -> URL? {
-        var root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-            root = root.deletingLastPathComponent()
-        }
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
-            root.appendingPathComponent(".build/debug/\(name)"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 }

@@ -43,6 +43,8 @@ public enum OperationOutcome: Sendable {
     case changedOnServer(SyncRecord)
     /// The record is gone on the server (NOT_FOUND): deletes beat concurrent updates.
     case goneOnServer
+    /// Not applied because another operation of its atomic batch failed: it goes up again.
+    case notApplied
     /// Refused for a reason a retry cannot fix (ACCESS_DENIED, a reference the server lacks, a limit); recorded in
     /// the conflict inbox so that nothing is lost silently.
     case refused(String)
@@ -227,5 +229,57 @@ extension Backoffice {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    }
+}
+
+/// What `sync status` shows.
+public struct SyncStatus: Sendable, Codable, Equatable {
+    public var server: String?
+    public var container: String?
+    public var siteCode: String
+    public var role: String?
+    /// Local changes not yet acknowledged by the server.
+    public var pending: Int
+    public var lastSuccess: String?
+    /// The last failure, in words; nil once a sync succeeds.
+    public var lastError: String?
+    /// Since when the server has been out of reach; nil when it answers.
+    public var offlineSince: String?
+    public var openConflicts: Int
+}
+
+extension Backoffice {
+    public func syncStatus() async throws(NorthwindError) -> SyncStatus {
+        try await read { db in
+            let membership = try Self.membership(db)
+            return SyncStatus(
+                server: membership?.server,
+                container: membership?.container,
+                siteCode: try StoreMetadata.siteCode(db),
+                role: membership?.role,
+                pending: try Self.pendingCount(db),
+                lastSuccess: try Self.state(db, "lastSuccess"),
+                lastError: try Self.state(db, "lastError"),
+                offlineSince: try Self.state(db, "offlineSince"),
+                openConflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE resolvedAt IS NULL") ?? 0
+            )
+        }
+    }
+
+    /// Records how a sync ended: a success clears the error; a failure keeps it, and an unreachable server starts
+    /// (or continues) the offline period.
+    public func recordSyncOutcome(error: String?, offline: Bool) async throws(NorthwindError) {
+        try await write { db in
+            let now = Timestamp.now.description
+            if let error {
+                try Self.setState(db, "lastError", error)
+                if offline, try Self.state(db, "offlineSince") == nil { try Self.setState(db, "offlineSince", now) }
+                if !offline { try Self.setState(db, "offlineSince", nil) }
+            } else {
+                try Self.setState(db, "lastSuccess", now)
+                try Self.setState(db, "lastError", nil)
+                try Self.setState(db, "offlineSince", nil)
+            }
+        }
     }
 }

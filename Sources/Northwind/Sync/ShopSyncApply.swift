@@ -27,6 +27,8 @@ extension Backoffice {
                     if try Self.merge(db, table: table, server: server, membership: membership, applied: &applied) {
                         reupload.append((table.name, record.recordName))
                     }
+                case .notApplied:
+                    reupload.append((table.name, record.recordName))
                 case .goneOnServer:
                     try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied)
                 case .refused(let reason):
@@ -115,9 +117,22 @@ extension Backoffice {
             }
             return true
         }
-        guard try writeRow(db, table: table, recordID: record.recordName, fields: record.fields, membership: membership) else { return false }
+        // A row that already holds these values (this store's own change, coming back) is not written again, so
+        // that nobody editing it is told it changed.
+        var incoming = record.fields
+        incoming[FieldClock.fieldName] = nil
+        let current = try RecordMapping.record(
+            db,
+            table: table,
+            recordID: record.recordName,
+            siteCode: membership.siteCode,
+            zoneName: record.zoneID.zoneName
+        )
+        if current?.fields != incoming {
+            guard try writeRow(db, table: table, recordID: record.recordName, fields: record.fields, membership: membership) else { return false }
+            applied.saved += 1
+        }
         try saveBase(db, table: table.name, record: record)
-        applied.saved += 1
         return true
     }
 

@@ -1,0 +1,167 @@
+import Foundation
+import Northwind
+import NorthwindStore
+import SyncProtocol
+
+/// What one sync moved.
+public struct SyncReport: Sendable, Codable, Equatable {
+    /// Records sent and acknowledged.
+    public var uploaded = 0
+    /// Records received and written here.
+    public var downloaded = 0
+    /// Records changed on both sides and merged field by field.
+    public var merged = 0
+    /// Values a merge discarded (they are in the conflict inbox).
+    public var discarded = 0
+    /// Received records that wait for a row not here yet.
+    public var waiting = 0
+    /// Local changes still not acknowledged.
+    public var pending = 0
+
+    public init() {}
+}
+
+/// Syncs one store with its sync server: pushes the outbox, then pulls every zone. It keeps no state of its own: the
+/// outbox, tokens and bases live in the store, written in the same transactions as the data, so a process killed
+/// at any point resumes where the store says.
+public actor ShopSyncEngine {
+    let backoffice: Backoffice
+
+    public init(backoffice: Backoffice) { self.backoffice = backoffice }
+
+    /// Enrols this store with a one-time token from `northwind-sync-server enroll` and joins its company. Head office,
+    /// first in, uploads its data on the next sync; a later installation must be empty and downloads everything.
+    public static func join(_ backoffice: Backoffice, server: String, token: String) async throws -> SyncMembership {
+        if try await backoffice.syncMembership() != nil {
+            throw ShopSyncError(.notJoined, "This store has already joined a sync server; sync it with `northwind sync now`.")
+        }
+        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ShopSyncError(.notJoined, "\(server) is not a server address; give one such as http://sync.example.com:8444")
+        }
+        let siteCode = try await backoffice.siteCode()
+        let enrolment = try await SyncClient(server: url, container: "", credential: nil).enroll(token: token, siteCode: siteCode)
+        let client = SyncClient(server: url, container: enrolment.container, credential: enrolment.credential)
+        let zones = try await client.zones().map(\.zoneID.zoneName)
+        let containerHasData = zones.contains("catalog")
+        let membership = SyncMembership(
+            server: url.absoluteString,
+            container: enrolment.container,
+            siteCode: enrolment.siteCode,
+            role: enrolment.role.rawValue,
+            credential: enrolment.credential
+        )
+        do {
+            try await backoffice.join(membership, containerHasData: containerHasData)
+        } catch {
+            throw ShopSyncError(
+                .notJoined,
+                "\(error) This store's enrolment as \(siteCode) is spent: ask the administrator to run "
+                    + "`northwind-sync-server shops revoke --container \(enrolment.container) \(siteCode)` and to make a new token."
+            )
+        }
+        var create = ["site-\(siteCode)"]
+        if !containerHasData && enrolment.role == .hq { create = ["catalog", "people", "customers"] + create }
+        try await client.createZones(create)
+        return membership
+    }
+
+    /// Pushes every pending change, then pulls every zone, then pushes what the merges produced. Records how it
+    /// ended in the store, for `sync status` and the web pages.
+    public func syncNow() async throws(ShopSyncError) -> SyncReport {
+        do {
+            let report = try await sync()
+            try? await backoffice.recordSyncOutcome(error: nil, offline: false)
+            return report
+        } catch {
+            try? await backoffice.recordSyncOutcome(error: error.message, offline: error.kind == .offline)
+            throw error
+        }
+    }
+
+    private func sync() async throws(ShopSyncError) -> SyncReport {
+        guard let membership = try await domain({ try await backoffice.syncMembership() }) else {
+            throw ShopSyncError(.notJoined, "This store has not joined a sync server: run `northwind sync join URL TOKEN` first.")
+        }
+        guard let url = URL(string: membership.server) else {
+            throw ShopSyncError(.notJoined, "The saved server address \(membership.server) is not valid.")
+        }
+        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        var report = SyncReport()
+        try await push(client, membership: membership, report: &report)
+        try await pull(client, report: &report)
+        // Merges that kept local values send them up again.
+        try await push(client, membership: membership, report: &report)
+        report.pending = try await domain { try await backoffice.pendingChanges() }
+        return report
+    }
+
+    private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
+        // A merge answered by another merge could go on for ever; a real outbox never needs this many rounds.
+        for _ in 0..<100_000 {
+            guard let batch = try await domain({ try await backoffice.nextOutboxBatch() }) else { return }
+            let results = try await client.modify(
+                clientID: membership.siteCode,
+                batchID: batch.batchID,
+                operations: batch.operations.map { ($0.kind.rawValue, $0.record) }
+            )
+            let outcomes = batch.operations.indices.map { index in
+                Self.outcome(index < results.count ? results[index] : nil)
+            }
+            let applied = try await domain { try await backoffice.acknowledge(batch, outcomes: outcomes) }
+            report.uploaded += applied.saved
+            report.merged += applied.merged
+            report.discarded += applied.discarded
+        }
+        throw ShopSyncError(.refused(.internalError), "The outbox did not empty after 100,000 batches; see `northwind sync status`.")
+    }
+
+    static func outcome(_ result: Components.Schemas.OperationResult?) -> OperationOutcome {
+        guard let result else { return .notApplied }
+        if let record = result.record { return .saved(record) }
+        guard let error = result.error else { return .notApplied }
+        switch error.serverErrorCode {
+        case .conflict, .exists:
+            if let server = error.serverRecord { return .changedOnServer(server) }
+            return .refused(error.reason)
+        case .notFound: return .goneOnServer
+        case .atomicError: return .notApplied
+        default: return .refused("\(error.serverErrorCode.rawValue): \(error.reason)")
+        }
+    }
+
+    private func pull(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) {
+        let names = Set(try await client.zones().map(\.zoneID.zoneName))
+        // Shared zones first, parents' zones before children's; then every site's own zone.
+        let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
+        for zone in order {
+            var token = try await domain { try await backoffice.syncToken(zone: zone) }
+            while true {
+                let page: Components.Schemas.ZoneChanges
+                do throws(ShopSyncError) {
+                    page = try await client.changes(zone: zone, token: token)
+                } catch  where error.kind == .refused(.changeTokenExpired) {
+                    // Deletions older than the token were purged: fetch the zone again from scratch.
+                    try await domain { try await backoffice.resetSyncToken(zone: zone) }
+                    token = nil
+                    continue
+                }
+                let applied = try await domain { try await backoffice.applyDownloaded(zone: zone, records: page.records, token: page.syncToken) }
+                report.downloaded += applied.saved + applied.deleted
+                report.merged += applied.merged
+                report.discarded += applied.discarded
+                report.waiting = applied.waiting
+                token = page.syncToken
+                if !page.moreComing { break }
+            }
+        }
+    }
+
+    /// A domain call; its errors (the store is unavailable, a write failed) stop the sync with their message.
+    private func domain<T>(_ body: () async throws -> T) async throws(ShopSyncError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw ShopSyncError(.refused(.internalError), "The store could not record the sync: \(error)")
+        }
+    }
+}

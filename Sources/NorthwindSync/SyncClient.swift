@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+import SyncProtocol
+
+/// Why a sync could not be done, in words a person can act on.
+public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server could not be reached; the store keeps working and syncs later.
+        case offline
+        /// The server refused the request (the reason says why).
+        case refused(ServerErrorCode)
+        /// The server asked to wait this many seconds.
+        case busy(retryAfter: Int)
+        /// This store has not joined a sync server, or the request makes no sense for it.
+        case notJoined
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    static func from(_ error: SyncError, doing what: String) -> ShopSyncError {
+        switch error.serverErrorCode {
+        case .throttled, .tryAgainLater:
+            ShopSyncError(.busy(retryAfter: error.retryAfter ?? 5), "The sync server is busy (\(what)): \(error.reason)")
+        default:
+            ShopSyncError(.refused(error.serverErrorCode), "The sync server refused to \(what): \(error.reason)")
+        }
+    }
+}
+
+/// The sync server's protocol, through the client generated from its contract (`openapi.yaml`).
+struct SyncClient: Sendable {
+    let server: URL
+    let container: String
+    private let client: Client
+
+    init(server: URL, container: String, credential: String?) {
+        self.server = server
+        self.container = container
+        client = Client(serverURL: server, transport: AsyncHTTPClientTransport(), middlewares: [Credentials(credential: credential)])
+    }
+
+    /// Runs a call; a failure to reach the server becomes `offline`.
+    private func call<T>(_ what: String, _ body: () async throws -> T) async throws(ShopSyncError) -> T {
+        do {
+            return try await body()
+        } catch let error as ShopSyncError {
+            throw error
+        } catch {
+            throw ShopSyncError(.offline, "Cannot reach the sync server at \(server.absoluteString) (\(what)): \(error)")
+        }
+    }
+
+    func enroll(token: String, siteCode: String) async throws(ShopSyncError) -> Components.Schemas.EnrollResponse {
+        try await call("enrol") {
+            switch try await client.enroll(body: .json(.init(token: token, siteCode: siteCode))) {
+            case .ok(let ok): return try ok.body.json
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "enrol this store")
+            }
+        }
+    }
+
+    func zones() async throws(ShopSyncError) -> [Components.Schemas.Zone] {
+        try await call("list zones") {
+            switch try await client.listZones(path: .init(container: container, database: .shared), body: .json(.init())) {
+            case .ok(let ok): return try ok.body.json.zones
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "list zones")
+            }
+        }
+    }
+
+    /// Creates zones that do not exist yet; a zone that exists already is fine.
+    func createZones(_ names: [String]) async throws(ShopSyncError) {
+        try await call("create zones") {
+            let body = Components.Schemas.ZonesModifyRequest(operations: names.map { .init(operationType: .create, zoneID: ZoneID($0)) })
+            switch try await client.modifyZones(path: .init(container: container, database: .shared), body: .json(body)) {
+            case .ok(let ok):
+                for result in try ok.body.json.zones {
+                    if let error = result.error, error.serverErrorCode != .exists {
+                        throw ShopSyncError.from(error, doing: "create zone \(result.zoneID.zoneName)")
+                    }
+                }
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "create zones")
+            }
+        }
+    }
+
+    func modify(
+        clientID: String,
+        batchID: String,
+        operations: [(String, SyncRecord)]
+    ) async throws(ShopSyncError) -> [Components.Schemas.OperationResult] {
+        try await call("send changes") {
+            let body = Components.Schemas.ModifyRequest(
+                clientID: clientID,
+                batchID: batchID,
+                atomic: true,
+                operations: operations.enumerated().map { index, operation in
+                    .init(opID: String(index), operationType: .init(rawValue: operation.0) ?? .update, record: operation.1)
+                }
+            )
+            switch try await client.modifyRecords(path: .init(container: container, database: .shared), body: .json(body)) {
+            case .ok(let ok): return try ok.body.json.records
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "take this store's changes")
+            }
+        }
+    }
+
+    func changes(zone: String, token: String?) async throws(ShopSyncError) -> Components.Schemas.ZoneChanges {
+        try await call("fetch changes") {
+            let body = Components.Schemas.ZoneChangesRequest(zones: [.init(zoneID: ZoneID(zone), syncToken: token)])
+            switch try await client.zoneChanges(path: .init(container: container, database: .shared), body: .json(body)) {
+            case .ok(let ok): return try ok.body.json.zones[0]
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "send the changes of zone \(zone)")
+            }
+        }
+    }
+}
+
+/// Adds the credential and the protocol version to every request.
+struct Credentials: ClientMiddleware {
+    let credential: String?
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let credential { request.headerFields[.authorization] = "Bearer \(credential)" }
+        if let name = HTTPField.Name(SyncProtocolVersion.header) { request.headerFields[name] = String(SyncProtocolVersion.current) }
+        return try await next(request, body, baseURL)
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Northwind
+import NorthwindStore
+import NorthwindSync
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Share this store's data with the company's other shops through a sync server.",
+        discussion: """
+            An administrator runs `northwind-sync-server enroll --container NAME --role hq|shop` for each \
+            installation. Head office joins first with its data; every other shop joins with an empty store \
+            (`--store NEW-FILE --empty`) and downloads everything.
+            """,
+        subcommands: [Join.self, Now.self, Status.self]
+    )
+
+    struct Join: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enrol this store with a one-time token and join its company.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The sync server, e.g. http://127.0.0.1:8444") var url: String
+        @Argument(help: "The one-time token from `northwind-sync-server enroll`.") var token: String
+
+        func run() async throws {
+            let backoffice = try storeOptions.open()
+            let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token)
+            print("Joined \(membership.container) on \(membership.server) as \(membership.siteCode) (\(membership.role)).")
+            print("Run `northwind sync now` to sync, or `northwind serve` to sync continuously.")
+        }
+    }
+
+    struct Now: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Push this store's changes, then pull everyone else's, once.",
+            discussion: "Exits 0 only when nothing is left to send."
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let backoffice = try storeOptions.open(seedIfCreated: false)
+            let report = try await ShopSyncEngine(backoffice: backoffice).syncNow()
+            if output.json {
+                try printJSON(report)
+            } else {
+                print("Sent \(report.uploaded), received \(report.downloaded), merged \(report.merged).")
+                if report.discarded > 0 { print("\(report.discarded) values were discarded by merges: see `northwind sync status`.") }
+                if report.waiting > 0 { print("\(report.waiting) received records wait for a record not here yet.") }
+                print(report.pending == 0 ? "Nothing pending." : "\(report.pending) changes still pending.")
+            }
+            if report.pending > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The sync server, the last successful sync, pending changes, the last error and open conflicts."
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let status = try await storeOptions.open(seedIfCreated: false).syncStatus()
+            if output.json { return try printJSON(status) }
+            guard let server = status.server, let container = status.container else {
+                print("Not joined to a sync server (site code \(status.siteCode)). Join with `northwind sync join URL TOKEN`.")
+                return
+            }
+            print("Server:        \(server) (company \(container), this store is \(status.siteCode), \(status.role ?? ""))")
+            print("Last sync:     \(status.lastSuccess ?? "never")")
+            print("Pending:       \(status.pending) changes")
+            if let offline = status.offlineSince { print("Offline since: \(offline)") }
+            print("Last error:    \(status.lastError ?? "none")")
+            print("Conflicts:     \(status.openConflicts) open")
+        }
+    }
+}

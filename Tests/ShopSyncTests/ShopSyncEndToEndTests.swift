@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import Northwind
+import NorthwindStore
+import Testing
+
+@testable import NorthwindTestSupport
+
+/// A company on a real sync server: head office and shops, each a real store driven by the real `northwind`.
+final class Company: Sendable {
+    let directory: URL
+    let server: ServerProcess
+    let database: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("shop-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = directory.appendingPathComponent("sync.sqlite").path
+        server = try ServerProcess.start(["serve", "--database", database, "--port", "0", "--rate", "100000"])
+    }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var url: String { "http://127.0.0.1:\(server.port)" }
+
+    func store(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
+
+    /// `northwind-sync-server enroll`: a one-time token.
+    func token(role: String) throws -> String {
+        let result = try CLI.run(["enroll", "--database", database, "--container", "acme", "--role", role], program: "northwind-sync-server")
+        guard result.status == 0 else { throw CLIError(description: "enroll failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `northwind ARGUMENTS --store STORE`, which must succeed.
+    @discardableResult
+    func northwind(_ arguments: [String], store: String) throws -> String {
+        let result = try CLI.run(arguments + ["--store", self.store(store)])
+        guard result.status == 0 else {
+            throw CLIError(description: "northwind \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)\(result.stdout)")
+        }
+        return result.stdout
+    }
+
+    /// Head office with demo data, joined and uploaded; then `shops` empty stores, joined and downloaded.
+    func start(shops: [String]) throws {
+        try northwind(["sync", "join", url, try token(role: "hq")], store: "hq")
+        try northwind(["sync", "now"], store: "hq")
+        for shop in shops {
+            try northwind(["sync", "join", url, try token(role: "shop"), "--empty"], store: shop)
+            try northwind(["sync", "now"], store: shop)
+        }
+    }
+
+    func open(_ name: String) throws -> Backoffice {
+        Backoffice(store: try Store(StoreConfiguration(path: store(name))))
+    }
+}
+
+@Suite("Shop sync end to end")
+struct ShopSyncEndToEndTests {
+    /// Every synced table's rows, by record id, with their synced columns: what must agree everywhere.
+    static func canonicalDump(_ backoffice: Backoffice) throws -> [String: Int] {
+        try backoffice.store.pool.read { db in
+            var counts: [String: Int] = [:]
+            for table in [
+                "categories", "suppliers", "products", "customers", "employees", "shippers", "orders", "order_lines", "regions", "territories",
+            ] {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+            }
+            return counts
+        }
+    }
+
+    @Test func aNewShopDownloadsHeadOfficesData() throws {
+        // Given head office with demo data, joined and synced
+        let company = try Company()
+        // When an empty shop joins and syncs
+        try company.start(shops: ["oxf"])
+        // Then it holds every catalogue row, customer and order that head office holds
+        let hq = try Self.canonicalDump(try company.open("hq"))
+        let shop = try Self.canonicalDump(try company.open("oxf"))
+        #expect(hq["products"] ?? 0 > 0)
+        #expect(shop == hq)
+    }
+
+    @Test func editsOfDifferentFieldsAtTwoSitesBothStand() async throws {
+        // Given head office and a shop in sync
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let shop = try company.open("oxf")
+        let hqProduct = try #require(try await hq.listProducts().items.first).product
+        let shopID = try #require(
+            try await shop.store.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [hqProduct.recordID])
+            }
+        )
+        // When head office changes the price and the shop the name of the same product, then both sync
+        var priced = hqProduct
+        priced.unitPrice = Money(cents: hqProduct.unitPrice.cents + 100)
+        _ = try await hq.updateProduct(priced)
+        var renamed = try shop.product(id: shopID).product
+        renamed.name = "Renamed at the shop"
+        _ = try await shop.updateProduct(renamed)
+        try company.northwind(["sync", "now"], store: "hq")
+        try company.northwind(["sync", "now"], store: "oxf")
+        try company.northwind(["sync", "now"], store: "hq")
+        // Then both installations hold the new name and the new price, and no conflict was recorded
+        let atHQ = try hq.product(id: try #require(hqProduct.id)).product
+        let atShop = try shop.product(id: shopID).product
+        #expect(atHQ.name == "Renamed at the shop")
+        #expect(atHQ.unitPrice == priced.unitPrice)
+        #expect(atShop.name == atHQ.name)
+        #expect(atShop.unitPrice == atHQ.unitPrice)
+        #expect(try await hq.syncStatus().openConflicts == 0)
+        #expect(try await shop.syncStatus().openConflicts == 0)
+    }
+
+    @Test func aStoreWithDataCannotJoinACompanyWithData() throws {
+        // Given a company whose head office has uploaded its data
+        let company = try Company()
+        try company.start(shops: [])
+        // When a second store with its own demo data tries to join
+        let result = try CLI.run(["sync", "join", company.url, try company.token(role: "shop"), "--store", company.store("other")])
+        // Then it is refused with what to do instead
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("Join with an empty store"))
+    }
+
+    @Test func syncNowFailsAndStatusSaysOfflineWhenTheServerIsGone() async throws {
+        // Given a shop in sync, then the server stops
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        company.server.stop()
+        // When the shop changes a product and syncs
+        let shop = try company.open("oxf")
+        var product = try #require(try await shop.listProducts().items.first).product
+        product.name = "Changed offline"
+        _ = try await shop.updateProduct(product)
+        let result = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        // Then the sync fails, and the status shows the pending change and since when the server is unreachable
+        #expect(result.status != 0)
+        let status = try await shop.syncStatus()
+        #expect(status.pending > 0)
+        #expect(status.offlineSince != nil)
+        #expect(status.lastError?.contains("Cannot reach the sync server") == true)
+    }
+}
