@@ -411,6 +411,8 @@ public enum Schema {
             sql: """
                 ALTER TABLE change_log ADD COLUMN txn INTEGER;
                 ALTER TABLE change_log ADD COLUMN origin TEXT NOT NULL DEFAULT 'local' CHECK (origin IN ('local', 'sync'));
+                -- A row's newest entry (its clock, whether it has a change pending), without reading the whole log.
+                CREATE INDEX change_log_on_recordID ON change_log(recordID, seq);
 
                 -- Where this store syncs, its credential, tokens and progress: one value per key.
                 CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);

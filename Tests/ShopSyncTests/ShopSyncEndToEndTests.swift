@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Northwind
 import NorthwindStore
+import Synchronization
 import Testing
 
 @testable import NorthwindTestSupport
@@ -9,22 +10,43 @@ import Testing
 /// A company on a real sync server: head office and shops, each a real store driven by the real `northwind`.
 final class Company: Sendable {
     let directory: URL
-    let server: ServerProcess
     let database: String
+    let port: Int
+    private let running: Mutex<ServerProcess?>
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("shop-sync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = directory.appendingPathComponent("sync.sqlite").path
-        server = try ServerProcess.start(["serve", "--database", database, "--port", "0", "--rate", "100000"])
+        let server = try ServerProcess.start(Self.arguments(database: database, port: 0))
+        port = server.port
+        running = Mutex(server)
+    }
+
+    static func arguments(database: String, port: Int) -> [String] {
+        ["serve", "--database", database, "--port", String(port), "--rate", "100000"]
     }
 
     deinit {
-        server.stop()
+        stopServer()
         try? FileManager.default.removeItem(at: directory)
     }
 
-    var url: String { "http://127.0.0.1:\(server.port)" }
+    /// The network goes down, as far as the shops can tell.
+    func stopServer() {
+        running.withLock { server in
+            server?.stop()
+            server = nil
+        }
+    }
+
+    /// The server comes back at the same address.
+    func startServer() throws {
+        let server = try ServerProcess.start(Self.arguments(database: database, port: port))
+        running.withLock { $0 = server }
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
 
     func store(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
 
@@ -135,7 +157,7 @@ struct ShopSyncEndToEndTests {
         // Given a shop in sync, then the server stops
         let company = try Company()
         try company.start(shops: ["oxf"])
-        company.server.stop()
+        company.stopServer()
         // When the shop changes a product and syncs
         let shop = try company.open("oxf")
         var product = try #require(try await shop.listProducts().items.first).product
@@ -148,5 +170,31 @@ struct ShopSyncEndToEndTests {
         #expect(status.pending > 0)
         #expect(status.offlineSince != nil)
         #expect(status.lastError?.contains("Cannot reach the sync server") == true)
+    }
+
+    @Test func anOrderTakenOfflineReachesHeadOfficeOnReconnect() async throws {
+        // Given a shop in sync, whose network then goes down
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        company.stopServer()
+        // When the shop takes a phone order for two products
+        let shop = try company.open("oxf")
+        let products = try await shop.listProducts().items.prefix(2).map(\.product)
+        let customer: String = try #require(
+            try await shop.store.pool.read { db in try String.fetchOne(db, sql: "SELECT code FROM customers LIMIT 1") }
+        )
+        let order = try await shop.createOrder(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: products.compactMap(\.id).map { OrderLineDraft(productID: $0, quantity: 2) })
+        )
+        let offline = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        // and the network comes back, and both sync
+        try company.startServer()
+        try company.northwind(["sync", "now"], store: "oxf")
+        try company.northwind(["sync", "now"], store: "hq")
+        // Then the sync failed while offline, and head office now has the order with both its lines
+        #expect(offline.status != 0)
+        let atHQ = try await company.open("hq").order(number: order.order.number)
+        #expect(atHQ.lines.count == 2)
+        #expect(atHQ.customer.code == customer)
     }
 }
