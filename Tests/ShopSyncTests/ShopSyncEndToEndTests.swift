@@ -197,4 +197,40 @@ struct ShopSyncEndToEndTests {
         #expect(atHQ.lines.count == 2)
         #expect(atHQ.customer.code == customer)
     }
+
+    @Test func theSameFieldChangedAtTwoSitesGoesToTheLaterEditAndTheOtherCanBeRestored() async throws {
+        // Given head office and a shop in sync
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let shop = try company.open("oxf")
+        let product = try #require(try await hq.listProducts().items.first).product
+        let shopID = try #require(
+            try await shop.store.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [product.recordID])
+            }
+        )
+        // When the shop changes the price offline, head office changes it later, and head office syncs first
+        var atShop = try shop.product(id: shopID).product
+        atShop.unitPrice = Money(cents: 111)
+        _ = try await shop.updateProduct(atShop)
+        try await Task.sleep(for: .milliseconds(20))
+        var atHQ = product
+        atHQ.unitPrice = Money(cents: 222)
+        _ = try await hq.updateProduct(atHQ)
+        try company.northwind(["sync", "now"], store: "hq")
+        try company.northwind(["sync", "now"], store: "oxf")
+        // Then the later edit (head office's) holds at the shop, and the shop's inbox keeps its own price
+        #expect(try shop.product(id: shopID).product.unitPrice == Money(cents: 222))
+        let conflict = try #require(try await shop.syncConflicts().first)
+        #expect(conflict.field == "unitPriceCents")
+        #expect(conflict.lost == "111")
+        #expect(conflict.kept == "222")
+        // And when the shop's manager keeps the shop's price, it reaches head office
+        try company.northwind(["sync", "resolve", String(conflict.id), "--keep", "mine"], store: "oxf")
+        try company.northwind(["sync", "now"], store: "oxf")
+        try company.northwind(["sync", "now"], store: "hq")
+        #expect(try hq.product(id: try #require(product.id)).product.unitPrice == Money(cents: 111))
+        #expect(try await shop.syncConflicts().isEmpty)
+    }
 }

@@ -211,11 +211,13 @@ extension Backoffice {
         return OutboxOperation(kind: .update, record: record)
     }
 
-    /// When the row last changed here: its newest change-log entry.
-    private static func changedAt(_ db: Database, table: String, recordID: String) throws -> Int64 {
+    /// When the row last changed here (not by a download): its newest local change-log entry.
+    static func changedAt(_ db: Database, table: String, recordID: String) throws -> Int64 {
         let text = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT changedAt FROM change_log WHERE tableName = ? AND recordID = ? ORDER BY seq DESC LIMIT 1"),
-            arguments: [table, recordID]
+            db.cachedStatement(
+                sql: "SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' ORDER BY seq DESC LIMIT 1"
+            ),
+            arguments: [recordID, table]
         )
         return (text.flatMap(Timestamp.init) ?? .now).milliseconds
     }

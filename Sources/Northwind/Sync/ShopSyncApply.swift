@@ -164,7 +164,8 @@ extension Backoffice {
             // Deleted here while changed there: the delete stands and goes up with its own entry.
             return false
         }
-        let clock = FieldClock(milliseconds: Timestamp.now.milliseconds, site: membership.siteCode)
+        // The local values date from the local edit, not from now: an edit queued offline loses to a later one.
+        let clock = FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: server.recordName), site: membership.siteCode)
         let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock)
         for value in result.discarded {
             try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
@@ -180,7 +181,7 @@ extension Backoffice {
 
     /// Writes a record's fields into its row, creating the row if needed; false when a reference names a row not
     /// here yet. Columns the record lacks become NULL; local columns keep their values.
-    private static func writeRow(
+    static func writeRow(
         _ db: Database,
         table: SyncTable,
         recordID: String,
@@ -275,9 +276,9 @@ extension Backoffice {
     }
 
     static func recordConflict(_ db: Database, table: String, recordID: String, _ value: DiscardedValue, reason: String) throws {
+        // Values keep their type, so that one can be restored exactly.
         func text(_ field: FieldValue?) throws -> String? {
             guard let field else { return nil }
-            if case .string(let string) = field { return string }
             return String(decoding: try JSONEncoder().encode(field), as: UTF8.self)
         }
         try db.execute(

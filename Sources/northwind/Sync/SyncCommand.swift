@@ -13,7 +13,7 @@ struct SyncCommand: AsyncParsableCommand {
             installation. Head office joins first with its data; every other shop joins with an empty store \
             (`--store NEW-FILE --empty`) and downloads everything.
             """,
-        subcommands: [Join.self, Now.self, Status.self]
+        subcommands: [Join.self, Now.self, Status.self, Conflicts.self, Resolve.self]
     )
 
     struct Join: AsyncParsableCommand {
@@ -73,6 +73,51 @@ struct SyncCommand: AsyncParsableCommand {
             if let offline = status.offlineSince { print("Offline since: \(offline)") }
             print("Last error:    \(status.lastError ?? "none")")
             print("Conflicts:     \(status.openConflicts) open")
+        }
+    }
+
+    struct Conflicts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The conflict inbox: every value a merge discarded, and every change the server refused."
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
+        @Flag(help: "Include resolved conflicts.") var all = false
+
+        func run() async throws {
+            let conflicts = try await storeOptions.open(seedIfCreated: false).syncConflicts(all: all)
+            if output.json { return try printJSON(conflicts) }
+            guard !conflicts.isEmpty else { return print(all ? "No conflicts." : "No open conflicts.") }
+            var table = TextTable("ID", "Record", "Field", "Kept", "Discarded", "Why")
+            for conflict in conflicts {
+                table.add(
+                    String(conflict.id),
+                    "\(conflict.table) \(conflict.recordID)",
+                    conflict.field,
+                    [conflict.kept, conflict.keptSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
+                    [conflict.lost, conflict.lostSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
+                    conflict.reason + (conflict.resolvedAt.map { "; resolved \($0)" } ?? "")
+                )
+            }
+            print(table.render())
+            print("Keep a value with `northwind sync resolve ID --keep mine` (this store's) or `--keep theirs`.")
+        }
+    }
+
+    struct Resolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Settle a conflict: keep this store's value (mine) or the other site's (theirs).",
+            discussion: "Restoring a discarded value is a new edit: it syncs, and wins everywhere."
+        )
+        enum Side: String, ExpressibleByArgument, CaseIterable { case mine, theirs }
+
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The conflict's id, from `northwind sync conflicts`.") var id: Int64
+        @Option(help: "mine or theirs.") var keep: Side
+
+        func run() async throws {
+            try await storeOptions.open(seedIfCreated: false).resolveSyncConflict(id: id, keepMine: keep == .mine)
+            print("Conflict #\(id) resolved, keeping \(keep == .mine ? "this store's value" : "the other site's value").")
         }
     }
 }

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+/// A value a merge or the server discarded, kept so that a manager can review it and restore it.
+public struct SyncConflict: Sendable, Codable, Equatable, Identifiable {
+    public var id: Int64
+    public var table: String
+    public var recordID: String
+    /// The column, or "*" for a whole change the server refused.
+    public var field: String
+    public var kept: String?
+    public var keptSite: String?
+    public var lost: String?
+    public var lostSite: String?
+    public var reason: String
+    public var createdAt: String
+    public var resolvedAt: String?
+}
+
+extension Backoffice {
+    /// The conflict inbox, newest first: open ones only unless `all`.
+    public func syncConflicts(all: Bool = false) async throws(NorthwindError) -> [SyncConflict] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, tableName, recordID, field, keptValue, keptSite, lostValue, lostSite, reason, createdAt, resolvedAt
+                    FROM sync_conflicts \(all ? "" : "WHERE resolvedAt IS NULL") ORDER BY id DESC
+                    """
+            ).map { row in
+                SyncConflict(
+                    id: row["id"],
+                    table: row["tableName"],
+                    recordID: row["recordID"],
+                    field: row["field"],
+                    kept: Self.display(row["keptValue"]),
+                    keptSite: row["keptSite"],
+                    lost: Self.display(row["lostValue"]),
+                    lostSite: row["lostSite"],
+                    reason: row["reason"],
+                    createdAt: row["createdAt"],
+                    resolvedAt: row["resolvedAt"]
+                )
+            }
+        }
+    }
+
+    /// A stored value as a person reads it: text as it is, other types as JSON.
+    static func display(_ json: String?) -> String? {
+        guard let json else { return nil }
+        guard let value = try? JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)) else { return json }
+        switch value {
+        case .string(let text), .decimal(let text): return text
+        case .int64(let number), .timestamp(let number): return String(number)
+        case .double(let number): return String(number)
+        default: return json
+        }
+    }
+
+    /// Settles a conflict. Keeping this store's value when it was the one discarded writes it back as a new local
+    /// edit, which syncs (and, being later, wins everywhere); keeping the other value when this store's was
+    /// discarded, or the value already kept, just closes the entry. A refused change kept as "mine" is sent again;
+    /// kept as "theirs", the row goes back to what the server last acknowledged.
+    public func resolveSyncConflict(id: Int64, keepMine: Bool) async throws(NorthwindError) {
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
+                throw NorthwindError.notFound(entity: "conflict", key: "#\(id)")
+            }
+            if let resolved: String = row["resolvedAt"] {
+                throw NorthwindError.invalidState("Conflict #\(id) was already resolved at \(resolved).")
+            }
+            let site = try StoreMetadata.siteCode(db)
+            let table: String = row["tableName"]
+            let recordID: String = row["recordID"]
+            let field: String = row["field"]
+            let lostSite: String? = row["lostSite"]
+            // "Mine" was lost when the lost value came from here (a refused change is always this store's).
+            let mineWasLost = field == "*" || lostSite == site
+            if field == "*", !keepMine, let syncTable = SyncTable.byName[table], let membership = try Self.membership(db),
+                let base = try String.fetchOne(
+                    db,
+                    sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+                    arguments: [table, recordID]
+                )
+            {
+                _ = try Self.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), membership: membership)
+            } else if keepMine == mineWasLost, let syncTable = SyncTable.byName[table] {
+                if field == "*" {
+                    try db.execute(
+                        sql: "INSERT INTO change_log (tableName, recordID, operation) VALUES (?, ?, 'update')",
+                        arguments: [table, recordID]
+                    )
+                } else {
+                    let json: String? = row["lostValue"]
+                    let value = try json.map { try JSONDecoder().decode(FieldValue.self, from: Data($0.utf8)) } ?? .null
+                    guard let column = try syncTable.columns(db).first(where: { $0.name == field }) else {
+                        throw NorthwindError.invalidState("\(table) has no column \(field) any more; nothing to restore.")
+                    }
+                    let stored: DatabaseValue
+                    if let parent = column.parent, case .reference(let reference) = value {
+                        stored =
+                            try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])?
+                            .databaseValue ?? .null
+                    } else {
+                        stored = RecordMapping.databaseValue(value) ?? .null
+                    }
+                    try db.execute(
+                        sql: "UPDATE \(table) SET \(field.quotedDatabaseIdentifier) = ? WHERE recordID = ?",
+                        arguments: [stored, recordID]
+                    )
+                }
+            }
+            try db.execute(sql: "UPDATE sync_conflicts SET resolvedAt = ? WHERE id = ?", arguments: [Timestamp.now.description, id])
+        }
+    }
+}
