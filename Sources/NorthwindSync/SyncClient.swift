@@ -115,6 +115,35 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// Asks the server to notify this installation of every change in the shared database (saving it again is
+    /// harmless).
+    func subscribeToEverything(id: String) async throws(ShopSyncError) {
+        try await call("subscribe") {
+            let subscription = Components.Schemas.Subscription(subscriptionID: id, subscriptionType: .database)
+            let body = Components.Schemas.SubscriptionsModifyRequest(operations: [.init(operationType: .save, subscription: subscription)])
+            switch try await client.modifySubscriptions(path: .init(container: container, database: .shared), body: .json(body)) {
+            case .ok(let ok):
+                if let error = try ok.body.json.subscriptions.first?.error { throw ShopSyncError.from(error, doing: "subscribe") }
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "subscribe")
+            }
+        }
+    }
+
+    /// The server's event stream: the id of each `change` notice, as it comes; `ping`s are passed over.
+    func changeNotices(
+        after lastEventID: String?
+    ) async throws(ShopSyncError) -> AsyncCompactMapSequence<
+        ServerSentEventsDeserializationSequence<ServerSentEventsLineDeserializationSequence<HTTPBody>>, String
+    > {
+        try await call("listen for changes") {
+            switch try await client.events(path: .init(container: container, database: .shared), headers: .init(lastEventID: lastEventID)) {
+            case .ok(let ok):
+                return try ok.body.textEventStream.asDecodedServerSentEvents().compactMap { $0.event == "change" ? ($0.id ?? "") : nil }
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "stream its changes")
+            }
+        }
+    }
+
     func changes(zone: String, token: String?) async throws(ShopSyncError) -> Components.Schemas.ZoneChanges {
         try await call("fetch changes") {
             let body = Components.Schemas.ZoneChangesRequest(zones: [.init(zoneID: ZoneID(zone), syncToken: token)])

@@ -233,4 +233,81 @@ struct ShopSyncEndToEndTests {
         #expect(try hq.product(id: try #require(product.id)).product.unitPrice == Money(cents: 111))
         #expect(try await shop.syncConflicts().isEmpty)
     }
+
+    @Test func aServingShopSyncsOnTheServersNoticeAndOnItsOwnCommits() async throws {
+        // Given head office and a shop in sync, the shop serving its web app (syncing only when prompted)
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let serving = try ServingStore.start(store: company.store("oxf"))
+        defer { serving.stop() }
+        let hq = try company.open("hq")
+        let shop = try company.open("oxf")
+        let products = try await hq.listProducts().items.prefix(2).map(\.product)
+        // When head office renames a product and syncs
+        var renamed = products[0]
+        renamed.name = "Renamed at head office"
+        _ = try await hq.updateProduct(renamed)
+        try company.northwind(["sync", "now"], store: "hq")
+        // Then the shop has it soon after, without anyone running sync there
+        let recordID = renamed.recordID
+        try await eventually("the shop to receive head office's rename") {
+            try await shop.store.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT name FROM products WHERE recordID = ?", arguments: [recordID])
+            } == "Renamed at head office"
+        }
+        // And when the shop renames another product, its server sends it by itself
+        let shopID = try #require(
+            try await shop.store.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [products[1].recordID])
+            }
+        )
+        var local = try shop.product(id: shopID).product
+        local.name = "Renamed at the shop"
+        _ = try await shop.updateProduct(local)
+        try await eventually("the shop's change to be sent") { try await shop.pendingChanges() == 0 }
+        try company.northwind(["sync", "now"], store: "hq")
+        #expect(try hq.product(id: try #require(products[1].id)).product.name == "Renamed at the shop")
+        #expect(try shop.syncBadge()?.text == "In sync")
+    }
+}
+
+/// Polls `condition` every 100 ms until it holds, or fails after `timeout`.
+func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw CLIError(description: "timed out after \(timeout) waiting for \(what)")
+}
+
+/// `northwind serve` on a joined store, syncing by itself only when something prompts it.
+final class ServingStore: Sendable {
+    let process: Process
+
+    private init(process: Process) { self.process = process }
+
+    static func start(store: String) throws -> ServingStore {
+        guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--store", store, "--port", "0", "--sync-interval", "3600"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        while !seen.contains("Syncing with") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw CLIError(description: "northwind serve stopped: \(seen)") }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        output.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        return ServingStore(process: process)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
 }

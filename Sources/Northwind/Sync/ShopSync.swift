@@ -285,3 +285,44 @@ extension Backoffice {
         }
     }
 }
+
+/// The sync state in a few words, for the header of every page.
+public struct SyncBadge: Sendable, Equatable {
+    public enum State: String, Sendable {
+        case inSync = "in-sync"
+        case pending, offline, error
+    }
+    public var state: State
+    public var text: String
+}
+
+extension Backoffice {
+    /// Nil for a store that has not joined. One bounded statement on the quick readers: every page asks.
+    public func syncBadge() throws(NorthwindError) -> SyncBadge? {
+        let row = try quickRead { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT
+                          (SELECT 1 FROM sync_state WHERE key = 'membership') AS joined,
+                          (SELECT value FROM sync_state WHERE key = 'lastError') AS lastError,
+                          (SELECT value FROM sync_state WHERE key = 'offlineSince') AS offlineSince,
+                          (SELECT count(*) FROM change_log WHERE origin = 'local'
+                             AND seq > CAST(ifnull((SELECT value FROM sync_state WHERE key = 'uploadedThrough'), '0') AS INTEGER)) AS pending
+                        """
+                )
+            )
+        }
+        guard let row, (row["joined"] as Int?) != nil else { return nil }
+        let pending: Int = row["pending"] ?? 0
+        if let since: String = row["offlineSince"] {
+            return SyncBadge(
+                state: .offline,
+                text: "Offline since \(since.prefix(16).replacingOccurrences(of: "T", with: " ")) UTC, \(pending) pending"
+            )
+        }
+        if let error: String = row["lastError"] { return SyncBadge(state: .error, text: "Sync error: \(error)") }
+        if pending > 0 { return SyncBadge(state: .pending, text: "\(pending) pending") }
+        return SyncBadge(state: .inSync, text: "In sync")
+    }
+}

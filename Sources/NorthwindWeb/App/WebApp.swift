@@ -9,12 +9,13 @@ import NorthwindStore
 import ServiceLifecycle
 
 public enum WebApp {
-    /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`.
-    /// Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
+    /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`, with
+    /// `services` running beside it (shop sync). Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
     public static func build(
         backoffice: Backoffice,
         options: WebOptions,
         logger: Logger? = nil,
+        services: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     )
         async throws -> some ApplicationProtocol
@@ -26,7 +27,7 @@ public enum WebApp {
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
-            services: [FeedService(feed: environment.feed)],
+            services: [FeedService(feed: environment.feed)] + services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
             logger: log
         )

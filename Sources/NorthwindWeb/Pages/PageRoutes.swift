@@ -56,7 +56,8 @@ struct PageRoutes: Sendable {
                 name: me.displayName,
                 firstName: me.employee.firstName,
                 csrf: me.csrfToken ?? "",
-                isManager: env.options.policy.isManager(me.employee)
+                isManager: env.options.policy.isManager(me.employee),
+                sync: (try? env.backoffice.syncBadge())?.map { PageSync(state: $0.state.rawValue, text: $0.text) }
             )
         }
         let html = env.templates.render(model, withTemplate: template) ?? ""

@@ -1,10 +1,13 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import NorthwindSync
 import NorthwindWeb
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the shop-floor web application and the JSON API.",
         discussion: """
             On a store where nobody can sign in yet, prints a one-time demo password for a manager and for a sales \
-            representative. Stops gracefully on Ctrl-C (SIGINT) or SIGTERM.
+            representative. A store that has joined a sync server (`northwind sync join`) syncs while it serves: \
+            after every change, on every notice from the server, and every --sync-interval seconds. Stops gracefully \
+            on Ctrl-C (SIGINT) or SIGTERM.
             """
     )
 
@@ -26,18 +31,28 @@ struct ServeCommand: AsyncParsableCommand {
     var managerTitles: [String] = []
     @Flag(help: "Send the session cookie over plain HTTP too, for a LAN without TLS (loopback needs no flag).")
     var insecureCookies = false
+    @Option(help: "Seconds between syncs when nothing prompts one (a joined store only).") var syncInterval = 60
 
     func run() async throws {
         let backoffice = try storeOptions.open()
         let policy = AccessPolicy(managerTitles: managerTitles.isEmpty ? AccessPolicy.defaultManagerTitles : Set(managerTitles))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
         let host = host
+        var services: [any Service] = []
+        if try await backoffice.syncMembership() != nil {
+            var logger = Logger(label: "northwind.sync")
+            logger.logLevel = .info
+            services.append(ShopSyncService(backoffice: backoffice, interval: .seconds(max(1, syncInterval)), logger: logger))
+        }
+        let syncing = try await backoffice.syncMembership().map { "Syncing with \($0.server) as \($0.siteCode)." }
         let app = try await WebApp.build(
             backoffice: backoffice,
             options: WebOptions(host: host, port: port, policy: policy, secureCookies: !insecureCookies),
+            services: services,
             onServerRunning: { port in
                 // Unbuffered, so a script waiting for this line sees it at once.
                 var lines = ["Northwind is serving \(backoffice.store.configuration.path) at http://\(host):\(port)/"]
+                if let syncing { lines.append(syncing) }
                 for credential in demo {
                     lines.append(
                         "Demo sign-in (shown once): login \(credential.login), password \(credential.password)"

@@ -16,6 +16,13 @@ struct PageUser {
     var firstName: String
     var csrf: String
     var isManager: Bool
+    /// The store's sync state, when it has joined a sync server.
+    var sync: PageSync?
+}
+
+struct PageSync {
+    var state: String
+    var text: String
 }
 
 /// Previous and next links under a long list.
@@ -55,6 +62,17 @@ extension PageUser: MustacheParent {
         case "firstName": firstName
         case "csrf": csrf
         case "isManager": isManager
+        case "sync": sync
+        default: nil
+        }
+    }
+}
+
+extension PageSync: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "state": state
+        case "text": text
         default: nil
         }
     }

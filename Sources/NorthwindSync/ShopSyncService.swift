@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import Northwind
+import NorthwindStore
+import ServiceLifecycle
+
+/// Keeps a joined store in sync while `northwind serve` runs: after every local commit (debounced), on every notice
+/// the server pushes, and every `interval` as a safety net. A failed sync is retried with a backoff that doubles up
+/// to a minute, or waits what the server asked (`retryAfter`). Stops with the server, gracefully.
+public struct ShopSyncService: Service {
+    let backoffice: Backoffice
+    let interval: Duration
+    let debounce: Duration
+    let logger: Logger
+
+    public init(backoffice: Backoffice, interval: Duration = .seconds(60), debounce: Duration = .milliseconds(300), logger: Logger) {
+        self.backoffice = backoffice
+        self.interval = interval
+        self.debounce = debounce
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        guard let membership = try await backoffice.syncMembership(), let url = URL(string: membership.server) else { return }
+        let engine = ShopSyncEngine(backoffice: backoffice)
+        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        let feed = try ChangeFeed(store: backoffice.store)
+        defer { feed.close() }
+        // One pending wake-up is enough: a sync covers everything committed before it starts.
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (logger, interval, debounce) = (logger, interval, debounce)
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in feed.subscribe() { wake.yield() }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        wake.yield()
+                        try? await Task.sleep(for: interval)
+                    }
+                }
+                group.addTask { await Self.listen(client, siteCode: membership.siteCode, wake: wake, logger: logger) }
+                group.addTask {
+                    var backoff = Duration.seconds(1)
+                    for await _ in wakes {
+                        try? await Task.sleep(for: debounce)
+                        if Task.isCancelled { return }
+                        do throws(ShopSyncError) {
+                            let report = try await engine.syncNow()
+                            backoff = .seconds(1)
+                            if report.uploaded + report.downloaded > 0 {
+                                logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
+                            }
+                        } catch {
+                            var wait = backoff
+                            if case .busy(let seconds) = error.kind { wait = max(wait, .seconds(seconds)) }
+                            logger.warning("sync failed, trying again in \(wait): \(error.message)")
+                            backoff = min(backoff * 2, .seconds(60))
+                            try? await Task.sleep(for: wait)
+                            wake.yield()
+                        }
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Follows the server's event stream, reconnecting (from the last notice seen) whenever it drops. A notice is
+    /// only a hint to sync; the periodic sync covers a notice lost in between.
+    static func listen(_ client: SyncClient, siteCode: String, wake: AsyncStream<Void>.Continuation, logger: Logger) async {
+        var lastID: String?
+        var backoff = Duration.seconds(1)
+        while !Task.isCancelled {
+            do {
+                try await client.subscribeToEverything(id: "northwind-\(siteCode)")
+                for try await id in try await client.changeNotices(after: lastID) {
+                    if !id.isEmpty { lastID = id }
+                    backoff = .seconds(1)
+                    wake.yield()
+                }
+            } catch {
+                logger.debug("sync event stream: \(error)")
+            }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(60))
+        }
+    }
+}
