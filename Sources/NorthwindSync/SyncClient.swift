@@ -56,7 +56,9 @@ struct SyncClient: Sendable {
         } catch let error as ShopSyncError {
             throw error
         } catch {
-            throw ShopSyncError(.offline, "Cannot reach the sync server at \(server.absoluteString) (\(what)): \(error)")
+            // The generated client's error describes the whole request; the cause is what a person needs.
+            let cause = (error as? ClientError).map { String(describing: $0.underlyingError) } ?? String(describing: error)
+            throw ShopSyncError(.offline, "Cannot reach the sync server at \(server.absoluteString) (\(what)): \(cause)")
         }
     }
 
