@@ -271,6 +271,36 @@ struct ShopSyncEndToEndTests {
     }
 }
 
+extension ShopSyncEndToEndTests {
+    @Test func twoShopsCreatingTheSameCustomerCodeOfflineEndWithBothCustomersRenamedAlike() async throws {
+        // Given head office and a shop in sync
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let shop = try company.open("oxf")
+        // When the shop, then head office, each create a customer with the code NEWCO before syncing
+        _ = try await shop.create(Customer(code: "NEWCO", companyName: "New Company (shop)"))
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await hq.create(Customer(code: "NEWCO", companyName: "New Company (head office)"))
+        for store in ["oxf", "hq", "oxf", "hq"] { try company.northwind(["sync", "now"], store: store) }
+        // Then both installations hold both customers: the earlier keeps NEWCO, the later is renamed with its site code
+        let hqSite = try await hq.siteCode()
+        let codes: @Sendable (Backoffice) async throws -> [String: String] = { b in
+            try await b.store.pool.read { db in
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT code, companyName FROM customers WHERE code LIKE 'NEWCO%'")
+                        .map { ($0["code"] as String, $0["companyName"] as String) }
+                )
+            }
+        }
+        let expected = ["NEWCO": "New Company (shop)", "NEWCO-\(hqSite)": "New Company (head office)"]
+        #expect(try await codes(hq) == expected)
+        #expect(try await codes(shop) == expected)
+        #expect(try await hq.pendingChanges() == 0)
+        #expect(try await shop.pendingChanges() == 0)
+    }
+}
+
 /// Polls `condition` every 100 ms until it holds, or fails after `timeout`.
 func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -129,7 +129,9 @@ extension Backoffice {
             zoneName: record.zoneID.zoneName
         )
         if current?.fields != incoming {
-            guard try writeRow(db, table: table, recordID: record.recordName, fields: record.fields, membership: membership) else { return false }
+            guard try writeKeepingUnique(db, table: table, record: record, membership: membership, applied: &applied, reupload: &reupload) else {
+                return false
+            }
             applied.saved += 1
         }
         try saveBase(db, table: table.name, record: record)
@@ -171,12 +173,150 @@ extension Backoffice {
             try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
         }
         applied.discarded += result.discarded.count
-        guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, membership: membership) else { return false }
+        do {
+            guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, membership: membership) else { return false }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // The merged values break a rule of this store: keep the row as it is, and say so.
+            try recordConflict(
+                db,
+                table: table.name,
+                recordID: server.recordName,
+                DiscardedValue(field: "*", lost: .string(server.json)),
+                reason: "could not merge: \(error.message ?? "\(error)")"
+            )
+            applied.discarded += 1
+            return false
+        }
         try saveBase(db, table: table.name, record: server)
         applied.merged += 1
         var serverFields = server.fields
         serverFields[FieldClock.fieldName] = nil
         return result.fields != serverFields
+    }
+
+    /// Writes a downloaded record, settling a clash on a unique column (two shops created the customer code ALFKI,
+    /// or the category "Teas", offline). The value written first by clock (then by record id) keeps it; the other
+    /// record's value gets its author's site code appended ("ALFKI-OXF"), here and, through the outbox, everywhere:
+    /// every installation that meets the clash picks the same winner and the same new value. The inbox records it.
+    /// Any other failure to apply is recorded in the inbox too, so that one bad record never stops sync.
+    private static func writeKeepingUnique(
+        _ db: Database,
+        table: SyncTable,
+        record: SyncRecord,
+        membership: SyncMembership,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> Bool {
+        var fields = record.fields
+        for attempt in 0..<3 {
+            do {
+                return try writeRow(db, table: table, recordID: record.recordName, fields: fields, membership: membership)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && attempt < 2 {
+                guard
+                    try settleUniqueClash(
+                        db,
+                        table: table,
+                        record: record,
+                        fields: &fields,
+                        membership: membership,
+                        applied: &applied,
+                        reupload: &reupload
+                    )
+                else {
+                    try recordConflict(
+                        db,
+                        table: table.name,
+                        recordID: record.recordName,
+                        DiscardedValue(field: "*", lost: .string(record.json)),
+                        reason: "could not apply: \(error.message ?? "\(error)")"
+                    )
+                    applied.discarded += 1
+                    return true
+                }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                try recordConflict(
+                    db,
+                    table: table.name,
+                    recordID: record.recordName,
+                    DiscardedValue(field: "*", lost: .string(record.json)),
+                    reason: "could not apply: \(error.message ?? "\(error)")"
+                )
+                applied.discarded += 1
+                return true
+            }
+        }
+        return true
+    }
+
+    /// Finds the local row holding one of the record's unique values and renames the later of the two; false when
+    /// no such row exists (the clash is something else).
+    private static func settleUniqueClash(
+        _ db: Database,
+        table: SyncTable,
+        record: SyncRecord,
+        fields: inout [String: FieldValue],
+        membership: SyncMembership,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> Bool {
+        let uniqueColumns = try db.indexes(on: table.name).filter { $0.isUnique && $0.columns.count == 1 }.map { $0.columns[0] }
+            .filter { !table.localColumns.contains($0) }
+        for column in uniqueColumns {
+            guard case .string(let value)? = fields[column],
+                let other = try String.fetchOne(
+                    db,
+                    sql: "SELECT recordID FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ? AND recordID <> ?",
+                    arguments: [value, record.recordName]
+                )
+            else { continue }
+            let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
+            let base = try String.fetchOne(
+                db,
+                sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+                arguments: [table.name, other]
+            )
+            let ours =
+                try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
+                ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: other), site: membership.siteCode)
+            let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
+            let loserClock = incomingLoses ? theirs : ours
+            let renamed = try freeValue(db, table: table, column: column, base: "\(value)-\(loserClock.site.isEmpty ? "X" : loserClock.site)")
+            if incomingLoses {
+                fields[column] = .string(renamed)
+                reupload.append((table.name, record.recordName))
+            } else {
+                try db.execute(
+                    sql: "UPDATE \(table.name) SET \(column.quotedDatabaseIdentifier) = ? WHERE recordID = ?",
+                    arguments: [renamed, other]
+                )
+                reupload.append((table.name, other))
+            }
+            try recordConflict(
+                db,
+                table: table.name,
+                recordID: incomingLoses ? record.recordName : other,
+                DiscardedValue(field: column, kept: .string(renamed), keptClock: loserClock, lost: .string(value), lostClock: loserClock),
+                reason: "\(column) \(value) was taken by an earlier record (\(incomingLoses ? other : record.recordName)): renamed"
+            )
+            applied.discarded += 1
+            return true
+        }
+        return false
+    }
+
+    /// `base`, or `base-2`, `base-3`… whichever no row of the table holds yet.
+    private static func freeValue(_ db: Database, table: SyncTable, column: String, base: String) throws -> String {
+        var candidate = base
+        var number = 1
+        while try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ?)",
+            arguments: [candidate]
+        ) == true {
+            number += 1
+            candidate = "\(base)-\(number)"
+        }
+        return candidate
     }
 
     /// Writes a record's fields into its row, creating the row if needed; false when a reference names a row not
