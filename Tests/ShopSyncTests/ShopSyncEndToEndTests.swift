@@ -301,6 +301,23 @@ extension ShopSyncEndToEndTests {
     }
 }
 
+extension ShopSyncEndToEndTests {
+    @Test func anotherSitesOrderIsReadOnlyHere() async throws {
+        // Given a shop that downloaded head office's orders
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let hqSite = try await company.open("hq").siteCode()
+        let newOrders = try await shop.listOrders(OrderQuery(status: .new)).items
+        let number = try #require(newOrders.first(where: { $0.order.number.hasPrefix(hqSite) })?.order.number)
+        // When the shop tries to cancel one of them
+        let error = await northwindError { _ = try await shop.cancelOrder(number: number) }
+        // Then it is refused, naming the site that owns it, and the order is still new
+        #expect(error == .invalidState("Order \(number) was taken at site \(hqSite); only that site can change, execute or cancel it."))
+        #expect(try await shop.order(number: number).order.status == .new)
+    }
+}
+
 /// Polls `condition` every 100 ms until it holds, or fails after `timeout`.
 func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -199,6 +199,7 @@ extension Backoffice {
         try Self.validate(lines: lines)
         return try await write { db in
             let order = try Self.fetchOrder(number: number, db)
+            try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be edited.")
             }
@@ -225,6 +226,7 @@ extension Backoffice {
     public func executeOrder(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
+            try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(number) is already \(order.status.rawValue); only new orders can be executed.")
             }
@@ -261,6 +263,7 @@ extension Backoffice {
     public func cancelOrder(number: String) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
+            try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be cancelled.")
             }
