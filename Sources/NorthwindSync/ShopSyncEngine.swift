@@ -87,12 +87,31 @@ public actor ShopSyncEngine {
         }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
+        try await checkClock(client)
         try await push(client, membership: membership, report: &report)
         try await pull(client, report: &report)
         // Merges that kept local values send them up again.
         try await push(client, membership: membership, report: &report)
         report.pending = try await domain { try await backoffice.pendingChanges() }
         return report
+    }
+
+    /// How far ahead of the server's this computer's clock may be. Edits are merged by their clocks: a clock far
+    /// ahead would win every conflict for as long as it stays wrong.
+    public static let allowedClockLead: TimeInterval = 5 * 60
+
+    /// Refuses to sync from a computer whose clock is more than five minutes ahead of the server's.
+    private func checkClock(_ client: SyncClient) async throws(ShopSyncError) {
+        _ = try await client.zones()
+        guard let serverNow = client.serverTime.now else { return }
+        let lead = Date().timeIntervalSince(serverNow)
+        if lead > Self.allowedClockLead {
+            throw ShopSyncError(
+                .clockAhead(seconds: Int(lead)),
+                "This computer's clock is \(Int(lead / 60)) minutes ahead of the sync server's. Edits are merged by their "
+                    + "time, so nothing is sent until the clock is right: set it (or turn on network time), then sync again."
+            )
+        }
     }
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
@@ -135,16 +154,21 @@ public actor ShopSyncEngine {
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
         for zone in order {
             var token = try await domain { try await backoffice.syncToken(zone: zone) }
+            // Set while the zone is fetched again from scratch: every live record the server has.
+            var refetched: Set<String>?
             while true {
                 let page: Components.Schemas.ZoneChanges
                 do throws(ShopSyncError) {
                     page = try await client.changes(zone: zone, token: token)
                 } catch  where error.kind == .refused(.changeTokenExpired) {
-                    // Deletions older than the token were purged: fetch the zone again from scratch.
+                    // Deletions older than the token were purged: fetch the zone again from scratch, then remove
+                    // what the server no longer has (and nobody changed here).
                     try await domain { try await backoffice.resetSyncToken(zone: zone) }
                     token = nil
+                    refetched = []
                     continue
                 }
+                refetched?.formUnion(page.records.map(\.recordName))
                 let applied = try await domain { try await backoffice.applyDownloaded(zone: zone, records: page.records, token: page.syncToken) }
                 report.downloaded += applied.saved + applied.deleted
                 report.merged += applied.merged
@@ -152,6 +176,9 @@ public actor ShopSyncEngine {
                 report.waiting = applied.waiting
                 token = page.syncToken
                 if !page.moreComing { break }
+            }
+            if let refetched {
+                report.downloaded += try await domain { try await backoffice.reconcile(zone: zone, keeping: refetched) }
             }
         }
     }

@@ -4,6 +4,7 @@ import HTTPTypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import SyncProtocol
+import Synchronization
 
 /// Why a sync could not be done, in words a person can act on.
 public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
@@ -16,6 +17,8 @@ public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
         case busy(retryAfter: Int)
         /// This store has not joined a sync server, or the request makes no sense for it.
         case notJoined
+        /// This computer's clock is ahead of the server's by more than the merge rules allow.
+        case clockAhead(seconds: Int)
     }
 
     public var kind: Kind
@@ -42,11 +45,17 @@ struct SyncClient: Sendable {
     let server: URL
     let container: String
     private let client: Client
+    /// The server's clock, from the `Date` of its last answer.
+    let serverTime = ServerTime()
 
     init(server: URL, container: String, credential: String?) {
         self.server = server
         self.container = container
-        client = Client(serverURL: server, transport: AsyncHTTPClientTransport(), middlewares: [Credentials(credential: credential)])
+        client = Client(
+            serverURL: server,
+            transport: AsyncHTTPClientTransport(),
+            middlewares: [Credentials(credential: credential), ServerClock(time: serverTime)]
+        )
     }
 
     /// Runs a call; a failure to reach the server becomes `offline`.
@@ -172,5 +181,38 @@ struct Credentials: ClientMiddleware {
         if let credential { request.headerFields[.authorization] = "Bearer \(credential)" }
         if let name = HTTPField.Name(SyncProtocolVersion.header) { request.headerFields[name] = String(SyncProtocolVersion.current) }
         return try await next(request, body, baseURL)
+    }
+}
+
+/// The server's clock as its answers tell it (HTTP `Date`, to the second).
+final class ServerTime: Sendable {
+    private let latest = Mutex<Date?>(nil)
+    var now: Date? { latest.withLock { $0 } }
+    func record(_ date: Date) { latest.withLock { $0 = date } }
+}
+
+/// Reads the `Date` of every answer into `ServerTime`.
+struct ServerClock: ClientMiddleware {
+    let time: ServerTime
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, body) = try await next(request, body, baseURL)
+        if let text = response.headerFields[.date], let date = Self.date(text) { time.record(date) }
+        return (response, body)
+    }
+
+    /// An HTTP date, "Tue, 24 Nov 2026 02:40:00 GMT".
+    static func date(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import Northwind
 import NorthwindStore
-import Synchronization
 import Testing
 
 @testable import NorthwindTestSupport
@@ -11,42 +10,31 @@ import Testing
 final class Company: Sendable {
     let directory: URL
     let database: String
-    let port: Int
-    private let running: Mutex<ServerProcess?>
+    let server: ServerProcess
+    /// Every installation reaches the server through it, so a test can cut the network.
+    let proxy: FaultProxy
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("shop-sync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = directory.appendingPathComponent("sync.sqlite").path
-        let server = try ServerProcess.start(Self.arguments(database: database, port: 0))
-        port = server.port
-        running = Mutex(server)
-    }
-
-    static func arguments(database: String, port: Int) -> [String] {
-        ["serve", "--database", database, "--port", String(port), "--rate", "100000"]
+        server = try ServerProcess.start(["serve", "--database", database, "--port", "0", "--rate", "100000"])
+        proxy = try FaultProxy(upstreamPort: server.port)
     }
 
     deinit {
-        stopServer()
+        proxy.close()
+        server.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// The network goes down, as far as the shops can tell.
-    func stopServer() {
-        running.withLock { server in
-            server?.stop()
-            server = nil
-        }
-    }
+    /// The network goes down, as far as the installations can tell.
+    func cutNetwork() { proxy.cut(true) }
 
-    /// The server comes back at the same address.
-    func startServer() throws {
-        let server = try ServerProcess.start(Self.arguments(database: database, port: port))
-        running.withLock { $0 = server }
-    }
+    /// The network comes back.
+    func restoreNetwork() { proxy.cut(false) }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "http://127.0.0.1:\(proxy.port)" }
 
     func store(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
 
@@ -157,7 +145,7 @@ struct ShopSyncEndToEndTests {
         // Given a shop in sync, then the server stops
         let company = try Company()
         try company.start(shops: ["oxf"])
-        company.stopServer()
+        company.cutNetwork()
         // When the shop changes a product and syncs
         let shop = try company.open("oxf")
         var product = try #require(try await shop.listProducts().items.first).product
@@ -176,7 +164,7 @@ struct ShopSyncEndToEndTests {
         // Given a shop in sync, whose network then goes down
         let company = try Company()
         try company.start(shops: ["oxf"])
-        company.stopServer()
+        company.cutNetwork()
         // When the shop takes a phone order for two products
         let shop = try company.open("oxf")
         let products = try await shop.listProducts().items.prefix(2).map(\.product)
@@ -188,7 +176,7 @@ struct ShopSyncEndToEndTests {
         )
         let offline = try CLI.run(["sync", "now", "--store", company.store("oxf")])
         // and the network comes back, and both sync
-        try company.startServer()
+        company.restoreNetwork()
         try company.northwind(["sync", "now"], store: "oxf")
         try company.northwind(["sync", "now"], store: "hq")
         // Then the sync failed while offline, and head office now has the order with both its lines
@@ -318,6 +306,39 @@ extension ShopSyncEndToEndTests {
     }
 }
 
+extension ShopSyncEndToEndTests {
+    @Test func anExpiredTokenRefetchesTheZoneKeepingWhatIsPendingHere() async throws {
+        // Given a shop holding two customers head office made, then away while head office deletes one of them and
+        // the administrator purges every deletion
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let shop = try company.open("oxf")
+        let gone = try await hq.create(Customer(code: "GONE1", companyName: "Closing down"))
+        let kept = try await hq.create(Customer(code: "KEPT1", companyName: "Staying"))
+        try company.northwind(["sync", "now"], store: "hq")
+        try company.northwind(["sync", "now"], store: "oxf")
+        try await hq.delete(Customer.self, id: try #require(gone.id))
+        try company.northwind(["sync", "now"], store: "hq")
+        let purge = try CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
+        #expect(purge.status == 0)
+        // and the shop edits the other one meanwhile
+        let shopKept = try #require(try await shop.store.pool.read { db in try Customer.filter(Column("code") == "KEPT1").fetchOne(db) })
+        var edited = shopKept
+        edited.contactName = "Edited at the shop"
+        _ = try await shop.update(edited)
+        // When the shop syncs (its token for the customers zone is older than the purge)
+        try company.northwind(["sync", "now"], store: "oxf")
+        try company.northwind(["sync", "now"], store: "hq")
+        // Then the deleted customer is gone at the shop, and the shop's edit survived and reached head office
+        let codes = try await shop.store.pool.read { db in try String.fetchSet(db, sql: "SELECT code FROM customers WHERE code IN ('GONE1', 'KEPT1')")
+        }
+        #expect(codes == ["KEPT1"])
+        let atHQ = try await hq.store.pool.read { db in try Customer.fetchOne(db, key: kept.id) }
+        #expect(atHQ?.contactName == "Edited at the shop")
+    }
+}
+
 /// Polls `condition` every 100 ms until it holds, or fails after `timeout`.
 func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
@@ -356,5 +377,57 @@ final class ServingStore: Sendable {
     func stop() {
         process.terminate()
         process.waitUntilExit()
+    }
+}
+
+/// Debian's `faketime`, which runs a real process with its clock moved. CI sets `NORTHWIND_FAKETIME=require` so that
+/// a missing faketime fails the run instead of skipping the test.
+enum FakeTime {
+    static let path = "/usr/bin/faketime"
+    static let installed = FileManager.default.isExecutableFile(atPath: path)
+    static let required = ProcessInfo.processInfo.environment["NORTHWIND_FAKETIME"] == "require"
+    static var enabled: Bool { installed || required }
+    static let skipMessage = "needs Debian's faketime (apt-get install faketime)"
+
+    /// `northwind ARGUMENTS` with its clock moved by `offset` (faketime's syntax, e.g. "+1d").
+    static func northwind(_ arguments: [String], offset: String) throws -> CLI.Result {
+        guard installed else { throw CLIError(description: skipMessage) }
+        guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-f", offset, binary.path] + arguments
+        let (out, err) = (Pipe(), Pipe())
+        (process.standardOutput, process.standardError) = (out, err)
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLI.Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
+    }
+}
+
+@Suite("Shop sync with a wrong clock", .enabled(if: FakeTime.enabled, Comment(rawValue: FakeTime.skipMessage)))
+struct ShopSyncClockTests {
+    @Test func aShopWhoseClockIsADayAheadSendsNothingUntilItIsRight() async throws {
+        // Given a shop in sync that renames a product
+        let company = try Company()
+        try company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        var product = try #require(try await shop.listProducts().items.first).product
+        product.name = "Renamed with a wrong clock"
+        _ = try await shop.updateProduct(product)
+        // When it syncs with its clock a day ahead
+        let skewed = try FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: "+1d")
+        // Then nothing is sent, and the message says what to do
+        #expect(skewed.status != 0)
+        #expect(skewed.stderr.contains("minutes ahead of the sync server's"))
+        #expect(try await shop.pendingChanges() > 0)
+        // And once the clock is right, the change goes up
+        try company.northwind(["sync", "now"], store: "oxf")
+        #expect(try await shop.pendingChanges() == 0)
     }
 }

@@ -40,7 +40,10 @@ struct CommitOrderRun {
     let credential: String
     let database: String
 
-    static let hold = 1500
+    /// Long enough, with writer 2 sent `gap` after writer 1, for writer 1 to be held before writer 2 arrives even on
+    /// a machine busy with the rest of the suite.
+    static let hold = 3000
+    static let gap = 800
 
     static func start(plainSequence: Bool) async throws -> CommitOrderRun {
         let database = try await PostgresCluster.shared.newDatabase()
@@ -102,7 +105,7 @@ struct CommitOrderRun {
         }
         // Writer 1 on A takes its change number and is held before commit; writer 2 on B writes meanwhile.
         let writer1 = Task { try await clients[0].modify([(.create, record("w1"))], batchID: "hold:w1").get() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(Self.gap))
         let writer2 = try await clients[1].modify([(.create, record("w2"))], batchID: "w2").get()
         await log.add("writer 2 answered at \(Int((clock.now - began) / .milliseconds(1))) ms")
         _ = try await writer1.value

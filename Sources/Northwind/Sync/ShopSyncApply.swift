@@ -449,3 +449,27 @@ extension Backoffice {
         }
     }
 }
+
+extension Backoffice {
+    /// After a zone was fetched again from scratch (its token expired): removes the rows of that zone the server no
+    /// longer has, unless they have changes not yet sent, which stay and go up. Returns how many rows went.
+    public func reconcile(zone: String, keeping names: Set<String>) async throws(NorthwindError) -> Int {
+        try await write { db in
+            guard let membership = try Self.membership(db) else { return 0 }
+            let before = try Self.lastSeq(db)
+            let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
+            // Children before parents, so that a parent is not refused for the children about to go.
+            let rows = try Row.fetchAll(db, sql: "SELECT tableName, recordID FROM sync_records WHERE zoneName = ?", arguments: [zone])
+                .map { ($0["tableName"] as String, $0["recordID"] as String) }
+                .filter { !names.contains($0.1) }
+                .sorted { (order[$0.0] ?? 0) > (order[$1.0] ?? 0) }
+            var applied = SyncApplied()
+            for (name, recordID) in rows {
+                guard let table = SyncTable.byName[name], try !Self.hasPendingChange(db, table: name, recordID: recordID) else { continue }
+                try Self.removeRow(db, table: table, recordID: recordID, membership: membership, applied: &applied)
+            }
+            try Self.finishApply(db, after: before, reupload: [])
+            return applied.deleted
+        }
+    }
+}
