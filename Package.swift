@@ -271,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "ShopSyncTests",
             dependencies: [
-                "NorthwindTestSupport", "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindSync", "SyncProtocol",
+                "NorthwindTestSupport", "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindSync", "SyncProtocol", "SyncServer",
                 "northwind", "northwind-sync-server",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -49,12 +49,14 @@ final class FaultProxy: Sendable {
     /// Sends later connections to a server on another port (a restarted server).
     func forward(to port: Int) { state.withLock { $0.upstream = port } }
 
+    /// Stops listening. The accepting thread closes the socket once it sees this, never before the shutdown (under
+    /// the same lock), so no other descriptor that reuses the number is ever touched.
     func close() {
-        let wasOpen = state.withLock { state in
-            defer { state.closed = true }
-            return !state.closed
+        state.withLock { state in
+            guard !state.closed else { return }
+            shutdown(listener, Int32(SHUT_RDWR))
+            state.closed = true
         }
-        if wasOpen { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private func acceptConnections() {

@@ -32,8 +32,7 @@ final class ServerProcess: Sendable {
         guard let match = seen.firstMatch(of: /listening on [0-9.]+:([0-9]+)/), let port = Int(match.1) else {
             throw CLIError(description: "no port in the server's log: \(seen)")
         }
-        // Keep draining the log so the server never blocks on a full pipe.
-        errors.fileHandleForReading.readabilityHandler = { handle in _ = handle.availableData }
+        drain(errors.fileHandleForReading)
         return ServerProcess(process: process, port: port)
     }
 
@@ -46,5 +45,14 @@ final class ServerProcess: Sendable {
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+}
+
+/// Reads a child's output until it ends, on a thread of its own, so that the child never blocks on a full pipe. (A
+/// `readabilityHandler` left in place when the handle goes away leaves libdispatch watching a closed descriptor,
+/// which crashed the test process once.)
+func drain(_ handle: FileHandle) {
+    Thread.detachNewThread {
+        while !handle.availableData.isEmpty {}
     }
 }
