@@ -19,7 +19,7 @@ final class LiveServer: Sendable {
         var password: String
     }
 
-    let process: Process
+    let process: ChildProcess
     let directory: URL
     let storePath: String
     let base: String
@@ -33,23 +33,15 @@ final class LiveServer: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("shop.sqlite").path
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--store", storePath, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let process = try ChildProcess(binary.path, ["serve", "--store", storePath, "--port", "0"], output: .pipe)
         let printed = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            // End of file: stop listening, or the handler is called again and again once the server exits.
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
+        let output = process.output!
+        // Read on a thread of its own until the server's output ends, so that it never blocks on a full pipe.
+        Thread.detachNewThread {
+            while case let data = output.availableData, !data.isEmpty {
+                printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
             }
-            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
-        try process.run()
         self.process = process
 
         let signIn = /Demo sign-in \(shown once\): login (\S+), password (\S+) — [^,]+, (.+)/
@@ -81,10 +73,11 @@ final class LiveServer: Sendable {
 
     /// Stops the server as an operator would (SIGTERM, a graceful stop), and kills it if it has not gone in 10 s.
     func stop() async {
-        if process.isRunning { process.terminate() }
-        try? await waitFor("the server to stop", timeout: .seconds(10)) { !process.isRunning }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        if await process.exit(within: .seconds(10)) == nil {
+            process.signal(SIGKILL)
+            await process.exit()
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }

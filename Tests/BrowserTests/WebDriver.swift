@@ -32,19 +32,14 @@ struct WebDriverError: Error, CustomStringConvertible {
 
 /// Debian's chromedriver, on a free loopback port, for the length of one test.
 final class ChromeDriver: Sendable {
-    let process: Process
+    let process: ChildProcess
     let base: URL
     private let sessions = Mutex<[Browser]>([])
 
     init() async throws {
         guard BrowserSupport.installed else { throw WebDriverError(description: BrowserSupport.skipMessage) }
         let port = try freeLoopbackPort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BrowserSupport.chromedriver)
-        process.arguments = ["--port=\(port)", "--log-level=OFF"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(BrowserSupport.chromedriver, ["--port=\(port)", "--log-level=OFF"])
         self.process = process
         base = URL(string: "http://127.0.0.1:\(port)")!
         var lastError = ""
@@ -100,7 +95,7 @@ final class ChromeDriver: Sendable {
     }
 
     private func stopProcess() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 }

@@ -41,8 +41,7 @@ final class Company: Sendable {
 
     func store(_ name: String) -> String { directory.appendingPathComponent("\(name).sqlite").path }
 
-    /// A one-time enrolment token, as `northwind-sync-server enroll` makes it (in this process: each process the
-    /// tests spawn risks a crash of Foundation's `Process.run()` on Linux, swift-corelibs-foundation#5472).
+    /// A one-time enrolment token, as `northwind-sync-server enroll` makes it, made in this process (quicker).
     func token(role: Role) async throws -> String {
         let service = try await SyncService.open(database: database)
         let token = try await service.createEnrollment(container: "acme", role: role)
@@ -364,31 +363,26 @@ func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: (
 
 /// `northwind serve` on a joined store, syncing by itself only when something prompts it.
 final class ServingStore: Sendable {
-    let process: Process
+    let process: ChildProcess
 
-    private init(process: Process) { self.process = process }
+    private init(process: ChildProcess) { self.process = process }
 
     static func start(store: String) throws -> ServingStore {
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--store", store, "--port", "0", "--sync-interval", "3600"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(binary.path, ["serve", "--store", store, "--port", "0", "--sync-interval", "3600"], output: .pipe)
+        let output = process.output!
         var seen = ""
         while !seen.contains("Syncing with") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { throw CLIError(description: "northwind serve stopped: \(seen)") }
             seen += String(decoding: chunk, as: UTF8.self)
         }
-        drain(output.fileHandleForReading)
+        drain(output)
         return ServingStore(process: process)
     }
 
     func stop() {
-        process.terminate()
+        process.signal(SIGTERM)
         process.waitUntilExit()
     }
 }
@@ -406,20 +400,8 @@ enum FakeTime {
     static func northwind(_ arguments: [String], offset: String) throws -> CLI.Result {
         guard installed else { throw CLIError(description: skipMessage) }
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-f", offset, binary.path] + arguments
-        let (out, err) = (Pipe(), Pipe())
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLI.Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self)
-        )
+        let (termination, stdout, stderr) = try ChildProcess.run(path, ["-f", offset, binary.path] + arguments)
+        return CLI.Result(status: termination.status, stdout: stdout, stderr: stderr, crashed: termination.signalled)
     }
 }
 

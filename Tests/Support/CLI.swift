@@ -26,30 +26,15 @@ struct CLI {
         var status: Int32
         var stdout: String
         var stderr: String
-        /// Killed by a signal, as a trap (status 132, SIGILL) is, rather than exiting.
+        /// Killed by a signal (a trap is SIGILL) rather than exiting; `status` is then the signal.
         var crashed = false
     }
 
     static func run(_ arguments: [String], program: String = "northwind", environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
         guard let binary = binary(program) else {
             throw CLIError(description: "no \(program) binary beside the tests: build it first (swift build)")
         }
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self),
-            crashed: process.terminationReason == .uncaughtSignal
-        )
+        let (termination, stdout, stderr) = try ChildProcess.run(binary.path, arguments, environment: environment)
+        return Result(status: termination.status, stdout: stdout, stderr: stderr, crashed: termination.signalled)
     }
 }

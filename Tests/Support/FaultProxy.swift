@@ -20,7 +20,7 @@ final class FaultProxy: Sendable {
     }
 
     init(upstreamPort: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw CLIError(description: "the proxy has no socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -88,7 +88,7 @@ final class FaultProxy: Sendable {
     }
 
     private static func connect(port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

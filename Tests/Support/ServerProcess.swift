@@ -1,11 +1,16 @@
 import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A `northwind-sync-server` process on loopback, and the port it reported listening on.
 final class ServerProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
 
-    private init(process: Process, port: Int) {
+    private init(process: ChildProcess, port: Int) {
         self.process = process
         self.port = port
     }
@@ -14,45 +19,37 @@ final class ServerProcess: Sendable {
         guard let binary = CLI.binary("northwind-sync-server") else {
             throw CLIError(description: "no northwind-sync-server binary beside the tests: build it first (swift build)")
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(binary.path, arguments, environment: environment, errors: .pipe)
+        let errors = process.errors!
         // Hummingbird logs "Server started and listening on 127.0.0.1:PORT".
         var seen = ""
         while !seen.contains("listening on") || !seen.hasSuffix("\n") {
-            let chunk = errors.fileHandleForReading.availableData
+            let chunk = errors.availableData
             if chunk.isEmpty { throw CLIError(description: "the sync server stopped before listening: \(seen)") }
             seen += String(decoding: chunk, as: UTF8.self)
         }
         guard let match = seen.firstMatch(of: /listening on [0-9.]+:([0-9]+)/), let port = Int(match.1) else {
             throw CLIError(description: "no port in the server's log: \(seen)")
         }
-        drain(errors.fileHandleForReading)
+        drain(errors)
         return ServerProcess(process: process, port: port)
     }
 
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
+    /// Asks the server to stop (SIGTERM) and waits for it. One that is still running 20 s later is a failed test,
+    /// and is killed, so that a server stuck in its shutdown never hangs the suite.
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) {
+        process.signal(SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("the sync server (pid \(process.pid)) was still running 20 s after SIGTERM", sourceLocation: sourceLocation)
+            kill()
+        }
     }
 
     /// Kills the server as a power cut would: no chance to finish or clean up.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
-    }
-}
-
-/// Reads a child's output until it ends, on a thread of its own, so that the child never blocks on a full pipe. (A
-/// `readabilityHandler` left in place when the handle goes away leaves libdispatch watching a closed descriptor,
-/// which crashed the test process once.)
-func drain(_ handle: FileHandle) {
-    Thread.detachNewThread {
-        while !handle.availableData.isEmpty {}
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import SyncProtocol
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// The storage engines the protocol suite runs against. PostgreSQL joins when it is available; with
 /// `NORTHWIND_POSTGRES=require` (as CI sets) it always joins, so a missing PostgreSQL fails instead of skipping.
 enum SyncEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -76,17 +78,9 @@ actor PostgresCluster {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
+        let (termination, output, _) = try ChildProcess.run(executable, arguments, mergingErrors: true)
+        let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard termination == .init(status: 0, signalled: false) else {
             throw SyncError(.internalError, "\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
         }
         return text
