@@ -5,18 +5,48 @@ import Synchronization
 import Glibc
 #endif
 
-/// A TCP proxy on loopback between an installation and the sync server. It can cut the link, as a dead network
-/// would: while cut, it takes each new connection and closes it at once. Its own port never changes, so a test never
-/// races other tests for a server's port.
+/// A TCP proxy on loopback between an installation and the sync server, which does to new connections what a bad
+/// network does (`Fault`). Its own port never changes, so a test never races other tests for a server's port.
 final class FaultProxy: Sendable {
+    /// What happens to a connection accepted while the fault is on.
+    enum Fault: Sendable, Equatable, CustomStringConvertible {
+        case none
+        /// Closed at once: the network is down.
+        case cut
+        /// The request reaches the server, which commits it; the answer is thrown away and the connection closed.
+        case dropResponse
+        /// Requests reach the server; answers never come back, and the connection stays open until healed.
+        case cutResponses
+        /// Nothing passes either way, and the connection stays open until healed.
+        case halfOpen
+        /// Every chunk waits this long, each way.
+        case delay(milliseconds: Int)
+        /// Everything the client sends is sent again on a second connection, whose answers are thrown away.
+        case duplicate
+
+        var description: String {
+            switch self {
+            case .none: "none"
+            case .cut: "cut"
+            case .dropResponse: "drop responses"
+            case .cutResponses: "cut responses"
+            case .halfOpen: "half open"
+            case .delay(let milliseconds): "delay \(milliseconds) ms"
+            case .duplicate: "duplicate requests"
+            }
+        }
+    }
+
     let port: Int
     private let listener: Int32
     private let state = Mutex(State())
 
     private struct State {
         var upstream = 0
-        var cut = false
+        var fault = Fault.none
         var closed = false
+        /// Connections held open by `cutResponses` or `halfOpen`, closed when the fault is healed.
+        var held: [Int32] = []
     }
 
     init(upstreamPort: Int) throws {
@@ -44,7 +74,18 @@ final class FaultProxy: Sendable {
     deinit { close() }
 
     /// Cuts the link (new connections are closed at once) or restores it.
-    func cut(_ isCut: Bool) { state.withLock { $0.cut = isCut } }
+    func cut(_ isCut: Bool) { inject(isCut ? .cut : .none) }
+
+    /// Applies `fault` to the connections accepted from now on. Healing (`.none`) also drops the connections held
+    /// open, as a network that comes back resets them.
+    func inject(_ fault: Fault) {
+        state.withLock { state in
+            state.fault = fault
+            guard fault == .none else { return }
+            for fd in state.held { shutdown(fd, Int32(SHUT_RDWR)) }
+            state.held = []
+        }
+    }
 
     /// Sends later connections to a server on another port (a restarted server).
     func forward(to port: Int) { state.withLock { $0.upstream = port } }
@@ -62,30 +103,54 @@ final class FaultProxy: Sendable {
     private func acceptConnections() {
         while true {
             let client = accept(listener, nil, nil)
-            let (isCut, closed, upstream) = state.withLock { ($0.cut, $0.closed, $0.upstream) }
+            let (fault, closed, upstream) = state.withLock { ($0.fault, $0.closed, $0.upstream) }
             if closed {
                 if client >= 0 { Glibc.close(client) }
                 Glibc.close(listener)
                 return
             }
             guard client >= 0 else { continue }
-            guard !isCut, let server = Self.connect(port: upstream) else {
+            guard fault != .cut, let server = Self.connect(port: upstream) else {
                 Glibc.close(client)
                 continue
             }
+            if fault == .cutResponses || fault == .halfOpen { state.withLock { $0.held += [client, server] } }
+            let copy = fault == .duplicate ? Self.connect(port: upstream) : nil
             let finished = Atomic<Int>(0)
-            for (from, to) in [(client, server), (server, client)] {
+            // The copy closes when both its reader and the connection it copies are done.
+            let copyDone = Atomic<Int>(0)
+            let closeCopy: @Sendable (Int32) -> Void = { fd in
+                if copyDone.add(1, ordering: .acquiringAndReleasing).newValue == 2 { Glibc.close(fd) }
+            }
+            for (from, to, direction) in [(client, server, Direction.request), (server, client, Direction.response)] {
                 Thread.detachNewThread {
-                    Self.pump(from: from, to: to)
+                    Self.pump(from: from, to: to, direction: direction, fault: fault, copy: copy)
                     // The second direction to finish closes both ends.
                     if finished.add(1, ordering: .acquiringAndReleasing).newValue == 2 {
-                        Glibc.close(client)
-                        Glibc.close(server)
+                        // Under the lock, so that healing never shuts down a descriptor that has been reused.
+                        self.state.withLock { state in
+                            state.held.removeAll { $0 == client || $0 == server }
+                            Glibc.close(client)
+                            Glibc.close(server)
+                        }
+                        if let copy {
+                            shutdown(copy, Int32(SHUT_RDWR))
+                            closeCopy(copy)
+                        }
                     }
+                }
+            }
+            if let copy {
+                // The copy's answers are read and thrown away, so that its server never blocks on them.
+                Thread.detachNewThread {
+                    Self.discard(copy)
+                    closeCopy(copy)
                 }
             }
         }
     }
+
+    private enum Direction { case request, response }
 
     private static func connect(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -102,20 +167,38 @@ final class FaultProxy: Sendable {
         return nil
     }
 
-    /// Copies bytes one way until the sender closes, then passes the close on.
-    private static func pump(from: Int32, to: Int32) {
+    /// Copies bytes one way until the sender closes, then passes the close on; the fault decides what passes.
+    private static func pump(from: Int32, to: Int32, direction: Direction, fault: Fault, copy: Int32?) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         outer: while true {
             let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
-            var sent = 0
-            while sent < count {
-                let written = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
-                guard written > 0 else { break outer }
-                sent += written
+            switch (fault, direction) {
+            case (.halfOpen, _), (.cutResponses, .response): continue
+            case (.dropResponse, .response): break outer
+            case (.delay(let milliseconds), _): usleep(useconds_t(milliseconds * 1000))
+            case (.duplicate, .request): if let copy { _ = send(buffer, count: count, to: copy) }
+            default: break
             }
+            guard send(buffer, count: count, to: to) else { break }
         }
         shutdown(to, Int32(SHUT_WR))
         shutdown(from, Int32(SHUT_RD))
+        if fault == .dropResponse, direction == .response { shutdown(to, Int32(SHUT_RDWR)) }
+    }
+
+    private static func send(_ buffer: [UInt8], count: Int, to: Int32) -> Bool {
+        var sent = 0
+        while sent < count {
+            let written = buffer.withUnsafeBytes { Glibc.send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { return false }
+            sent += written
+        }
+        return true
+    }
+
+    private static func discard(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

@@ -1,0 +1,564 @@
+import Foundation
+import GRDB
+import NorthwindLoading
+import NorthwindStore
+import NorthwindSync
+import SyncProtocol
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+@testable import SyncServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SplitMix64: the workload's only source of randomness, so that a seed replays the same decisions.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The convergence harness: head office and shops, each a real store, behind its own fault-injecting proxy to a real
+/// sync server process. A seeded random workload of domain operations runs while faults strike: links cut, answers
+/// dropped or withheld, requests duplicated and delayed, shops' sync processes killed with SIGKILL mid-sync, the
+/// server killed and restarted, tombstones purged early, a clock a day ahead. Then everything heals, and the checks
+/// run. A failure prints the seed and the trace, and `NORTHWIND_CONVERGENCE_SEED` replays it.
+actor ConvergenceRun {
+    struct Configuration: Sendable {
+        var seed: UInt64
+        var shops: Int
+        var duration: Duration
+
+        /// From the environment (`NORTHWIND_CONVERGENCE_SEED`, `_SHOPS`, `_SECONDS`), else the given values.
+        static func fromEnvironment(seed: UInt64, shops: Int, seconds: Int) -> Configuration {
+            let environment = ProcessInfo.processInfo.environment
+            return Configuration(
+                seed: environment["NORTHWIND_CONVERGENCE_SEED"].flatMap { UInt64($0) } ?? seed,
+                shops: environment["NORTHWIND_CONVERGENCE_SHOPS"].flatMap { Int($0) } ?? shops,
+                duration: .seconds(environment["NORTHWIND_CONVERGENCE_SECONDS"].flatMap { Int($0) } ?? seconds)
+            )
+        }
+    }
+
+    /// A broken promise, with what the harness saw.
+    struct Violation: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let configuration: Configuration
+    private var random: SeededRandom
+    private(set) var trace: [String] = []
+    let directory: URL
+    let database: String
+    private var server: ServerProcess
+    private var proxies: [String: FaultProxy] = [:]
+    let sites: [String]
+    private var stores: [String: Backoffice] = [:]
+    private var siteCodes: [String: String] = [:]
+
+    /// What the workload did, for the checks: every order taken, every customer created and not deleted.
+    private var ordersTaken: [String] = []
+    private var customersCreated: Set<String> = []
+    /// The statuses each site has shown for each order, in the order seen.
+    private var statusesSeen: [String: [String: String]] = [:]
+
+    init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        random = SeededRandom(seed: configuration.seed)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = directory.appendingPathComponent("sync.sqlite").path
+        server = try ServerProcess.start(Self.serverArguments(database))
+        sites = ["hq"] + (1...max(configuration.shops - 1, 1)).map { "s\($0)" }
+    }
+
+    deinit {
+        for proxy in proxies.values { proxy.close() }
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func serverArguments(_ database: String) -> [String] { ["serve", "--database", database, "--port", "0", "--rate", "100000"] }
+
+    func store(_ site: String) -> String { directory.appendingPathComponent("\(site).sqlite").path }
+
+    private func log(_ line: String) { trace.append(line) }
+
+    /// The seed, the trace and how to replay them.
+    var report: String {
+        """
+        convergence run with seed \(configuration.seed), \(configuration.shops) installations, \(configuration.duration)
+        replay: NORTHWIND_CONVERGENCE_SEED=\(configuration.seed) swift test --filter ConvergenceTests
+        trace:
+        \(trace.joined(separator: "\n"))
+        """
+    }
+
+    /// What a passing run did, in a few lines.
+    var summary: String {
+        let steps = trace.filter { $0.first?.isNumber == true }
+        func count(_ text: String) -> Int { steps.filter { $0.contains(text) }.count }
+        return """
+            convergence run with seed \(configuration.seed): \(steps.count) steps; \(count("take order")) orders, \(count("execute order")) executions, \
+            \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("server killed")) server restarts, \
+            \(count("purged")) purges, \(count("refused")) refusals
+            \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
+            """
+    }
+
+    // MARK: - Setting up
+
+    /// Head office with demo data uploads; every shop joins empty and downloads.
+    func start() async throws {
+        for site in sites {
+            let proxy = try FaultProxy(upstreamPort: server.port)
+            proxies[site] = proxy
+            let backoffice = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: site == "hq")
+            let service = try await SyncService.open(database: database)
+            let token = try await service.createEnrollment(container: "acme", role: site == "hq" ? .hq : .shop)
+            await service.close()
+            _ = try await ShopSyncEngine.join(backoffice, server: "http://127.0.0.1:\(proxy.port)", token: token)
+            _ = try await ShopSyncEngine(backoffice: backoffice).syncNow()
+            stores[site] = backoffice
+            siteCodes[site] = try await backoffice.siteCode()
+        }
+        log("started: \(sites.map { "\($0)=\(siteCodes[$0]!)" }.joined(separator: " "))")
+    }
+
+    // MARK: - The workload
+
+    /// Runs random steps until the configured time is up.
+    func runWorkload() async throws {
+        let end = ContinuousClock.now + configuration.duration
+        var step = 0
+        while ContinuousClock.now < end {
+            step += 1
+            let site = sites.randomElement(using: &random)!
+            let roll = Int.random(in: 0..<100, using: &random)
+            let what = try await perform(roll: roll, at: site, step: step)
+            log("\(step) \(site): \(what)")
+            try await checkAtomicity(site)
+        }
+    }
+
+    private func perform(roll: Int, at site: String, step: Int) async throws -> String {
+        let backoffice = stores[site]!
+        do {
+            switch roll {
+            case 0..<14: return try await editProduct(backoffice, step: step)
+            case 14..<21: return try await createCustomer(backoffice, step: step)
+            case 21..<27: return try await editCustomer(backoffice, step: step)
+            case 27..<30: return try await deleteCustomer(backoffice)
+            case 30..<42: return try await takeOrder(backoffice, site: site)
+            case 42..<49: return try await executeOrder(backoffice, site: site)
+            case 49..<52: return try await cancelOrder(backoffice, site: site)
+            case 52..<59: return try await receiveStock(backoffice, site: site)
+            case 59..<62: return try await takeStock(backoffice)
+            case 62..<76: return await syncInProcess(site)
+            case 76..<85: return try await syncAndKill(site)
+            case 85..<94: return injectFault(site)
+            case 94..<96: return try restartServer()
+            case 96..<97: return try purgeTombstones()
+            case 97..<98: return try await syncWithSkewedClock(site)
+            default:
+                try await Task.sleep(for: .milliseconds(20))
+                return "pause"
+            }
+        } catch let error as NorthwindError {
+            // Refusals are part of the workload (not enough stock, a customer with orders, another site's order).
+            return "refused: \(error)"
+        }
+    }
+
+    private func randomProduct(_ backoffice: Backoffice) async throws -> Product? {
+        try await backoffice.store.pool.read { db in try Product.order(Column("id")).fetchAll(db) }.randomElement(using: &random)
+    }
+
+    private func editProduct(_ backoffice: Backoffice, step: Int) async throws -> String {
+        guard var product = try await randomProduct(backoffice) else { return "no product" }
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: product.name = "Product \(step)"
+        case 1: product.unitPrice = Money(cents: Int.random(in: 100...9_999, using: &random))
+        default: product.reorderLevel = Int.random(in: 0...50, using: &random)
+        }
+        _ = try await backoffice.updateProduct(product)
+        return "edit product \(product.recordID)"
+    }
+
+    private func createCustomer(_ backoffice: Backoffice, step: Int) async throws -> String {
+        // A small pool of codes, so that two sites create the same one.
+        let code = "CV\(Int.random(in: 0..<12, using: &random))"
+        let created = try await backoffice.create(Customer(code: code, companyName: "Customer of step \(step)"))
+        customersCreated.insert(created.recordID)
+        return "create customer \(code) \(created.recordID)"
+    }
+
+    private func editCustomer(_ backoffice: Backoffice, step: Int) async throws -> String {
+        let customers = try await backoffice.store.pool.read { db in try Customer.order(Column("id")).fetchAll(db) }
+        guard var customer = customers.randomElement(using: &random) else { return "no customer" }
+        if Bool.random(using: &random) { customer.contactName = "Contact \(step)" } else { customer.city = "City \(step)" }
+        _ = try await backoffice.update(customer)
+        return "edit customer \(customer.recordID)"
+    }
+
+    private func deleteCustomer(_ backoffice: Backoffice) async throws -> String {
+        let ids = customersCreated.sorted()
+        let customers = try await backoffice.store.pool.read { db in
+            try Customer.filter(ids.contains(Column("recordID"))).order(Column("recordID")).fetchAll(db)
+        }
+        guard let customer = customers.randomElement(using: &random), let id = customer.id else { return "no customer to delete" }
+        try await backoffice.delete(Customer.self, id: id)
+        customersCreated.remove(customer.recordID)
+        return "delete customer \(customer.recordID)"
+    }
+
+    private func takeOrder(_ backoffice: Backoffice, site: String) async throws -> String {
+        let (codes, products) = try await backoffice.store.pool.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT code FROM customers ORDER BY code"),
+                try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE discontinued = 0 ORDER BY id")
+            )
+        }
+        guard let code = codes.randomElement(using: &random), !products.isEmpty else { return "nothing to order" }
+        let count = Int.random(in: 1...3, using: &random)
+        let chosen = Set((0..<count).map { _ in products.randomElement(using: &random)! }).sorted()
+        let lines = chosen.map { OrderLineDraft(productID: $0, quantity: Int.random(in: 1...5, using: &random)) }
+        let order = try await backoffice.createOrder(OrderDraft(customerCode: code, employeeID: nil, lines: lines))
+        ordersTaken.append(order.order.number)
+        return "take order \(order.order.number) for \(code), \(lines.count) lines"
+    }
+
+    private func ownNewOrder(_ backoffice: Backoffice, site: String) async throws -> String? {
+        let code = siteCodes[site]!
+        let numbers = try await backoffice.store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT number FROM orders WHERE status = 'new' AND number LIKE ? ORDER BY number", arguments: ["\(code)-%"])
+        }
+        return numbers.randomElement(using: &random)
+    }
+
+    private func executeOrder(_ backoffice: Backoffice, site: String) async throws -> String {
+        guard let number = try await ownNewOrder(backoffice, site: site) else { return "no order to execute" }
+        _ = try await backoffice.executeOrder(number: number)
+        return "execute order \(number)"
+    }
+
+    private func cancelOrder(_ backoffice: Backoffice, site: String) async throws -> String {
+        guard let number = try await ownNewOrder(backoffice, site: site) else { return "no order to cancel" }
+        _ = try await backoffice.cancelOrder(number: number)
+        return "cancel order \(number)"
+    }
+
+    /// Goods in, half the time for a product this site has orders waiting for (so that executions can succeed).
+    private func receiveStock(_ backoffice: Backoffice, site: String) async throws -> String {
+        let code = siteCodes[site]!
+        let wanted = try await backoffice.store.pool.read { db in
+            try Int64.fetchAll(
+                db,
+                sql:
+                    "SELECT DISTINCT l.productID FROM order_lines l JOIN orders o ON o.id = l.orderID WHERE o.status = 'new' AND o.number LIKE ? ORDER BY 1",
+                arguments: ["\(code)-%"]
+            )
+        }
+        let id: Int64
+        if Bool.random(using: &random), let product = wanted.randomElement(using: &random) {
+            id = product
+        } else {
+            guard let product = try await randomProduct(backoffice)?.id else { return "no product" }
+            id = product
+        }
+        let quantity = Int.random(in: 1...40, using: &random)
+        let product = try await backoffice.receiveStock(productID: id, quantity: quantity)
+        return "receive \(quantity) of \(product.recordID)"
+    }
+
+    private func takeStock(_ backoffice: Backoffice) async throws -> String {
+        guard let product = try await randomProduct(backoffice), let id = product.id else { return "no product" }
+        let counted = Int.random(in: 0...30, using: &random)
+        _ = try await backoffice.adjustStock(productID: id, countedQuantity: counted)
+        return "stock take of \(product.recordID): \(counted)"
+    }
+
+    // MARK: - Syncing and faults
+
+    /// One sync in this process, abandoned after `timeout` (a withheld answer would otherwise hold it for a minute).
+    private func syncInProcess(_ site: String, timeout: Duration = .seconds(4)) async -> String {
+        let engine = ShopSyncEngine(backoffice: stores[site]!)
+        let outcome: String = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    let report = try await engine.syncNow()
+                    return "sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)"
+                } catch let error as ShopSyncError {
+                    return "sync failed: \(error.message)"
+                } catch {
+                    return "sync failed: \(error)"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first ?? "sync abandoned after \(timeout)"
+        }
+        return outcome
+    }
+
+    /// `northwind sync now` in its own process, killed with SIGKILL at a random moment: during the upload, a page's
+    /// apply, or between the server's commit and the acknowledgement.
+    private func syncAndKill(_ site: String) async throws -> String {
+        guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
+        let after = Int.random(in: 0...800, using: &random)
+        let child = try ChildProcess(binary.path, ["sync", "now", "--store", store(site)])
+        if let ended = await child.exit(within: .milliseconds(after)) { return "sync process ended by itself (\(ended.status))" }
+        child.signal(SIGKILL)
+        await child.exit()
+        return "sync process killed after \(after) ms"
+    }
+
+    private func injectFault(_ site: String) -> String {
+        let faults: [FaultProxy.Fault] = [
+            .none, .none, .cut, .dropResponse, .cutResponses, .halfOpen, .delay(milliseconds: Int.random(in: 50...400, using: &random)), .duplicate,
+        ]
+        let fault = faults.randomElement(using: &random)!
+        proxies[site]!.inject(fault)
+        return "network: \(fault)"
+    }
+
+    /// Kills the server with SIGKILL and starts it again on the same database.
+    private func restartServer() throws -> String {
+        server.kill()
+        server = try ServerProcess.start(Self.serverArguments(database))
+        for proxy in proxies.values { proxy.forward(to: server.port) }
+        return "server killed and restarted"
+    }
+
+    private func purgeTombstones() throws -> String {
+        let result = try CLI.run(["purge", "--database", database, "--days", "0"], program: "northwind-sync-server")
+        guard result.status == 0 else { throw Violation(description: "purge failed: \(result.stderr)") }
+        return "tombstones purged"
+    }
+
+    /// A sync with the shop's clock a day ahead must send nothing (it may also fail to reach the server).
+    private func syncWithSkewedClock(_ site: String) async throws -> String {
+        guard FakeTime.installed else { return "no faketime" }
+        let pending = try await stores[site]!.pendingChanges()
+        let result = try FakeTime.northwind(["sync", "now", "--store", store(site)], offset: "+1d")
+        let after = try await stores[site]!.pendingChanges()
+        guard result.status != 0, after >= pending else {
+            throw Violation(description: "a sync with the clock a day ahead was not refused (\(pending) pending, then \(after)): \(result.stderr)")
+        }
+        return "sync with the clock a day ahead: \(result.stderr.split(separator: "\n").first ?? "")"
+    }
+
+    // MARK: - Healing
+
+    /// Heals every link and syncs every installation until nothing is pending and nothing moves; a stall past 30 s
+    /// is a violation.
+    func heal() async throws {
+        for proxy in proxies.values { proxy.inject(.none) }
+        log("healed")
+        let deadline = ContinuousClock.now + .seconds(30)
+        var quietRounds = 0
+        while quietRounds < 2 {
+            guard ContinuousClock.now < deadline else {
+                var pending: [String] = []
+                for site in sites { pending.append("\(site): \(try await stores[site]!.pendingChanges()) pending") }
+                throw Violation(description: "sync stalled: not quiet 30 s after healing (\(pending.joined(separator: ", ")))")
+            }
+            var quiet = true
+            for site in sites {
+                do {
+                    let report = try await ShopSyncEngine(backoffice: stores[site]!).syncNow()
+                    if report.uploaded + report.downloaded + report.pending + report.waiting > 0 { quiet = false }
+                } catch {
+                    log("heal sync at \(site) failed: \(error.message)")
+                    quiet = false
+                }
+            }
+            quietRounds = quiet ? quietRounds + 1 : 0
+        }
+        log("quiet")
+    }
+
+    // MARK: - Checks
+
+    /// Checked after every step at the site that acted: no order without its lines, no shipped order without its
+    /// movements, and no status that went backwards.
+    private func checkAtomicity(_ site: String) async throws {
+        let (orphans, unmoved, statuses) = try await stores[site]!.store.pool.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT number FROM orders o WHERE NOT EXISTS (SELECT 1 FROM order_lines l WHERE l.orderID = o.id)"),
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT number FROM orders o WHERE status = 'shipped' AND
+                          (SELECT count(*) FROM order_lines l WHERE l.orderID = o.id) <>
+                          (SELECT count(*) FROM stock_movements m WHERE m.orderID = o.id AND m.reason = 'shipped')
+                        """
+                ),
+                try Row.fetchAll(db, sql: "SELECT number, status FROM orders").map { ($0["number"] as String, $0["status"] as String) }
+            )
+        }
+        if let number = orphans.first { throw Violation(description: "\(site) shows order \(number) without its lines") }
+        // (Demo orders shipped before movements were recorded have none; only the workload's are checked.)
+        if let number = unmoved.first(where: ordersTaken.contains) {
+            throw Violation(description: "\(site) shows shipped order \(number) without one movement per line")
+        }
+        var seen = statusesSeen[site, default: [:]]
+        for (number, status) in statuses {
+            if let before = seen[number], before != status, before != "new" {
+                throw Violation(description: "order \(number) went from \(before) back to \(status) at \(site)")
+            }
+            seen[number] = status
+        }
+        statusesSeen[site] = seen
+    }
+
+    /// Every synced table's rows by record id, with references as record ids and a movement's location spelled out:
+    /// what must agree everywhere.
+    func canonicalDump(_ site: String) async throws -> [String: [String: String]] {
+        let siteCode = siteCodes[site]!
+        return try await stores[site]!.store.pool.read { db in
+            var dump: [String: [String: String]] = [:]
+            for table in SyncTable.all {
+                var rows: [String: String] = [:]
+                for recordID in try String.fetchAll(db, sql: "SELECT recordID FROM \(table.name)") {
+                    guard var record = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: siteCode, zoneName: "") else {
+                        continue
+                    }
+                    for (name, value) in record.fields {
+                        if case .reference(let reference) = value { record.fields[name] = .string("→" + reference.recordName) }
+                    }
+                    rows[recordID] = record.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "|")
+                }
+                dump[table.name] = rows
+            }
+            return dump
+        }
+    }
+
+    /// FNV-1a of a dump, to print beside the site.
+    static func hash(_ dump: [String: [String: String]]) -> String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (table, rows) in dump.sorted(by: { $0.key < $1.key }) {
+            for byte in table.utf8 { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            for (id, row) in rows.sorted(by: { $0.key < $1.key }) {
+                for byte in (id + row).utf8 { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            }
+        }
+        return String(value, radix: 16)
+    }
+
+    /// Every check of the issue, after healing.
+    func checkConverged() async throws {
+        // Convergence: the same rows everywhere.
+        let reference = try await canonicalDump("hq")
+        log("hq dump \(Self.hash(reference))")
+        for site in sites.dropFirst() {
+            let dump = try await canonicalDump(site)
+            log("\(site) dump \(Self.hash(dump))")
+            for table in reference.keys.sorted() where dump[table] != reference[table] {
+                let mine = dump[table] ?? [:]
+                let theirs = reference[table] ?? [:]
+                let differing = Set(mine.keys).union(theirs.keys).sorted().first { mine[$0] != theirs[$0] }!
+                throw Violation(
+                    description:
+                        "\(site) and hq differ in \(table), record \(differing):\n  \(site): \(mine[differing] ?? "absent")\n  hq: \(theirs[differing] ?? "absent")"
+                )
+            }
+        }
+        // The server's per-zone checksums agree with what each installation holds.
+        let service = try await SyncService.open(database: database)
+        let zones = try await service.storage.zones(container: "acme", scope: .shared)
+        await service.close()
+        for site in sites {
+            let bases = try await stores[site]!.store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT zoneName, recordID, changeTag FROM sync_records").map {
+                    ($0["zoneName"] as String, $0["recordID"] as String, $0["changeTag"] as String)
+                }
+            }
+            var sums: [String: UInt64] = [:]
+            for (zone, recordID, tag) in bases { sums[zone, default: 0] ^= ZoneChecksum.of(recordName: recordID, changeTag: tag) }
+            for zone in zones where !zone.deleted && sums[zone.zoneID.zoneName, default: 0] != zone.checksum {
+                throw Violation(description: "\(site)'s records of zone \(zone.zoneID.zoneName) do not match the server's checksum")
+            }
+        }
+        // No lost update: every order taken and every customer created and kept is everywhere.
+        for site in sites {
+            let (numbers, customers) = try await stores[site]!.store.pool.read { db in
+                (try String.fetchSet(db, sql: "SELECT number FROM orders"), try String.fetchSet(db, sql: "SELECT recordID FROM customers"))
+            }
+            if let lost = ordersTaken.first(where: { !numbers.contains($0) }) { throw Violation(description: "order \(lost) is missing at \(site)") }
+            if let lost = customersCreated.sorted().first(where: { !customers.contains($0) }) {
+                throw Violation(description: "customer \(lost) is missing at \(site)")
+            }
+        }
+        // Stock: each location's shelf is the sum of its own movements and never negative; every other installation
+        // sees the same level for it.
+        var shelves: [String: [String: Int]] = [:]
+        for site in sites {
+            let (wrong, shelf) = try await stores[site]!.store.pool.read { db in
+                (
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT p.recordID FROM products p WHERE p.unitsInStock < 0 OR p.unitsInStock <>
+                              (SELECT coalesce(sum(delta), 0) FROM stock_movements m WHERE m.productID = p.id AND m.location IS NULL)
+                            """
+                    ),
+                    Dictionary(
+                        uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT recordID, unitsInStock FROM products").map {
+                            ($0["recordID"] as String, $0["unitsInStock"] as Int)
+                        }
+                    )
+                )
+            }
+            if let product = wrong.first {
+                throw Violation(description: "at \(site), the stock of \(product) is not the sum of its movements, or negative")
+            }
+            shelves[siteCodes[site]!] = shelf
+        }
+        for site in sites {
+            let levels = try await stores[site]!.store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT l.location, p.recordID, l.units FROM stock_levels l JOIN products p ON p.id = l.productID").map {
+                    ($0["location"] as String, $0["recordID"] as String, $0["units"] as Int)
+                }
+            }
+            for (location, product, units) in levels {
+                if let shelf = shelves[location], shelf[product] != units {
+                    throw Violation(
+                        description: "\(site) sees \(units) of \(product) at \(location), which holds \(shelf[product].map(String.init) ?? "none")"
+                    )
+                }
+            }
+        }
+        // Exactly once, and order numbers unique: no number twice, and no movement applied twice.
+        for site in sites {
+            let (twiceNumbers, twiceMovements) = try await stores[site]!.store.pool.read { db in
+                (
+                    try String.fetchAll(db, sql: "SELECT number FROM orders GROUP BY number HAVING count(*) > 1"),
+                    try String.fetchAll(db, sql: "SELECT recordID FROM stock_movements GROUP BY recordID HAVING count(*) > 1")
+                )
+            }
+            if let number = twiceNumbers.first { throw Violation(description: "order number \(number) is used twice at \(site)") }
+            if let movement = twiceMovements.first { throw Violation(description: "movement \(movement) is applied twice at \(site)") }
+            try await checkAtomicity(site)
+        }
+        for site in sites {
+            log("\(site): \(try await stores[site]!.syncConflicts(all: true).count) values in the conflict inbox")
+        }
+    }
+}
