@@ -182,7 +182,7 @@ let package = Package(
         .target(
             name: "NorthwindTestSupport",
             dependencies: [
-                "Northwind", "NorthwindStore", "NorthwindLoading",
+                "Northwind", "NorthwindStore", "NorthwindLoading", "SyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bare C API, to check a store as tools without the app's SQL functions see it.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -144,6 +144,7 @@ public actor ShopSyncEngine {
             return .refused(error.reason)
         case .notFound: return .goneOnServer
         case .atomicError: return .notApplied
+        case .validatingReferenceError: return .missingReference(error.reason)
         default: return .refused("\(error.serverErrorCode.rawValue): \(error.reason)")
         }
     }

@@ -119,4 +119,27 @@ struct ShopSyncTests {
         #expect(elsewhere == -5)
         #expect(try await shop.backoffice.pendingChanges() == pending)
     }
+
+    @Test func aCustomerDeletedElsewhereWhileOrdersHereReferToItIsRestoredAndSentAgain() async throws {
+        // Given head office with demo data, joined, everything sent
+        let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
+        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(try Backoffice.lastSeq(db))) }
+        let recordID: String = try #require(
+            try await shop.store.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT recordID FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customerID = c.id)")
+            }
+        )
+        // When its deletion at another site arrives by sync
+        let deletion = SyncRecord(recordName: recordID, recordType: "customers", zoneID: ZoneID("customers"), deleted: true)
+        let applied = try await shop.backoffice.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
+        // Then the customer is still here, the inbox says it was restored, and it goes up again as a new record
+        #expect(applied.discarded == 1)
+        #expect(try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == recordID).fetchCount(db) } == 1)
+        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        #expect(conflict.reason.contains("restored"))
+        let batch = try #require(try await shop.backoffice.nextOutboxBatch())
+        #expect(batch.operations.map(\.kind) == [.create])
+        #expect(batch.operations.map(\.record.recordName) == [recordID])
+    }
 }

@@ -39,14 +39,19 @@ actor ConvergenceRun {
         var seed: UInt64
         var shops: Int
         var duration: Duration
+        var engine: SyncEngine
+        /// Server processes on the same database (PostgreSQL only); installations are spread across them.
+        var instances: Int
 
         /// From the environment (`NORTHWIND_CONVERGENCE_SEED`, `_SHOPS`, `_SECONDS`), else the given values.
-        static func fromEnvironment(seed: UInt64, shops: Int, seconds: Int) -> Configuration {
+        static func fromEnvironment(seed: UInt64, shops: Int, seconds: Int, engine: SyncEngine) -> Configuration {
             let environment = ProcessInfo.processInfo.environment
             return Configuration(
                 seed: environment["NORTHWIND_CONVERGENCE_SEED"].flatMap { UInt64($0) } ?? seed,
                 shops: environment["NORTHWIND_CONVERGENCE_SHOPS"].flatMap { Int($0) } ?? shops,
-                duration: .seconds(environment["NORTHWIND_CONVERGENCE_SECONDS"].flatMap { Int($0) } ?? seconds)
+                duration: .seconds(environment["NORTHWIND_CONVERGENCE_SECONDS"].flatMap { Int($0) } ?? seconds),
+                engine: engine,
+                instances: engine == .postgres ? 2 : 1
             )
         }
     }
@@ -61,7 +66,7 @@ actor ConvergenceRun {
     private(set) var trace: [String] = []
     let directory: URL
     let database: String
-    private var server: ServerProcess
+    private var servers: [ServerProcess]
     private var proxies: [String: FaultProxy] = [:]
     let sites: [String]
     private var stores: [String: Backoffice] = [:]
@@ -73,21 +78,27 @@ actor ConvergenceRun {
     /// The statuses each site has shown for each order, in the order seen.
     private var statusesSeen: [String: [String: String]] = [:]
 
-    init(_ configuration: Configuration) throws {
+    init(_ configuration: Configuration) async throws {
         self.configuration = configuration
         random = SeededRandom(seed: configuration.seed)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = directory.appendingPathComponent("sync.sqlite").path
-        server = try ServerProcess.start(Self.serverArguments(database))
+        let database =
+            configuration.engine == .postgres
+            ? try await PostgresCluster.shared.newDatabase() : directory.appendingPathComponent("sync.sqlite").path
+        self.database = database
+        servers = try (0..<configuration.instances).map { _ in try ServerProcess.start(Self.serverArguments(database)) }
         sites = ["hq"] + (1...max(configuration.shops - 1, 1)).map { "s\($0)" }
     }
 
     deinit {
         for proxy in proxies.values { proxy.close() }
-        server.stop()
+        for server in servers { server.stop() }
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// The server instance a site's link leads to.
+    private func instance(of site: String) -> Int { sites.firstIndex(of: site)! % servers.count }
 
     private static func serverArguments(_ database: String) -> [String] { ["serve", "--database", database, "--port", "0", "--rate", "100000"] }
 
@@ -98,7 +109,8 @@ actor ConvergenceRun {
     /// The seed, the trace and how to replay them.
     var report: String {
         """
-        convergence run with seed \(configuration.seed), \(configuration.shops) installations, \(configuration.duration)
+        convergence run with seed \(configuration.seed), \(configuration.shops) installations, \(configuration.duration), \
+        \(configuration.engine) with \(configuration.instances) server instance(s)
         replay: NORTHWIND_CONVERGENCE_SEED=\(configuration.seed) swift test --filter ConvergenceTests
         trace:
         \(trace.joined(separator: "\n"))
@@ -111,7 +123,7 @@ actor ConvergenceRun {
         func count(_ text: String) -> Int { steps.filter { $0.contains(text) }.count }
         return """
             convergence run with seed \(configuration.seed): \(steps.count) steps; \(count("take order")) orders, \(count("execute order")) executions, \
-            \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("server killed")) server restarts, \
+            \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \
             \(count("purged")) purges, \(count("refused")) refusals
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
             """
@@ -122,7 +134,7 @@ actor ConvergenceRun {
     /// Head office with demo data uploads; every shop joins empty and downloads.
     func start() async throws {
         for site in sites {
-            let proxy = try FaultProxy(upstreamPort: server.port)
+            let proxy = try FaultProxy(upstreamPort: servers[instance(of: site)].port)
             proxies[site] = proxy
             let backoffice = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: site == "hq")
             let service = try await SyncService.open(database: database)
@@ -337,12 +349,13 @@ actor ConvergenceRun {
         return "network: \(fault)"
     }
 
-    /// Kills the server with SIGKILL and starts it again on the same database.
+    /// Kills a server instance with SIGKILL and starts it again on the same database.
     private func restartServer() throws -> String {
-        server.kill()
-        server = try ServerProcess.start(Self.serverArguments(database))
-        for proxy in proxies.values { proxy.forward(to: server.port) }
-        return "server killed and restarted"
+        let index = Int.random(in: 0..<servers.count, using: &random)
+        servers[index].kill()
+        servers[index] = try ServerProcess.start(Self.serverArguments(database))
+        for site in sites where instance(of: site) == index { proxies[site]!.forward(to: servers[index].port) }
+        return "server \(index) killed and restarted"
     }
 
     private func purgeTombstones() throws -> String {

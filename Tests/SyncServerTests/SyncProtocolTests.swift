@@ -8,6 +8,8 @@ import SyncProtocol
 import SyncServer
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// The protocol through a real server on loopback and a client generated from the same contract.
 @Suite("Sync protocol")
 struct SyncProtocolTests {

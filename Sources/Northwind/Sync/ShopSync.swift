@@ -45,6 +45,9 @@ public enum OperationOutcome: Sendable {
     case goneOnServer
     /// Not applied because another operation of its atomic batch failed: it goes up again.
     case notApplied
+    /// Refused because a record it refers to is gone on the server (VALIDATING_REFERENCE_ERROR): that record is
+    /// restored from here and goes up first, then this one again.
+    case missingReference(String)
     /// Refused for a reason a retry cannot fix (ACCESS_DENIED, a reference the server lacks, a limit); recorded in
     /// the conflict inbox so that nothing is lost silently.
     case refused(String)

@@ -12,6 +12,8 @@ extension Backoffice {
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
             var reupload: [(String, String)] = []
+            // Rows restored because the server lost them go up before the records that refer to them.
+            var restored: [(String, String)] = []
             for (operation, outcome) in zip(batch.operations, outcomes) {
                 let record = operation.record
                 guard let table = SyncTable.byName[record.recordType] else { continue }
@@ -30,7 +32,20 @@ extension Backoffice {
                 case .notApplied:
                     reupload.append((table.name, record.recordName))
                 case .goneOnServer:
-                    try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied)
+                    try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
+                case .missingReference(let reason):
+                    if try Self.restoreParents(db, of: table, record: record, reason: reason, applied: &applied, reupload: &restored) {
+                        reupload.append((table.name, record.recordName))
+                        continue
+                    }
+                    try Self.recordConflict(
+                        db,
+                        table: table.name,
+                        recordID: record.recordName,
+                        DiscardedValue(field: "*", lost: .string(record.json)),
+                        reason: "the server refused this change: \(reason)"
+                    )
+                    applied.discarded += 1
                 case .refused(let reason):
                     try Self.recordConflict(
                         db,
@@ -42,7 +57,7 @@ extension Backoffice {
                     applied.discarded += 1
                 }
             }
-            try Self.finishApply(db, after: before, reupload: reupload)
+            try Self.finishApply(db, after: before, reupload: restored + reupload)
             let through = Int64(try Self.state(db, "uploadedThrough") ?? "0") ?? 0
             try Self.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
             return applied
@@ -108,7 +123,7 @@ extension Backoffice {
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         if record.deleted {
-            try removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied)
+            try removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
             return true
         }
         if try hasPendingChange(db, table: table.name, recordID: record.recordName) {
@@ -370,8 +385,21 @@ extension Backoffice {
 
     /// Removes a row the server deleted. Deletes beat concurrent updates; a row still referenced here stays, and
     /// the inbox says why.
-    private static func removeRow(_ db: Database, table: SyncTable, recordID: String, membership: SyncMembership, applied: inout SyncApplied) throws {
+    private static func removeRow(
+        _ db: Database,
+        table: SyncTable,
+        recordID: String,
+        membership: SyncMembership,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws {
         let local = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: membership.siteCode, zoneName: "")
+        // Foreign keys are deferred while a page applies, so the delete below would not fail: ask first.
+        if let local, try isReferenced(db, table: table, recordID: recordID) {
+            try restore(db, table: table, recordID: recordID, kept: local, reupload: &reupload)
+            applied.discarded += 1
+            return
+        }
         do {
             try db.inSavepoint {
                 try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
@@ -389,6 +417,77 @@ extension Backoffice {
             )
             applied.discarded += 1
         }
+    }
+
+    /// Whether rows here refer to this one through a foreign key that forbids deleting it (orders to their customer,
+    /// order lines to their product); references that cascade or clear themselves do not count.
+    private static func isReferenced(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else { return false }
+        for child in SyncTable.all {
+            for key in try Row.fetchAll(db, sql: "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)", arguments: [child.name]) {
+                guard key["table"] as String == table.name, ["NO ACTION", "RESTRICT"].contains(key["on_delete"] as String) else { continue }
+                let column: String = key["from"]
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(child.name) WHERE \(column) = ?)", arguments: [id]) == true {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    /// A row deleted at another site while rows here still refer to it (an order taken for a customer someone else
+    /// deleted meanwhile) is restored, not deleted: an order is history and keeps its customer. The row stays, goes
+    /// up again as a new record (the server has only its tombstone), and the inbox says so.
+    private static func restore(_ db: Database, table: SyncTable, recordID: String, kept: SyncRecord, reupload: inout [(String, String)]) throws {
+        try forgetBase(db, table: table.name, recordID: recordID)
+        try recordConflict(
+            db,
+            table: table.name,
+            recordID: recordID,
+            DiscardedValue(field: "*", kept: .string(kept.json)),
+            reason: "deleted at another site while rows here still refer to it: restored"
+        )
+        reupload.append((table.name, recordID))
+    }
+
+    /// The server refused a record because a record it refers to is gone there (deleted at another site before this
+    /// one arrived). The parent the server names (every parent, if its reason names none) is restored if it is still
+    /// here; false when none is, and the refusal stands.
+    private static func restoreParents(
+        _ db: Database,
+        of table: SyncTable,
+        record: SyncRecord,
+        reason: String,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> Bool {
+        let references = try table.columns(db).compactMap { column -> (SyncTable, RecordReference)? in
+            guard let parentName = column.parent, let parent = SyncTable.byName[parentName],
+                case .reference(let reference)? = record.fields[column.name]
+            else { return nil }
+            return (parent, reference)
+        }
+        let named = references.filter { reason.contains("refers to \($0.1.recordName) ") }
+        var restoredAny = false
+        for (parent, reference) in named.isEmpty ? references : named {
+            guard
+                let kept = try RecordMapping.record(
+                    db,
+                    table: parent,
+                    recordID: reference.recordName,
+                    siteCode: try membership(db)?.siteCode ?? "",
+                    zoneName: ""
+                )
+            else { continue }
+            guard !reupload.contains(where: { $0 == (parent.name, reference.recordName) }) else {
+                restoredAny = true
+                continue
+            }
+            try restore(db, table: parent, recordID: reference.recordName, kept: kept, reupload: &reupload)
+            applied.discarded += 1
+            restoredAny = true
+        }
+        return restoredAny
     }
 
     private static func hasPendingChange(_ db: Database, table: String, recordID: String) throws -> Bool {
@@ -464,11 +563,12 @@ extension Backoffice {
                 .filter { !names.contains($0.1) }
                 .sorted { (order[$0.0] ?? 0) > (order[$1.0] ?? 0) }
             var applied = SyncApplied()
+            var reupload: [(String, String)] = []
             for (name, recordID) in rows {
                 guard let table = SyncTable.byName[name], try !Self.hasPendingChange(db, table: name, recordID: recordID) else { continue }
-                try Self.removeRow(db, table: table, recordID: recordID, membership: membership, applied: &applied)
+                try Self.removeRow(db, table: table, recordID: recordID, membership: membership, applied: &applied, reupload: &reupload)
             }
-            try Self.finishApply(db, after: before, reupload: [])
+            try Self.finishApply(db, after: before, reupload: reupload)
             return applied.deleted
         }
     }

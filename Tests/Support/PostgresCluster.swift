@@ -2,8 +2,6 @@ import Foundation
 import SyncProtocol
 import Testing
 
-@testable import NorthwindTestSupport
-
 /// The storage engines the protocol suite runs against. PostgreSQL joins when it is available; with
 /// `NORTHWIND_POSTGRES=require` (as CI sets) it always joins, so a missing PostgreSQL fails instead of skipping.
 enum SyncEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
