@@ -165,7 +165,8 @@ let package = Package(
         .executableTarget(
             name: "northwind-sync-bench",
             dependencies: [
-                "SyncProtocol", "SyncServer",
+                "SyncProtocol", "SyncServer", "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

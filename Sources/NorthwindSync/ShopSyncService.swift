@@ -27,24 +27,25 @@ public struct ShopSyncService: Service {
         let feed = try ChangeFeed(store: backoffice.store)
         defer { feed.close() }
         // One pending wake-up is enough: a sync covers everything committed before it starts.
-        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(1))
         let (logger, interval, debounce) = (logger, interval, debounce)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await _ in feed.subscribe() { wake.yield() }
+                    for await _ in feed.subscribe() { wake.yield(.localCommit) }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        wake.yield()
+                        wake.yield(.other)
                         try? await Task.sleep(for: interval)
                     }
                 }
                 group.addTask { await Self.listen(client, siteCode: membership.siteCode, wake: wake, logger: logger) }
                 group.addTask {
                     var backoff = Duration.seconds(1)
-                    for await _ in wakes {
-                        try? await Task.sleep(for: debounce)
+                    for await reason in wakes {
+                        // Local commits come in bursts (a form, an import); the server's notice is already one.
+                        if reason == .localCommit { try? await Task.sleep(for: debounce) }
                         if Task.isCancelled { return }
                         do throws(ShopSyncError) {
                             let report = try await engine.syncNow()
@@ -58,7 +59,7 @@ public struct ShopSyncService: Service {
                             logger.warning("sync failed, trying again in \(wait): \(error.message)")
                             backoff = min(backoff * 2, .seconds(60))
                             try? await Task.sleep(for: wait)
-                            wake.yield()
+                            wake.yield(.other)
                         }
                     }
                 }
@@ -68,18 +69,25 @@ public struct ShopSyncService: Service {
         }
     }
 
+    /// Why the service syncs: a local commit waits for the debounce, anything else syncs at once.
+    enum Wake: Sendable {
+        case localCommit, other
+    }
+
     /// Follows the server's event stream, reconnecting (from the last notice seen) whenever it drops. A notice is
     /// only a hint to sync; the periodic sync covers a notice lost in between.
-    static func listen(_ client: SyncClient, siteCode: String, wake: AsyncStream<Void>.Continuation, logger: Logger) async {
+    static func listen(_ client: SyncClient, siteCode: String, wake: AsyncStream<Wake>.Continuation, logger: Logger) async {
         var lastID: String?
         var backoff = Duration.seconds(1)
         while !Task.isCancelled {
             do {
                 try await client.subscribeToEverything(id: "northwind-\(siteCode)")
-                for try await id in try await client.changeNotices(after: lastID) {
-                    if !id.isEmpty { lastID = id }
+                for try await notice in try await client.changeNotices(after: lastID) {
+                    if !notice.id.isEmpty { lastID = notice.id }
                     backoff = .seconds(1)
-                    wake.yield()
+                    // Only this site writes its own zone: that notice is the echo of what it just sent.
+                    if notice.zone == "site-\(siteCode)" { continue }
+                    wake.yield(.other)
                 }
             } catch {
                 logger.debug("sync event stream: \(error)")

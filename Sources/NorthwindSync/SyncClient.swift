@@ -141,15 +141,25 @@ struct SyncClient: Sendable {
     }
 
     /// The server's event stream: the id of each `change` notice, as it comes; `ping`s are passed over.
+    /// A change the server announces: its event id (the resume point) and the zone that changed.
+    struct ChangeNotice: Sendable {
+        var id: String
+        var zone: String?
+    }
+
     func changeNotices(
         after lastEventID: String?
     ) async throws(ShopSyncError) -> AsyncCompactMapSequence<
-        ServerSentEventsDeserializationSequence<ServerSentEventsLineDeserializationSequence<HTTPBody>>, String
+        ServerSentEventsDeserializationSequence<ServerSentEventsLineDeserializationSequence<HTTPBody>>, ChangeNotice
     > {
         try await call("listen for changes") {
             switch try await client.events(path: .init(container: container, database: .shared), headers: .init(lastEventID: lastEventID)) {
             case .ok(let ok):
-                return try ok.body.textEventStream.asDecodedServerSentEvents().compactMap { $0.event == "change" ? ($0.id ?? "") : nil }
+                return try ok.body.textEventStream.asDecodedServerSentEvents().compactMap { event in
+                    guard event.event == "change" else { return nil }
+                    let notice = event.data.flatMap { try? JSONDecoder().decode(Components.Schemas.Notice.self, from: Data($0.utf8)) }
+                    return ChangeNotice(id: event.id ?? "", zone: notice?.zoneID.zoneName)
+                }
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "stream its changes")
             }
         }

@@ -12,6 +12,16 @@ import SyncServer
 struct SyncBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "northwind-sync-bench",
+        abstract: "Measure sync: the server against bare baselines (the default), or shops end to end.",
+        subcommands: [ServerBench.self, ShopBench.self],
+        defaultSubcommand: ServerBench.self
+    )
+}
+
+/// The server alone, against the bare SQLite C API or plain PostgresNIO doing the same writes.
+struct ServerBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
         abstract: "Measure the sync server on SQLite or PostgreSQL against a bare baseline doing the same writes."
     )
 
@@ -261,6 +271,21 @@ final class Instance: Sendable {
     }
 
     func client(credential: String) -> Caller { Caller(port: port, credential: credential) }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// A one-time enrolment token for an installation of `role`, as `northwind-sync-server enroll` makes it.
+    func token(role: Role) async throws -> String {
+        let service = try await SyncService.open(database: database)
+        do {
+            let token = try await service.createEnrollment(container: "bench", role: role)
+            await service.close()
+            return token
+        } catch {
+            await service.close()
+            throw error
+        }
+    }
 
     /// The server's resident memory, from /proc.
     func residentMegabytes() -> Double {
