@@ -14,21 +14,6 @@ import Testing
 import Glibc
 #endif
 
-/// SplitMix64: the workload's only source of randomness, so that a seed replays the same decisions.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The convergence harness: head office and shops, each a real store, behind its own fault-injecting proxy to a real
 /// sync server process. A seeded random workload of domain operations runs while faults strike: links cut, answers
 /// dropped or withheld, requests duplicated and delayed, shops' sync processes killed with SIGKILL mid-sync, the
@@ -62,7 +47,7 @@ actor ConvergenceRun {
     }
 
     let configuration: Configuration
-    private var random: SeededRandom
+    private var random: SplitMix64
     private(set) var trace: [String] = []
     let directory: URL
     let database: String
@@ -80,7 +65,7 @@ actor ConvergenceRun {
 
     init(_ configuration: Configuration) async throws {
         self.configuration = configuration
-        random = SeededRandom(seed: configuration.seed)
+        random = SplitMix64(seed: configuration.seed)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database =

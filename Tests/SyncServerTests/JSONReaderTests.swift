@@ -2,6 +2,8 @@ import Foundation
 import SyncProtocol
 import Testing
 
+@testable import NorthwindTestSupport
+
 /// The server reads records with its own `JSONReader` for speed and leaves every other shape to `JSONDecoder`. Where
 /// the reader gives an answer, it must be `JSONDecoder`'s answer.
 @Suite("JSON reader")
