@@ -34,27 +34,26 @@ extension Backoffice {
                 case .goneOnServer:
                     try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
                 case .missingReference(let reason):
+                    // The parent it names goes up first, then the record again; with no parent here, it is refused.
                     if try Self.restoreParents(db, of: table, record: record, reason: reason, applied: &applied, reupload: &restored) {
                         reupload.append((table.name, record.recordName))
-                        continue
+                    } else {
+                        try Self.discardWhole(
+                            db,
+                            table: table.name,
+                            record: record,
+                            reason: "the server refused this change: \(reason)",
+                            applied: &applied
+                        )
                     }
-                    try Self.recordConflict(
-                        db,
-                        table: table.name,
-                        recordID: record.recordName,
-                        DiscardedValue(field: "*", lost: .string(record.json)),
-                        reason: "the server refused this change: \(reason)"
-                    )
-                    applied.discarded += 1
                 case .refused(let reason):
-                    try Self.recordConflict(
+                    try Self.discardWhole(
                         db,
                         table: table.name,
-                        recordID: record.recordName,
-                        DiscardedValue(field: "*", lost: .string(record.json)),
-                        reason: "the server refused this change: \(reason)"
+                        record: record,
+                        reason: "the server refused this change: \(reason)",
+                        applied: &applied
                     )
-                    applied.discarded += 1
                 }
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
@@ -192,14 +191,7 @@ extension Backoffice {
             guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, membership: membership) else { return false }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The merged values break a rule of this store: keep the row as it is, and say so.
-            try recordConflict(
-                db,
-                table: table.name,
-                recordID: server.recordName,
-                DiscardedValue(field: "*", lost: .string(server.json)),
-                reason: "could not merge: \(error.message ?? "\(error)")"
-            )
-            applied.discarded += 1
+            try discardWhole(db, table: table.name, record: server, reason: "could not merge: \(error.message ?? "\(error)")", applied: &applied)
             return false
         }
         try saveBase(db, table: table.name, record: server)
@@ -238,25 +230,17 @@ extension Backoffice {
                         reupload: &reupload
                     )
                 else {
-                    try recordConflict(
+                    try discardWhole(
                         db,
                         table: table.name,
-                        recordID: record.recordName,
-                        DiscardedValue(field: "*", lost: .string(record.json)),
-                        reason: "could not apply: \(error.message ?? "\(error)")"
+                        record: record,
+                        reason: "could not apply: \(error.message ?? "\(error)")",
+                        applied: &applied
                     )
-                    applied.discarded += 1
                     return true
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                try recordConflict(
-                    db,
-                    table: table.name,
-                    recordID: record.recordName,
-                    DiscardedValue(field: "*", lost: .string(record.json)),
-                    reason: "could not apply: \(error.message ?? "\(error)")"
-                )
-                applied.discarded += 1
+                try discardWhole(db, table: table.name, record: record, reason: "could not apply: \(error.message ?? "\(error)")", applied: &applied)
                 return true
             }
         }
@@ -512,6 +496,13 @@ extension Backoffice {
 
     static func forgetBase(_ db: Database, table: String, recordID: String) throws {
         try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+    }
+
+    /// A whole record that could not be applied or sent: into the inbox with all its fields, so nothing is dropped
+    /// silently.
+    static func discardWhole(_ db: Database, table: String, record: SyncRecord, reason: String, applied: inout SyncApplied) throws {
+        try recordConflict(db, table: table, recordID: record.recordName, DiscardedValue(field: "*", lost: .string(record.json)), reason: reason)
+        applied.discarded += 1
     }
 
     static func recordConflict(_ db: Database, table: String, recordID: String, _ value: DiscardedValue, reason: String) throws {
