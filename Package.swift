@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "NorthwindWeb",
             dependencies: [
-                "Northwind", "NorthwindStore",
+                "Northwind", "NorthwindStore", "SyncProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),

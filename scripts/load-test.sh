@@ -35,15 +35,6 @@ sqlite3 "$store" "SELECT name FROM products" | tr ' ' '\n' | tr -cd 'A-Za-z\n' \
     | awk 'length($0) >= 3 { w = tolower($0); print substr(w, 1, 3); print substr(w, 1, 4); print w }' \
     | sort -u >"$work/queries.txt"
 export QUERIES="$work/queries.txt"
-cat >"$work/search.lua" <<'LUA'
-local queries = {}
-for line in io.lines(os.getenv("QUERIES")) do queries[#queries + 1] = line end
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", "/api/v1/products/search?q=" .. queries[(i % #queries) + 1])
-end
-LUA
 
 # On a shared virtual machine the host may take CPU time away ("steal"); each run reports how much, since it changes
 # the figures more than anything in the code.
@@ -58,11 +49,11 @@ run() {
 }
 auth="Authorization: Bearer $token"
 run "search, one query (cote)" -H "$auth" "http://127.0.0.1:$port/api/v1/products/search?q=cote"
-run "search, $(wc -l <"$work/queries.txt") different queries in turn" -H "$auth" -s "$work/search.lua" "http://127.0.0.1:$port"
+run "search, $(wc -l <"$work/queries.txt") different queries in turn" -H "$auth" -s scripts/wrk/search.lua "http://127.0.0.1:$port"
 # Another process changes a product every 100 ms, so the server's caches keep emptying.
 ( while true; do "$bin" products receive 1 1 --store "$store" >/dev/null; sleep 0.1; done ) &
 writer=$!
-run "search, queries in turn, while another process writes every 100 ms" -H "$auth" -s "$work/search.lua" "http://127.0.0.1:$port"
+run "search, queries in turn, while another process writes every 100 ms" -H "$auth" -s scripts/wrk/search.lua "http://127.0.0.1:$port"
 kill $writer; wait $writer 2>/dev/null || true
 run "products page (session cookie, first page of 25)" -H "Cookie: $cookie" "http://127.0.0.1:$port/products"
 run "products page, a search" -H "Cookie: $cookie" "http://127.0.0.1:$port/products?q=cote"

@@ -11,17 +11,18 @@ extension SyncRecord {
     }
 }
 
-/// Writes JSON as UTF-8 bytes. Only the shapes of the sync protocol's records; escaping follows RFC 8259.
+/// Writes JSON as UTF-8 bytes: the sync protocol's records here, and the web API's product search answers (its
+/// `ProductSearchJSON`). Escaping follows RFC 8259.
 public struct JSONWriter: Sendable {
-    private var bytes: [UInt8] = []
+    public private(set) var bytes: [UInt8] = []
 
-    public init() { bytes.reserveCapacity(512) }
+    public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     public mutating func raw(_ fragment: String) { bytes.append(contentsOf: fragment.utf8) }
 
-    private mutating func number(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+    public mutating func number(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
 
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))

@@ -69,6 +69,25 @@ struct ProductTests {
         #expect(names == (11...30).map { String(format: "Tea %02d", $0) })
     }
 
+    @Test func aPageOfResultsIsInSQLitesNameOrderWithTiesByID() async throws {
+        // Given tarts whose names differ by case, by accent, by composed and decomposed é, and two with the same name
+        let store = try TemporaryStore()
+        let b = store.backoffice
+        let names = ["tarte \u{E9}t\u{E9}", "Tarte b", "tarte a", "tarte e\u{301}t\u{E9}", "Tarte b", "tarte B"]
+        var ids: [String: [Int64]] = [:]
+        for name in names { ids[name, default: []].append(try await b.createProduct(Product(name: name)).id ?? 0) }
+        // When a person searches for "tarte"
+        let found = try b.searchProducts("tarte").map { "\($0.product.name)#\($0.product.id ?? 0)" }
+        // Then the page is in the order SQLite's ORDER BY name, id gives: the names' UTF-8 bytes, ties by id
+        let expected = try await store.store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, id FROM products WHERE name LIKE 'tarte%' ORDER BY name, id").map {
+                "\($0[0] as String)#\($0[1] as Int64)"
+            }
+        }
+        #expect(found == expected)
+        #expect(found.count == 6)
+        #expect(found.first == "Tarte b#\(ids["Tarte b"]![0])")
+    }
     @Test func createRecordsTheOpeningBalanceAsAMovement() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)

@@ -23,7 +23,7 @@ struct APIHandler: APIProtocol {
             serverURL: URL(string: "/")!,
             // Compact, as machines read it; sorted, so an answer is the same bytes each time.
             configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [OperationGate(policy: policy, cache: env.cache)]
+            middlewares: [OperationGate(policy: policy, cache: env.cache, backoffice: backoffice)]
         )
     }
 
@@ -72,8 +72,7 @@ struct APIHandler: APIProtocol {
         return .ok(.init(body: .json(.init(page, ProductBody.init))))
     }
 
-    /// `OperationGate` answers repeats from `ResponseCache` while the store is unchanged: every till asks for the
-    /// same prefixes.
+    /// Plain searches are answered before this, by `OperationGate` (`ProductSearchJSON`); this one reads the rest.
     func searchProducts(_ input: Operations.SearchProducts.Input) async throws -> Operations.SearchProducts.Output {
         let limit = try Paging.limit(input.query.limit, default: 20)
         guard let text = nonBlank(input.query.q) else { throw NorthwindError.invalid("q", "is required: part of a product name") }

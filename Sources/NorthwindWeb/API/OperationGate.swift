@@ -26,11 +26,12 @@ enum APIRequest {
 
 /// What happens to an API call before the generated code reads it, so that a client learns the most useful thing
 /// first: who may do it (403 before any 400), whether the address names a record (an id that is no number is a
-/// 404), and whether the body is strict JSON of a size we take (415, 413, 400). Repeated product searches are
-/// answered from `ResponseCache`.
+/// 404), and whether the body is strict JSON of a size we take (415, 413, 400). Product searches are answered
+/// here, written by `ProductSearchJSON` and kept in `ResponseCache` until the store changes.
 struct OperationGate: ServerMiddleware {
     let policy: AccessPolicy
     let cache: ResponseCache
+    let backoffice: Backoffice
 
     /// Operations for managers only, and what the refusal says they tried to do.
     static let managersOnly: [String: String] = [
@@ -49,9 +50,6 @@ struct OperationGate: ServerMiddleware {
         Operations.CreateProduct.id, Operations.UpdateProduct.id, Operations.CreateOrder.id, Operations.CreateCustomer.id,
         Operations.CreateCategory.id, Operations.UpdateCategory.id, Operations.CreateSupplier.id, Operations.UpdateSupplier.id,
     ]
-
-    /// Read-only operations whose answers `ResponseCache` keeps until the store changes.
-    static let cached: Set<String> = [Operations.SearchProducts.id]
 
     func intercept(
         _ request: HTTPRequest,
@@ -72,18 +70,14 @@ struct OperationGate: ServerMiddleware {
             let bytes = try await Self.strictJSON(request, body, upTo: context.maxUploadSize)
             return try await next(request, HTTPBody(bytes), metadata)
         }
-        do {
-            if Self.cached.contains(operationID) {
-                let answer = try await cache.body(for: request.path ?? "") {
-                    let (response, body) = try await next(request, body, metadata)
-                    guard response.status == .ok, let body else { return nil }
-                    return ByteBuffer(bytes: try await Self.collect(body, upTo: .max))
-                }
-                if let answer {
-                    let head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"])
-                    return (head, HTTPBody(answer.readableBytesView))
-                }
+        if operationID == Operations.SearchProducts.id, let path = request.path, let search = ProductSearchJSON.parameters(path) {
+            let answer = try cache.body(for: path) {
+                ProductSearchJSON.list(try backoffice.searchProducts(search.text, limit: try Paging.limit(search.limit, default: 20)))
             }
+            let head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"])
+            return (head, HTTPBody(answer.readableBytesView))
+        }
+        do {
             var (response, answer) = try await next(request, body, metadata)
             if operationID == Operations.RunReport.id, response.headerFields[.contentType]?.hasPrefix("text/csv") == true,
                 let name = metadata.pathParameters["name"]
