@@ -120,6 +120,49 @@ struct ShopSyncTests {
         #expect(try await shop.backoffice.pendingChanges() == pending)
     }
 
+    @Test func aProductShowsEveryLocationsStockAndOnlyThisShelfsMovements() async throws {
+        // Given head office, joined, and a product with 5 received here
+        let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
+        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        let (productID, recordID): (Int64, String) = try await shop.store.pool.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT id, recordID FROM products ORDER BY id LIMIT 1"))
+            return (row["id"], row["recordID"])
+        }
+        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
+        let here = try shop.backoffice.product(id: productID).product.unitsInStock
+        // When movements of two other locations arrive by sync, one of them two receipts
+        func movement(_ site: String, _ delta: Int) -> SyncRecord {
+            SyncRecord(
+                recordName: newRecordID(),
+                recordType: "stock_movements",
+                zoneID: ZoneID("site-\(site)"),
+                fields: [
+                    "productID": .reference(RecordReference(recordName: recordID, zoneName: "catalog")),
+                    "delta": .int64(Int64(delta)),
+                    "reason": .string("received"),
+                    "createdAt": .string("2026-11-24T10:00:00.000Z"),
+                    "location": .string(site),
+                ]
+            )
+        }
+        let paris = [movement("PAR", 7)]
+        let london = [movement("LON", 12), movement("LON", 3)]
+        _ = try await shop.backoffice.applyDownloaded(zone: "site-PAR", records: paris, token: "p1")
+        _ = try await shop.backoffice.applyDownloaded(zone: "site-LON", records: london, token: "l1")
+        // Then the product's stock lists this location first, then the others by code, each as its movements add up
+        let levels = try await shop.backoffice.stockByLocation(productID: productID)
+        #expect(
+            levels == [
+                LocationStock(location: "HQ", units: here, isHere: true), LocationStock(location: "LON", units: 15, isHere: false),
+                LocationStock(location: "PAR", units: 7, isHere: false),
+            ]
+        )
+        // And this shelf's movements are only its own
+        let movements = try await shop.backoffice.stockMovements(productID: productID)
+        #expect(movements.first?.delta == 5)
+        #expect(Set(movements.map(\.recordID)).isDisjoint(with: (paris + london).map(\.recordName)))
+    }
+
     @Test func aCustomerDeletedElsewhereWhileOrdersHereReferToItIsRestoredAndSentAgain() async throws {
         // Given head office with demo data, joined, everything sent
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))

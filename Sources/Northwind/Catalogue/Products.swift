@@ -9,6 +9,14 @@ public struct ProductRow: Codable, Sendable, FetchableRecord {
     public var supplierName: String?
 }
 
+/// One location's stock of a product: an installation, by its site code.
+public struct LocationStock: Sendable, Hashable {
+    public var location: String
+    public var units: Int
+    /// This installation, whose shelf is `Product.unitsInStock`.
+    public var isHere: Bool
+}
+
 /// How a product list is filtered, sorted and paged.
 public struct ProductQuery: Sendable {
     public enum Sort: String, Sendable, CaseIterable, Codable {
@@ -244,13 +252,31 @@ extension Backoffice {
     }
 
     /// The product's stock movements, newest first.
+    /// This location's movements of a product, newest first. Other locations' movements (arrived by sync) move their
+    /// own stock, not this shelf, so they are counted in `stockByLocation` instead.
     public func stockMovements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
         try checkPaging(limit: limit, offset: 0)
         return try await read { db in
             _ = try Self.productRow(id: productID, db)
-            return try StockMovement.filter(StockMovement.Columns.productID == productID)
+            return try StockMovement.filter(StockMovement.Columns.productID == productID).filter(sql: "location IS NULL")
                 .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
                 .limit(limit).fetchAll(db)
+        }
+    }
+
+    /// A product's stock at every location this store knows of: here first (its shelf, `unitsInStock`), then each
+    /// other installation's, by site code, as the movements synced from it add up. Read-only: only a location's own
+    /// movements change its stock.
+    public func stockByLocation(productID: Int64) async throws(NorthwindError) -> [LocationStock] {
+        try await read { db in
+            let product = try Self.productRow(id: productID, db).product
+            let code = try Self.membership(db)?.siteCode ?? StoreMetadata.siteCode(db)
+            let here = LocationStock(location: code, units: product.unitsInStock, isHere: true)
+            let elsewhere = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT location, units FROM stock_levels WHERE productID = ? AND location <> ? ORDER BY location"),
+                arguments: [productID, here.location]
+            )
+            return [here] + elsewhere.map { LocationStock(location: $0[0], units: $0[1], isHere: false) }
         }
     }
 

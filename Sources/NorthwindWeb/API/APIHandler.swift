@@ -119,6 +119,11 @@ struct APIHandler: APIProtocol {
         return .ok(.init(body: .json(.init(items: movements.map(MovementBody.init)))))
     }
 
+    func listProductStock(_ input: Operations.ListProductStock.Input) async throws -> Operations.ListProductStock.Output {
+        let levels = try await backoffice.stockByLocation(productID: Int64(input.path.id))
+        return .ok(.init(body: .json(.init(items: levels.map { .init(here: $0.isHere, location: $0.location, units: $0.units) }))))
+    }
+
     // MARK: Orders
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {

@@ -81,6 +81,9 @@ struct MovementView {
 /// A product with its recent movements, and the edit form for a manager.
 struct ProductPage: PageModel {
     var product: ProductView
+    /// Every location's stock, when other installations share this catalogue (after `northwind sync join`).
+    var locations: [LocationStock]
+    var hasLocations: Bool
     var movements: [MovementView]
     var hasMovements: Bool
     var canEdit: Bool
@@ -162,9 +165,12 @@ extension PageRoutes {
     ) async throws -> Response {
         let row = try backoffice.product(id: id)
         let movements = try await backoffice.stockMovements(productID: id, limit: 20)
+        let locations = try await backoffice.stockByLocation(productID: id)
         let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
+            locations: locations,
+            hasLocations: locations.count > 1,
             movements: try movements.map { movement in
                 MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orderNumber(id: $0) })
             },
