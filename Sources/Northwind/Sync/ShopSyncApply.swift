@@ -33,9 +33,12 @@ extension Backoffice {
                     reupload.append((table.name, record.recordName))
                 case .goneOnServer:
                     try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
-                case .missingReference(let reason):
-                    // The parent it names goes up first, then the record again; with no parent here, it is refused.
-                    if try Self.restoreParents(db, of: table, record: record, reason: reason, applied: &applied, reupload: &restored) {
+                case .missingReference(let reason), .refused(let reason):
+                    // A missing parent goes up first, then the record again; with no parent here, or any other
+                    // refusal, the whole record goes to the inbox.
+                    if case .missingReference = outcome,
+                        try Self.restoreParents(db, of: table, record: record, reason: reason, applied: &applied, reupload: &restored)
+                    {
                         reupload.append((table.name, record.recordName))
                     } else {
                         try Self.discardWhole(
@@ -46,14 +49,6 @@ extension Backoffice {
                             applied: &applied
                         )
                     }
-                case .refused(let reason):
-                    try Self.discardWhole(
-                        db,
-                        table: table.name,
-                        record: record,
-                        reason: "the server refused this change: \(reason)",
-                        applied: &applied
-                    )
                 }
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
