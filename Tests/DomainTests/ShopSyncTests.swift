@@ -84,6 +84,22 @@ struct ShopSyncTests {
         #expect(created.record.fields["unitsInStock"] == nil)
     }
 
+    @Test func theBadgeCountsPendingChangesOnlyUpToItsCap() async throws {
+        // Given a store that joined a company and has one change more to send than the badge counts
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        try await shop.store.pool.write { db in
+            for n in 0...Backoffice.badgeCountCap {
+                try db.execute(sql: "INSERT INTO shippers (companyName) VALUES (?)", arguments: ["Shipper \(n)"])
+            }
+        }
+        // When a page asks for the badge
+        let badge = try shop.backoffice.syncBadge()
+        // Then it says there are more than it counted, while the status counts them all
+        #expect(badge == SyncBadge(state: .pending, text: "1000+ pending"))
+        #expect(try await shop.backoffice.pendingChanges() == Backoffice.badgeCountCap + 1)
+    }
+
     @Test func anotherLocationsMovementLeavesThisShelfAlone() async throws {
         // Given head office, with demo data, joined to a new company
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))

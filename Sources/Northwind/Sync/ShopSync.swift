@@ -300,7 +300,12 @@ public struct SyncBadge: Sendable, Equatable {
 }
 
 extension Backoffice {
-    /// Nil for a store that has not joined. One bounded statement on the quick readers: every page asks.
+    /// The most pending changes the badge counts: from there on it says "1000+ pending".
+    static let badgeCountCap = 1000
+
+    /// Nil for a store that has not joined. One bounded statement on the quick readers, since every page asks: a store
+    /// that has not joined counts nothing (its whole change log would be pending), and a joined one counts at most
+    /// `badgeCountCap` entries (a head office before its first upload has every row of its data pending).
     public func syncBadge() throws(NorthwindError) -> SyncBadge? {
         let row = try quickRead { db in
             try Row.fetchOne(
@@ -310,14 +315,18 @@ extension Backoffice {
                           (SELECT 1 FROM sync_state WHERE key = 'membership') AS joined,
                           (SELECT value FROM sync_state WHERE key = 'lastError') AS lastError,
                           (SELECT value FROM sync_state WHERE key = 'offlineSince') AS offlineSince,
-                          (SELECT count(*) FROM change_log WHERE origin = 'local'
-                             AND seq > CAST(ifnull((SELECT value FROM sync_state WHERE key = 'uploadedThrough'), '0') AS INTEGER)) AS pending
+                          CASE WHEN EXISTS (SELECT 1 FROM sync_state WHERE key = 'membership') THEN
+                            (SELECT count(*) FROM (SELECT 1 FROM change_log WHERE origin = 'local'
+                               AND seq > CAST(ifnull((SELECT value FROM sync_state WHERE key = 'uploadedThrough'), '0') AS INTEGER)
+                               LIMIT \(Self.badgeCountCap)))
+                          END AS pending
                         """
                 )
             )
         }
         guard let row, (row["joined"] as Int?) != nil else { return nil }
-        let pending: Int = row["pending"] ?? 0
+        let count: Int = row["pending"] ?? 0
+        let pending = count < Self.badgeCountCap ? "\(count)" : "\(Self.badgeCountCap)+"
         if let since: String = row["offlineSince"] {
             return SyncBadge(
                 state: .offline,
@@ -325,7 +334,7 @@ extension Backoffice {
             )
         }
         if let error: String = row["lastError"] { return SyncBadge(state: .error, text: "Sync error: \(error)") }
-        if pending > 0 { return SyncBadge(state: .pending, text: "\(pending) pending") }
+        if count > 0 { return SyncBadge(state: .pending, text: "\(pending) pending") }
         return SyncBadge(state: .inSync, text: "In sync")
     }
 }
