@@ -5,8 +5,8 @@ import Synchronization
 /// Read-only connections for single-statement reads on hot paths (point lookups, search, list pages).
 ///
 /// `DatabasePool.read` wraps every read in a transaction and a schema check, which costs more than a point lookup
-/// itself. One SQL statement is already a consistent snapshot in WAL mode, so these reads skip both. Anything that
-/// reads with more than one statement and needs them to agree must use `Store.pool.read` instead.
+/// itself. One SQL statement is already a consistent snapshot in WAL mode, so `read` skips both; `snapshot` opens a
+/// transaction for reads of more than one statement that must agree.
 public final class QuickReaders: Sendable {
     private let queues: [DatabaseQueue]
     private let next = Atomic<Int>(0)
@@ -22,5 +22,11 @@ public final class QuickReaders: Sendable {
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         let index = next.add(1, ordering: .relaxed).oldValue % queues.count
         return try queues[index].inDatabase(body)
+    }
+
+    /// Runs `body` in one read-only transaction on the next connection, so that its statements see one snapshot.
+    public func snapshot<T>(_ body: (Database) throws -> T) throws -> T {
+        let index = next.add(1, ordering: .relaxed).oldValue % queues.count
+        return try queues[index].read(body)
     }
 }

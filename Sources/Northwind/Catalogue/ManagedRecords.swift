@@ -44,7 +44,7 @@ extension Backoffice {
     /// Lists records of one kind, in their natural order.
     public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) async throws(NorthwindError) -> Page<R> {
         try checkPaging(limit: limit, offset: offset)
-        return try await read { db in
+        return try await measuredRead("list \(R.databaseTableName)") { db in
             let items = try R.all().order(R.defaultOrdering).limit(limit, offset: offset).fetchAll(db)
             return Page(items: items, total: try R.fetchCount(db), offset: offset, limit: limit)
         }

@@ -66,7 +66,7 @@ extension Backoffice {
             }
         let direction = query.descending ? "DESC" : "ASC"
         let (countArguments, pageArguments) = (arguments, arguments + [query.limit, query.offset])
-        return try await read { db in
+        return try await measuredRead("products \(whereClause) \(column) \(direction)") { db in
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: countArguments) ?? 0
             let items = try fetchAll(
                 ProductRow.self,

@@ -10,9 +10,11 @@ import NorthwindStore
 ///     let order = try await backoffice.executeOrder(number: "10248")
 ///
 /// Lookups by key and search are synchronous: they take microseconds. Every other read is `async` and runs on a
-/// reader thread; writes are `async` too, as they may wait for the write lock and the disk.
+/// reader thread unless it was measured cheap (see `measuredRead`); writes are `async` too, as they may wait for the
+/// write lock and the disk.
 public struct Backoffice: Sendable {
     public let store: Store
+    let readCosts = ReadCosts()
 
     public init(store: Store) { self.store = store }
 
@@ -39,6 +41,33 @@ public struct Backoffice: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
         do {
             return try await store.pool.read(body)
+        } catch {
+            throw NorthwindError.translating(error)
+        }
+    }
+
+    /// A read whose cost grows with the data (a page of a list and its count). It runs on the caller's thread, in one
+    /// snapshot, when the last read of the same `shape` took less than `ReadCosts.budget` and no other measured read
+    /// is running; otherwise on a reader thread. On a small store the thread hop of `read` (about 0.1 ms) costs more
+    /// than the read itself; on a large one a read of milliseconds must not hold one of the cooperative pool's
+    /// threads; and under concurrent load, reads on the caller's thread made the products page's p99 nine times its
+    /// p50 (the hop keeps it under two: docs/performance.md). Each read measures itself, so a shape moves between
+    /// the two paths as the data grows or shrinks.
+    func measuredRead<T: Sendable>(
+        _ shape: String,
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(NorthwindError) -> T {
+        let costs = readCosts
+        let timed: @Sendable (Database) throws -> T = { db in
+            let start = ContinuousClock.now
+            defer { costs.record(shape, ContinuousClock.now - start) }
+            return try body(db)
+        }
+        let alone = costs.begin() == 0
+        defer { costs.end() }
+        guard alone, costs.isCheap(shape) else { return try await read(timed) }
+        do {
+            return try store.quick.snapshot(timed)
         } catch {
             throw NorthwindError.translating(error)
         }
