@@ -54,6 +54,8 @@ public struct ShopSyncService: Service {
                                 logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
                             }
                         } catch {
+                            // Shutting down interrupts a sync in flight: that is no failure to report.
+                            if Task.isCancelled { return }
                             var wait = backoff
                             if case .busy(let seconds) = error.kind { wait = max(wait, .seconds(seconds)) }
                             logger.warning("sync failed, trying again in \(wait): \(error.message)")
