@@ -453,6 +453,10 @@ public enum StockMovementReason: String, Codable, Sendable, CaseIterable, Databa
     case received
     case stockTake
     case shipped
+    /// Sent to another location (`StockTransfer`): this shelf's side of a transfer.
+    case transferOut
+    /// Received from another location: as many units as arrived, which may be fewer than were sent.
+    case transferIn
 }
 
 public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
@@ -466,6 +470,8 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     public var employeeID: Int64?
     public var note: String?
     public var createdAt: Timestamp
+    /// The transfer this movement sends or receives; nil for every other reason.
+    public var transferID: Int64?
 
     public init(
         productID: Int64,
@@ -474,7 +480,8 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         orderID: Int64? = nil,
         employeeID: Int64? = nil,
         note: String? = nil,
-        createdAt: Timestamp = .now
+        createdAt: Timestamp = .now,
+        transferID: Int64? = nil
     ) {
         recordID = newRecordID()
         self.productID = productID
@@ -484,9 +491,10 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         self.employeeID = employeeID
         self.note = note
         self.createdAt = createdAt
+        self.transferID = transferID
     }
     public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
-        case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt
+        case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt, transferID
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -502,7 +510,48 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         container[Columns.employeeID] = employeeID
         container[Columns.note] = note
         container[Columns.createdAt] = createdAt
+        container[Columns.transferID] = transferID
     }
+}
+
+/// Units of a product sent from one location to another. Written once, by the sender, with its movement out; the
+/// destination's movement in (`transferID`) says it arrived, and with how many units.
+public struct StockTransfer: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
+    public static let databaseTableName = "stock_transfers"
+    public var id: Int64?
+    public var recordID: String
+    public var productID: Int64
+    public var quantity: Int
+    /// Site codes of the sending and the receiving installation.
+    public var fromLocation: String
+    public var toLocation: String
+    public var employeeID: Int64?
+    public var note: String?
+    public var sentAt: Timestamp
+
+    public init(
+        productID: Int64,
+        quantity: Int,
+        fromLocation: String,
+        toLocation: String,
+        employeeID: Int64? = nil,
+        note: String? = nil,
+        sentAt: Timestamp = .now
+    ) {
+        recordID = newRecordID()
+        self.productID = productID
+        self.quantity = quantity
+        self.fromLocation = fromLocation
+        self.toLocation = toLocation
+        self.employeeID = employeeID
+        self.note = note
+        self.sentAt = sentAt
+    }
+    public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
+        case id, recordID, productID, quantity, fromLocation, toLocation, employeeID, note, sentAt
+    }
+    public typealias Columns = CodingKeys
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 public struct Region: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {

@@ -17,7 +17,8 @@ struct NorthwindCommand: AsyncParsableCommand {
         subcommands: [
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
-            ShippersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self, SeedCommand.self,
+            ShippersCommand.self, TransfersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self,
+            SeedCommand.self,
         ]
     )
 }

@@ -67,6 +67,24 @@ struct StockByLocationTests {
         }
     }
 
+    @Test func theProductPageShowsATransferInTransit() async throws {
+        // Given head office, which knows London, and 2 units of Chai sent there
+        let (fixture, chai) = try await Self.joinedWithLondon()
+        let sent = try await fixture.store.backoffice.sendTransfer(productID: chai, quantity: 2, to: "LON")
+        try await fixture.test { client in
+            // When a signed-in employee opens Chai's page
+            let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let page = String(buffer: try await client.execute(uri: "/products/\(chai)", method: .get, headers: session.headers).body)
+            // Then the transfer is listed in transit, from here to London
+            #expect(page.contains("id=\"in-transit\""))
+            #expect(
+                page.contains(
+                    #"<td data-label="Transfer">#\#(sent.transfer.id ?? 0)</td><td data-label="Units" class="num">2</td><td data-label="From">HQ</td><td data-label="To">LON</td>"#
+                )
+            )
+        }
+    }
+
     @Test func aStoreOnItsOwnShowsNoLocations() async throws {
         // Given a store that never joined a company
         let fixture = try await WebFixture.make()

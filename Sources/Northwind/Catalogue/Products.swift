@@ -270,8 +270,7 @@ extension Backoffice {
     public func stockByLocation(productID: Int64) async throws(NorthwindError) -> [LocationStock] {
         try await read { db in
             let product = try Self.productRow(id: productID, db).product
-            let code = try Self.membership(db)?.siteCode ?? StoreMetadata.siteCode(db)
-            let here = LocationStock(location: code, units: product.unitsInStock, isHere: true)
+            let here = LocationStock(location: try Self.location(db), units: product.unitsInStock, isHere: true)
             let elsewhere = try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT location, units FROM stock_levels WHERE productID = ? AND location <> ? ORDER BY location"),
                 arguments: [productID, here.location]

@@ -44,6 +44,8 @@ struct SyncTable: Sendable {
         SyncTable("regions", .shared("catalog")),
         SyncTable("territories", .shared("catalog")),
         SyncTable("employee_territories", .shared("people")),
+        // A transfer lives in the sender's zone; the destination's movement in names it across zones.
+        SyncTable("stock_transfers", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
     ]
 

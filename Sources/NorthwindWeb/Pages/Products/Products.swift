@@ -60,6 +60,11 @@ struct ProductView {
     }
 }
 
+/// A moment to the minute, as a person reads it: "2026-11-23 09:41".
+private func toTheMinute(_ moment: Timestamp) -> String {
+    String(moment.description.prefix(16)).replacingOccurrences(of: "T", with: " ")
+}
+
 /// One stock movement on the product page.
 struct MovementView {
     var createdAt: String
@@ -69,12 +74,28 @@ struct MovementView {
     var orderNumber: String?
 
     init(_ movement: StockMovement, orderNumber: String?) {
-        // To the minute, as a person reads it: "2026-11-23 09:41".
-        createdAt = String(movement.createdAt.description.prefix(16)).replacingOccurrences(of: "T", with: " ")
+        createdAt = toTheMinute(movement.createdAt)
         reason = movement.reason.rawValue
         delta = movement.delta > 0 ? "+\(movement.delta)" : "\(movement.delta)"
         note = movement.note ?? ""
         self.orderNumber = orderNumber
+    }
+}
+
+/// A transfer of this product still on its way, sent from here or to here.
+struct TransitView {
+    var id: Int64
+    var units: Int
+    var from: String
+    var to: String
+    var sentAt: String
+
+    init(_ status: TransferStatus) {
+        id = status.transfer.id ?? 0
+        units = status.transfer.quantity
+        from = status.transfer.fromLocation
+        to = status.transfer.toLocation
+        sentAt = toTheMinute(status.transfer.sentAt)
     }
 }
 
@@ -84,6 +105,9 @@ struct ProductPage: PageModel {
     /// Every location's stock, when other installations share this catalogue (after `northwind sync join`).
     var locations: [LocationStock]
     var hasLocations: Bool
+    /// Transfers of this product sent from or to here and not yet received.
+    var transit: [TransitView]
+    var hasTransit: Bool
     var movements: [MovementView]
     var hasMovements: Bool
     var canEdit: Bool
@@ -166,11 +190,14 @@ extension PageRoutes {
         let row = try backoffice.product(id: id)
         let movements = try await backoffice.stockMovements(productID: id, limit: 20)
         let locations = try await backoffice.stockByLocation(productID: id)
+        let transit = try await backoffice.transfers(productID: id, inTransitOnly: true)
         let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
             locations: locations,
             hasLocations: locations.count > 1,
+            transit: transit.map(TransitView.init),
+            hasTransit: !transit.isEmpty,
             movements: try movements.map { movement in
                 MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orderNumber(id: $0) })
             },
