@@ -109,7 +109,7 @@ actor ConvergenceRun {
         return """
             convergence run with seed \(configuration.seed): \(steps.count) steps; \(count("take order")) orders, \(count("execute order")) executions, \
             \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \
-            \(count("purged")) purges, \(count("refused")) refusals
+            \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count("refused")) refusals
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
             """
     }
@@ -162,7 +162,9 @@ actor ConvergenceRun {
             case 49..<52: return try await cancelOrder(backoffice, site: site)
             case 52..<59: return try await receiveStock(backoffice, site: site)
             case 59..<62: return try await takeStock(backoffice)
-            case 62..<76: return await syncInProcess(site)
+            case 62..<64: return try await sendTransfer(backoffice, site: site)
+            case 64..<66: return try await receiveTransfer(backoffice, site: site)
+            case 66..<76: return await syncInProcess(site)
             case 76..<85: return try await syncAndKill(site)
             case 85..<94: return injectFault(site)
             case 94..<96: return try restartServer()
@@ -284,6 +286,29 @@ actor ConvergenceRun {
         let counted = Int.random(in: 0...30, using: &random)
         _ = try await backoffice.adjustStock(productID: id, countedQuantity: counted)
         return "stock take of \(product.recordID): \(counted)"
+    }
+
+    /// A few units of something on this shelf, to another installation this one has heard of.
+    private func sendTransfer(_ backoffice: Backoffice, site: String) async throws -> String {
+        let here = siteCodes[site]!
+        let others = sites.compactMap { siteCodes[$0] }.filter { $0 != here }.sorted()
+        guard let destination = others.randomElement(using: &random) else { return "no other site" }
+        let stocked = try await backoffice.store.pool.read { db in
+            try Product.filter(Column("unitsInStock") > 0).order(Column("id")).fetchAll(db)
+        }
+        guard let product = stocked.randomElement(using: &random), let id = product.id else { return "nothing to send" }
+        let quantity = Int.random(in: 1...min(product.unitsInStock, 10), using: &random)
+        let sent = try await backoffice.sendTransfer(productID: id, quantity: quantity, to: destination)
+        return "send \(quantity) of \(product.recordID) to \(destination): transfer \(sent.transfer.recordID)"
+    }
+
+    /// Books in a transfer waiting here, at times short.
+    private func receiveTransfer(_ backoffice: Backoffice, site: String) async throws -> String {
+        let waiting = try await backoffice.transfers(inTransitOnly: true).filter { $0.transfer.toLocation == siteCodes[site] }
+        guard let status = waiting.randomElement(using: &random), let id = status.transfer.id else { return "nothing in transit" }
+        let units = Int.random(in: max(1, status.transfer.quantity - 2)...status.transfer.quantity, using: &random)
+        _ = try await backoffice.receiveTransfer(id: id, units: units)
+        return "receive transfer \(status.transfer.recordID): \(units) of \(status.transfer.quantity)"
     }
 
     // MARK: - Syncing and faults
@@ -541,6 +566,24 @@ actor ConvergenceRun {
                         description: "\(site) sees \(units) of \(product) at \(location), which holds \(shelf[product].map(String.init) ?? "none")"
                     )
                 }
+            }
+        }
+        // Transfers: each left its sender with exactly its quantity, and arrived once at most, never with more.
+        for site in sites {
+            let wrong = try await stores[site]!.store.pool.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT t.recordID FROM stock_transfers t
+                        WHERE (SELECT count(*) FROM stock_movements m
+                               WHERE m.transferID = t.id AND m.reason = 'transferOut' AND m.delta = -t.quantity) <> 1
+                           OR EXISTS (SELECT 1 FROM stock_movements m
+                                      WHERE m.transferID = t.id AND m.reason = 'transferIn' AND m.delta > t.quantity)
+                        """
+                )
+            }
+            if let transfer = wrong.first {
+                throw Violation(description: "at \(site), transfer \(transfer) lacks its movement out, or received more than was sent")
             }
         }
         // Exactly once, and order numbers unique: no number twice, and no movement applied twice.
