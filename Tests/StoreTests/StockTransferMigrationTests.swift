@@ -4,6 +4,7 @@ import NorthwindStore
 import Testing
 
 @testable import NorthwindStore
+@testable import NorthwindTestSupport
 
 /// Migration v10 rebuilds `stock_movements` to admit transfers: a store made before it keeps every movement, and the
 /// table keeps moving the shelf and writing the change log.
@@ -11,23 +12,14 @@ import Testing
 struct StockTransferMigrationTests {
     @Test func aStoreFromBeforeTransfersKeepsItsMovementsAndTheirEffects() throws {
         // Given a store file at v9 with a product, one movement of this shelf and one of another location
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("old.sqlite").path
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in ReportFunctions.register(db) }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: "v9: sync")
-        try queue.write { db in
+        let old = try OldStoreFile(upTo: "v9: sync") { db in
             try db.execute(sql: "INSERT INTO products (id, recordID, name) VALUES (1, 'p1', 'Chai')")
             try db.execute(sql: "INSERT INTO stock_movements (recordID, productID, delta, reason) VALUES ('m1', 1, 5, 'received')")
             try db.execute(sql: "INSERT INTO stock_movements (recordID, productID, delta, reason, location) VALUES ('m2', 1, 3, 'received', 'LON')")
         }
-        try queue.close()
 
         // When the app opens it, and a movement is then made
-        let store = try Store(StoreConfiguration(path: path))
+        let store = try Store(StoreConfiguration(path: old.path))
         try store.pool.write { db in
             try db.execute(sql: "INSERT INTO stock_movements (recordID, productID, delta, reason) VALUES ('m3', 1, -2, 'shipped')")
         }
@@ -49,10 +41,8 @@ struct StockTransferMigrationTests {
 
     @Test func aTransferHasOneMovementOutAtMost() throws {
         // Given a store with a transfer and its movement out
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(StoreConfiguration(path: directory.appendingPathComponent("store.sqlite").path))
+        let temporary = try TemporaryStore()
+        let store = temporary.store
         try store.pool.write { db in
             try db.execute(sql: "INSERT INTO products (id, recordID, name) VALUES (1, 'p1', 'Chai')")
             try db.execute(sql: "INSERT INTO stock_movements (recordID, productID, delta, reason) VALUES ('m0', 1, 10, 'initial')")

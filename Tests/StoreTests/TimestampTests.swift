@@ -70,23 +70,14 @@ struct TimestampTests {
 
     @Test func migrationRewritesOlderSessionExpiryInTheOneFormat() throws {
         // Given a store file at v6 with a session whose expiry was written without milliseconds
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("old.sqlite").path
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in ReportFunctions.register(db) }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: "v6: line amounts checked by triggers")
-        try queue.write { db in
+        let old = try OldStoreFile(upTo: "v6: line amounts checked by triggers") { db in
             try db.execute(sql: "INSERT INTO employees (id, recordID, lastName, firstName) VALUES (1, 'e1', 'Davolio', 'Nancy')")
             try db.execute(
                 sql: "INSERT INTO access_tokens (tokenHash, employeeID, kind, expiresAt) VALUES ('h', 1, 'session', '2026-11-23T09:41:07Z')"
             )
         }
-        try queue.close()
         // When the app opens it
-        let store = try Store(StoreConfiguration(path: path))
+        let store = try Store(StoreConfiguration(path: old.path))
         // Then the expiry is in the one format, at the same moment
         let expiry = try store.pool.read { db in try String.fetchOne(db, sql: "SELECT expiresAt FROM access_tokens") }
         #expect(expiry == "2026-11-23T09:41:07.000Z")
