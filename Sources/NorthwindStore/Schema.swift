@@ -46,6 +46,19 @@ public enum Schema {
         }
         migrator.registerMigration("v9: sync", migrate: createSyncTables)
         migrator.registerMigration("v10: stock transfers", migrate: createStockTransfers)
+        // Pictures now sync as assets. When a merge discards one, its bytes stay here, so that a manager can restore
+        // it from the conflict inbox; they go when no open conflict names them.
+        migrator.registerMigration("v11: pictures a merge discarded") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sync_conflict_assets (
+                      sha256 TEXT PRIMARY KEY NOT NULL,
+                      contentType TEXT NOT NULL,
+                      bytes BLOB NOT NULL
+                    ) WITHOUT ROWID
+                    """
+            )
+        }
         return migrator
     }
 

@@ -118,6 +118,9 @@ public actor ShopSyncEngine {
         // A merge answered by another merge could go on for ever; a real outbox never needs this many rounds.
         for _ in 0..<100_000 {
             guard let batch = try await domain({ try await backoffice.nextOutboxBatch() }) else { return }
+            // Pictures go up before the records that name them; the server holds each only once.
+            let named = Set(batch.operations.flatMap { $0.record.fields.values.flatMap(\.assets) })
+            try await client.uploadAssets(named.sorted { $0.sha256 < $1.sha256 }, bytes: batch.assets)
             let results = try await client.modify(
                 clientID: membership.siteCode,
                 batchID: batch.batchID,
@@ -126,7 +129,12 @@ public actor ShopSyncEngine {
             let outcomes = batch.operations.indices.map { index in
                 Self.outcome(index < results.count ? results[index] : nil)
             }
-            let applied = try await domain { try await backoffice.acknowledge(batch, outcomes: outcomes) }
+            let changed = outcomes.compactMap { outcome -> SyncRecord? in
+                if case .changedOnServer(let record) = outcome { return record }
+                return nil
+            }
+            let assets = try await fetchAssets(client, for: changed)
+            let applied = try await domain { try await backoffice.acknowledge(batch, outcomes: outcomes, assets: assets) }
             report.uploaded += applied.saved
             report.merged += applied.merged
             report.discarded += applied.discarded
@@ -170,7 +178,10 @@ public actor ShopSyncEngine {
                     continue
                 }
                 refetched?.formUnion(page.records.map(\.recordName))
-                let applied = try await domain { try await backoffice.applyDownloaded(zone: zone, records: page.records, token: page.syncToken) }
+                let assets = try await fetchAssets(client, for: page.records)
+                let applied = try await domain {
+                    try await backoffice.applyDownloaded(zone: zone, records: page.records, token: page.syncToken, assets: assets)
+                }
                 report.downloaded += applied.saved + applied.deleted
                 report.merged += applied.merged
                 report.discarded += applied.discarded
@@ -182,6 +193,15 @@ public actor ShopSyncEngine {
                 report.downloaded += try await domain { try await backoffice.reconcile(zone: zone, keeping: refetched) }
             }
         }
+    }
+
+    /// The bytes of the pictures these records (and those waiting in the store) name that the store lacks.
+    private func fetchAssets(_ client: SyncClient, for records: [SyncRecord]) async throws(ShopSyncError) -> [String: Data] {
+        var bytes: [String: Data] = [:]
+        for asset in try await domain({ try await backoffice.assetsToFetch(for: records) }) {
+            bytes[asset.sha256] = try await client.downloadAsset(asset)
+        }
+        return bytes
     }
 
     /// A domain call; its errors (the store is unavailable, a write failed) stop the sync with their message.

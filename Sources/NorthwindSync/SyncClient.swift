@@ -126,6 +126,37 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// Uploads the assets the server lacks (it says which; the same bytes are stored once).
+    func uploadAssets(_ assets: [AssetReference], bytes: [String: Data]) async throws(ShopSyncError) {
+        guard !assets.isEmpty else { return }
+        try await call("upload pictures") {
+            let request = Components.Schemas.AssetUploadRequest(assets: assets.map { .init(sha256: $0.sha256, size: $0.size) })
+            switch try await client.requestAssetUploads(path: .init(container: container), body: .json(request)) {
+            case .ok(let ok):
+                for answer in try ok.body.json.assets where !answer.present {
+                    guard let data = bytes[answer.sha256] else {
+                        throw ShopSyncError(.refused(.internalError), "Picture \(answer.sha256) is no longer in this store; sync again.")
+                    }
+                    switch try await client.uploadAsset(path: .init(container: container, sha256: answer.sha256), body: .binary(HTTPBody(data))) {
+                    case .ok: break
+                    case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "store picture \(answer.sha256)")
+                    }
+                }
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "take pictures")
+            }
+        }
+    }
+
+    /// An asset's bytes (the store checks them against their SHA-256 before writing them).
+    func downloadAsset(_ asset: AssetReference) async throws(ShopSyncError) -> Data {
+        try await call("download a picture") {
+            switch try await client.downloadAsset(path: .init(container: container, sha256: asset.sha256)) {
+            case .ok(let ok): return try await Data(collecting: ok.body.binary, upTo: SyncLimits.bytesPerAsset)
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "send picture \(asset.sha256)")
+            }
+        }
+    }
+
     /// Asks the server to notify this installation of every change in the shared database (saving it again is
     /// harmless).
     func subscribeToEverything(id: String) async throws(ShopSyncError) {

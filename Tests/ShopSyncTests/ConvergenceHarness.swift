@@ -109,7 +109,8 @@ actor ConvergenceRun {
         return """
             convergence run with seed \(configuration.seed): \(steps.count) steps; \(count("take order")) orders, \(count("execute order")) executions, \
             \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \
-            \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count("refused")) refusals
+            \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count(" picture: ") + count(" photo: ")) pictures \
+            changed, \(count("refused")) refusals
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
             """
     }
@@ -170,6 +171,7 @@ actor ConvergenceRun {
             case 94..<96: return try restartServer()
             case 96..<97: return try purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
+            case 98..<99: return try await changePicture(backoffice)
             default:
                 try await Task.sleep(for: .milliseconds(20))
                 return "pause"
@@ -193,6 +195,25 @@ actor ConvergenceRun {
         }
         _ = try await backoffice.updateProduct(product)
         return "edit product \(product.recordID)"
+    }
+
+    /// Sets a category's picture or an employee's photo, from a small pool (so two sites set the same bytes; one is
+    /// large enough to live in a file), or removes it.
+    private func changePicture(_ backoffice: Backoffice) async throws -> String {
+        let pick = Int.random(in: 0..<5, using: &random)
+        let picture: BinaryContent? =
+            pick == 4 ? nil : BinaryContent(bytes: Data(repeating: UInt8(pick), count: pick == 3 ? 150_000 : 500 + pick), contentType: "image/png")
+        let what = picture.map { "\($0.bytes.count) bytes" } ?? "none"
+        if Bool.random(using: &random) {
+            let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM categories ORDER BY id") }
+            guard let id = ids.randomElement(using: &random) else { return "no category" }
+            try await backoffice.setCategoryPicture(categoryID: id, picture)
+            return "category \(id) picture: \(what)"
+        }
+        let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM employees ORDER BY id") }
+        guard let id = ids.randomElement(using: &random) else { return "no employee" }
+        try await backoffice.setEmployeePhoto(employeeID: id, picture)
+        return "employee \(id) photo: \(what)"
     }
 
     private func createCustomer(_ backoffice: Backoffice, step: Int) async throws -> String {
@@ -453,13 +474,19 @@ actor ConvergenceRun {
     /// Every synced table's rows by record id, with references as record ids and a movement's location spelled out:
     /// what must agree everywhere.
     func canonicalDump(_ site: String) async throws -> [String: [String: String]] {
+        let backoffice = stores[site]!
         let siteCode = siteCodes[site]!
-        return try await stores[site]!.store.pool.read { db in
+        return try await backoffice.store.pool.read { db in
+            // Only the site code (a movement's location) and the binaries (pictures as their hashes) count here.
+            let syncSite = SyncSite(
+                membership: SyncMembership(server: "", container: "", siteCode: siteCode, role: "", credential: ""),
+                binaries: backoffice.store.binaries
+            )
             var dump: [String: [String: String]] = [:]
             for table in SyncTable.all {
                 var rows: [String: String] = [:]
                 for recordID in try String.fetchAll(db, sql: "SELECT recordID FROM \(table.name)") {
-                    guard var record = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: siteCode, zoneName: "") else {
+                    guard var record = try RecordMapping.record(db, table: table, recordID: recordID, site: syncSite, zoneName: "") else {
                         continue
                     }
                     for (name, value) in record.fields {

@@ -28,6 +28,8 @@ public struct OutboxBatch: Sendable {
     /// The same on every retry, so the server recognises a replay after a lost answer.
     public var batchID: String
     public var operations: [OutboxOperation]
+    /// The bytes of the pictures its records name, by SHA-256: they go up before the records.
+    public var assets: [String: Data] = [:]
 }
 
 public struct OutboxOperation: Sendable {
@@ -135,11 +137,10 @@ extension Backoffice {
     /// nothing is pending.
     public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
         // A write, so that entries with nothing left to say are passed over for good.
-        try await write { db in try Self.nextBatch(db) }
+        try await write { db in try syncSite(db).flatMap { try Self.nextBatch(db, site: $0) } }
     }
 
-    static func nextBatch(_ db: Database) throws -> OutboxBatch? {
-        guard let membership = try membership(db) else { return nil }
+    static func nextBatch(_ db: Database, site: SyncSite) throws -> OutboxBatch? {
         var through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
         while true {
             let entries = try Row.fetchAll(
@@ -165,10 +166,15 @@ extension Backoffice {
             }
             var operations: [OutboxOperation] = []
             for (table, recordID) in keys {
-                if let operation = try operation(db, table: table, recordID: recordID, membership: membership) { operations.append(operation) }
+                if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
             }
             if !operations.isEmpty {
-                return OutboxBatch(throughSeq: last, batchID: "\(membership.siteCode)-\(first["seq"] as Int64)-\(last)", operations: operations)
+                return OutboxBatch(
+                    throughSeq: last,
+                    batchID: "\(site.siteCode)-\(first["seq"] as Int64)-\(last)",
+                    operations: operations,
+                    assets: try assetBytes(db, of: operations, site: site)
+                )
             }
             // Nothing left to say (a row made and removed before upload, an update back to what the server has):
             // pass over it.
@@ -177,16 +183,33 @@ extension Backoffice {
         }
     }
 
+    /// The bytes of the pictures that the operations name.
+    static func assetBytes(_ db: Database, of operations: [OutboxOperation], site: SyncSite) throws -> [String: Data] {
+        var bytes: [String: Data] = [:]
+        for operation in operations {
+            guard let table = SyncTable.byName[operation.record.recordType], !table.assetAttributes.isEmpty,
+                operation.record.fields.values.contains(where: { !$0.assets.isEmpty }),
+                let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [operation.record.recordName])
+            else { continue }
+            for attribute in table.assetAttributes {
+                if let asset = try RecordMapping.asset(db, table: table, attribute: attribute, rowID: rowID, site: site) {
+                    bytes[asset.reference.sha256] = asset.content.bytes
+                }
+            }
+        }
+        return bytes
+    }
+
     /// The operation that brings the server to this row's present state, or nil when there is nothing to send.
-    static func operation(_ db: Database, table name: String, recordID: String, membership: SyncMembership) throws -> OutboxOperation? {
+    static func operation(_ db: Database, table name: String, recordID: String, site: SyncSite) throws -> OutboxOperation? {
         guard let table = SyncTable.byName[name] else { return nil }
         let base = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT zoneName, changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
             arguments: [name, recordID]
         )
-        let zoneName: String = base?["zoneName"] ?? table.zone(siteCode: membership.siteCode)
-        let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: membership.siteCode)
-        guard var record = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: membership.siteCode, zoneName: zoneName)
+        let zoneName: String = base?["zoneName"] ?? table.zone(siteCode: site.siteCode)
+        let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: site.siteCode)
+        guard var record = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: zoneName)
         else {
             guard let base else { return nil }
             // Only the owning site writes its zone; another site's rows are removed here only by a download.

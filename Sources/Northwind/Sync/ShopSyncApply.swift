@@ -6,9 +6,14 @@ import SyncProtocol
 extension Backoffice {
     /// Records the server's answer to a batch, in one transaction: each saved record becomes its row's base, records
     /// changed on the server are merged into their rows, and the outbox moves past the batch.
-    public func acknowledge(_ batch: OutboxBatch, outcomes: [OperationOutcome]) async throws(NorthwindError) -> SyncApplied {
+    /// `assets` holds the bytes of the pictures that records changed on the server name (`assetsToFetch`).
+    public func acknowledge(
+        _ batch: OutboxBatch,
+        outcomes: [OperationOutcome],
+        assets: [String: Data] = [:]
+    ) async throws(NorthwindError) -> SyncApplied {
         try await write { db in
-            guard let membership = try Self.membership(db) else { return SyncApplied() }
+            guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
             var reupload: [(String, String)] = []
@@ -26,18 +31,18 @@ extension Backoffice {
                     }
                     applied.saved += 1
                 case .changedOnServer(let server):
-                    if try Self.merge(db, table: table, server: server, membership: membership, applied: &applied) {
+                    if try Self.merge(db, table: table, server: server, site: site, applied: &applied) {
                         reupload.append((table.name, record.recordName))
                     }
                 case .notApplied:
                     reupload.append((table.name, record.recordName))
                 case .goneOnServer:
-                    try Self.removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
+                    try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
                 case .missingReference(let reason), .refused(let reason):
                     // A missing parent goes up first, then the record again; with no parent here, or any other
                     // refusal, the whole record goes to the inbox.
                     if case .missingReference = outcome,
-                        try Self.restoreParents(db, of: table, record: record, reason: reason, applied: &applied, reupload: &restored)
+                        try Self.restoreParents(db, of: table, record: record, reason: reason, site: site, applied: &applied, reupload: &restored)
                     {
                         reupload.append((table.name, record.recordName))
                     } else {
@@ -59,10 +64,16 @@ extension Backoffice {
     }
 
     /// Applies one downloaded page of a zone and saves its token, in one transaction. Records that name a row not here
-    /// yet wait, and are tried again after every page.
-    public func applyDownloaded(zone: String, records: [SyncRecord], token: String) async throws(NorthwindError) -> SyncApplied {
+    /// yet wait, and are tried again after every page; so do records whose pictures' bytes are not in `assets`
+    /// (see `assetsToFetch`).
+    public func applyDownloaded(
+        zone: String,
+        records: [SyncRecord],
+        token: String,
+        assets: [String: Data] = [:]
+    ) async throws(NorthwindError) -> SyncApplied {
         try await write { db in
-            guard let membership = try Self.membership(db) else { return SyncApplied() }
+            guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
@@ -77,7 +88,7 @@ extension Backoffice {
             while !queue.isEmpty {
                 var waiting: [SyncRecord] = []
                 for record in queue {
-                    if try !Self.applyDownloaded(db, record, membership: membership, applied: &applied, reupload: &reupload) {
+                    if try !Self.applyDownloaded(db, record, site: site, applied: &applied, reupload: &reupload) {
                         waiting.append(record)
                     }
                 }
@@ -97,6 +108,26 @@ extension Backoffice {
         }
     }
 
+    /// The pictures these records (and the records waiting here) name whose bytes this store lacks: the sync engine
+    /// downloads them and passes them to `applyDownloaded` or `acknowledge`.
+    public func assetsToFetch(for records: [SyncRecord]) async throws(NorthwindError) -> [AssetReference] {
+        try await read { db in
+            guard let site = try syncSite(db) else { return [] }
+            let waiting = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+            var needed: [String: AssetReference] = [:]
+            for record in records + waiting where !record.deleted {
+                guard let table = SyncTable.byName[record.recordType] else { continue }
+                for attribute in table.assetAttributes {
+                    guard case .asset(let asset)? = record.fields[attribute], needed[asset.sha256] == nil else { continue }
+                    let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [record.recordName])
+                    let current = try rowID.flatMap { try RecordMapping.asset(db, table: table, attribute: attribute, rowID: $0, site: site) }
+                    if current?.reference.sha256 != asset.sha256 { needed[asset.sha256] = asset }
+                }
+            }
+            return needed.values.sorted { $0.sha256 < $1.sha256 }
+        }
+    }
+
     /// The token to fetch a zone's changes from; nil for a zone never fetched.
     public func syncToken(zone: String) async throws(NorthwindError) -> String? {
         try await read { db in try Self.state(db, "token:" + zone) }
@@ -111,17 +142,17 @@ extension Backoffice {
     private static func applyDownloaded(
         _ db: Database,
         _ record: SyncRecord,
-        membership: SyncMembership,
+        site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         if record.deleted {
-            try removeRow(db, table: table, recordID: record.recordName, membership: membership, applied: &applied, reupload: &reupload)
+            try removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             return true
         }
         if try hasPendingChange(db, table: table.name, recordID: record.recordName) {
-            if try merge(db, table: table, server: record, membership: membership, applied: &applied) {
+            if try merge(db, table: table, server: record, site: site, applied: &applied) {
                 reupload.append((table.name, record.recordName))
             }
             return true
@@ -134,11 +165,11 @@ extension Backoffice {
             db,
             table: table,
             recordID: record.recordName,
-            siteCode: membership.siteCode,
+            site: site,
             zoneName: record.zoneID.zoneName
         )
         if current?.fields != incoming {
-            guard try writeKeepingUnique(db, table: table, record: record, membership: membership, applied: &applied, reupload: &reupload) else {
+            guard try writeKeepingUnique(db, table: table, record: record, site: site, applied: &applied, reupload: &reupload) else {
                 return false
             }
             applied.saved += 1
@@ -153,7 +184,7 @@ extension Backoffice {
         _ db: Database,
         table: SyncTable,
         server: SyncRecord,
-        membership: SyncMembership,
+        site: SyncSite,
         applied: inout SyncApplied
     ) throws -> Bool {
         let base = try decodeFields(
@@ -168,7 +199,7 @@ extension Backoffice {
                 db,
                 table: table,
                 recordID: server.recordName,
-                siteCode: membership.siteCode,
+                site: site,
                 zoneName: server.zoneID.zoneName
             )
         else {
@@ -176,14 +207,17 @@ extension Backoffice {
             return false
         }
         // The local values date from the local edit, not from now: an edit queued offline loses to a later one.
-        let clock = FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: server.recordName), site: membership.siteCode)
+        let clock = FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: server.recordName), site: site.siteCode)
         let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock)
         for value in result.discarded {
             try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
+            if table.assetAttributes.contains(value.field), case .asset(let lost)? = value.lost {
+                try keepDiscardedPicture(db, lost, table: table, recordID: server.recordName, site: site)
+            }
         }
         applied.discarded += result.discarded.count
         do {
-            guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, membership: membership) else { return false }
+            guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site) else { return false }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The merged values break a rule of this store: keep the row as it is, and say so.
             try discardWhole(db, table: table.name, record: server, reason: "could not merge: \(error.message ?? "\(error)")", applied: &applied)
@@ -196,6 +230,26 @@ extension Backoffice {
         return result.fields != serverFields
     }
 
+    /// Keeps the bytes of a picture a merge discarded, so that the conflict inbox can restore it: the local picture
+    /// (about to be replaced) or the server's (fetched with the page).
+    private static func keepDiscardedPicture(_ db: Database, _ lost: AssetReference, table: SyncTable, recordID: String, site: SyncSite) throws {
+        var bytes = site.assets[lost.sha256]
+        if bytes == nil, let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) {
+            for attribute in table.assetAttributes {
+                if let local = try RecordMapping.asset(db, table: table, attribute: attribute, rowID: rowID, site: site),
+                    local.reference.sha256 == lost.sha256
+                {
+                    bytes = local.content.bytes
+                }
+            }
+        }
+        guard let bytes else { return }
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO sync_conflict_assets (sha256, contentType, bytes) VALUES (?, ?, ?)",
+            arguments: [lost.sha256, lost.contentType ?? "application/octet-stream", bytes]
+        )
+    }
+
     /// Writes a downloaded record, settling a clash on a unique column (two shops created the customer code ALFKI,
     /// or the category "Teas", offline). The value written first by clock (then by record id) keeps it; the other
     /// record's value gets its author's site code appended ("ALFKI-OXF"), here and, through the outbox, everywhere:
@@ -205,14 +259,14 @@ extension Backoffice {
         _ db: Database,
         table: SyncTable,
         record: SyncRecord,
-        membership: SyncMembership,
+        site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> Bool {
         var fields = record.fields
         for attempt in 0..<3 {
             do {
-                return try writeRow(db, table: table, recordID: record.recordName, fields: fields, membership: membership)
+                return try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && attempt < 2 {
                 guard
                     try settleUniqueClash(
@@ -220,7 +274,7 @@ extension Backoffice {
                         table: table,
                         record: record,
                         fields: &fields,
-                        membership: membership,
+                        site: site,
                         applied: &applied,
                         reupload: &reupload
                     )
@@ -249,7 +303,7 @@ extension Backoffice {
         table: SyncTable,
         record: SyncRecord,
         fields: inout [String: FieldValue],
-        membership: SyncMembership,
+        site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> Bool {
@@ -271,7 +325,7 @@ extension Backoffice {
             )
             let ours =
                 try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
-                ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: other), site: membership.siteCode)
+                ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: other), site: site.siteCode)
             let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
             let loserClock = incomingLoses ? theirs : ours
             let renamed = try freeValue(db, table: table, column: column, base: "\(value)-\(loserClock.site.isEmpty ? "X" : loserClock.site)")
@@ -314,13 +368,14 @@ extension Backoffice {
     }
 
     /// Writes a record's fields into its row, creating the row if needed; false when a reference names a row not
-    /// here yet. Columns the record lacks become NULL; local columns keep their values.
+    /// here yet, or a picture's bytes are not at hand. Columns the record lacks become NULL; local columns keep their
+    /// values.
     static func writeRow(
         _ db: Database,
         table: SyncTable,
         recordID: String,
         fields: [String: FieldValue],
-        membership: SyncMembership
+        site: SyncSite
     ) throws -> Bool {
         var names: [String] = []
         var values: [DatabaseValue] = []
@@ -338,13 +393,16 @@ extension Backoffice {
                 value = RecordMapping.databaseValue(field) ?? .null
             }
             // This store's own movements move its own shelf, which has no location.
-            if table.name == "stock_movements", column.name == "location", value == membership.siteCode.databaseValue { value = .null }
+            if table.name == "stock_movements", column.name == "location", value == site.siteCode.databaseValue { value = .null }
             names.append(column.name)
             values.append(value)
         }
+        let existing = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
+        guard let binaries = try binaryWrites(db, table: table, rowID: existing, fields: fields, site: site) else { return false }
         let hasVersion = try db.columns(in: table.name).contains { $0.name == "version" }
         try db.inSavepoint {
-            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) {
+            var rowID = existing
+            if let id = existing {
                 let sets = names.map { "\($0.quotedDatabaseIdentifier) = ?" } + (hasVersion ? ["version = version + 1"] : [])
                 try db.execute(
                     sql: "UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE id = ?",
@@ -356,10 +414,47 @@ extension Backoffice {
                     sql: "INSERT INTO \(table.name) (recordID, \(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(marks))",
                     arguments: StatementArguments([recordID.databaseValue] + values)
                 )
+                rowID = db.lastInsertedRowID
+            }
+            for (attribute, content) in binaries {
+                try site.binaries.save(db, content, table: table.name, attribute: attribute, id: rowID ?? db.lastInsertedRowID)
             }
             return .commit
         }
         return true
+    }
+
+    /// The pictures to write for a record: (attribute, bytes or nil to remove) for each that differs from the row's;
+    /// nil when one's bytes are not at hand (the record waits, and the sync engine fetches them).
+    private static func binaryWrites(
+        _ db: Database,
+        table: SyncTable,
+        rowID: Int64?,
+        fields: [String: FieldValue],
+        site: SyncSite
+    ) throws -> [(String, BinaryContent?)]? {
+        var writes: [(String, BinaryContent?)] = []
+        for attribute in table.assetAttributes {
+            let current = try rowID.flatMap { try RecordMapping.asset(db, table: table, attribute: attribute, rowID: $0, site: site)?.content }
+            guard case .asset(let wanted)? = fields[attribute] else {
+                if current != nil { writes.append((attribute, nil)) }
+                continue
+            }
+            let type = wanted.contentType ?? "application/octet-stream"
+            if let current, RecordMapping.sha256(current.bytes) == wanted.sha256 {
+                if current.contentType != type { writes.append((attribute, BinaryContent(bytes: current.bytes, contentType: type))) }
+                continue
+            }
+            guard let bytes = site.assets[wanted.sha256] else { return nil }
+            guard RecordMapping.sha256(bytes) == wanted.sha256 else {
+                throw NorthwindError.invalidState(
+                    "The sync server sent other bytes for picture \(wanted.sha256) than the ones it names; nothing was applied. "
+                        + "Sync again; if it happens again, the server's copy is damaged."
+                )
+            }
+            writes.append((attribute, BinaryContent(bytes: bytes, contentType: type)))
+        }
+        return writes
     }
 
     /// Removes a row the server deleted. Deletes beat concurrent updates; a row still referenced here stays, and
@@ -368,11 +463,11 @@ extension Backoffice {
         _ db: Database,
         table: SyncTable,
         recordID: String,
-        membership: SyncMembership,
+        site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws {
-        let local = try RecordMapping.record(db, table: table, recordID: recordID, siteCode: membership.siteCode, zoneName: "")
+        let local = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: "")
         // Foreign keys are deferred while a page applies, so the delete below would not fail: ask first.
         if let local, try isReferenced(db, table: table, recordID: recordID) {
             try restore(db, table: table, recordID: recordID, kept: local, reupload: &reupload)
@@ -437,6 +532,7 @@ extension Backoffice {
         of table: SyncTable,
         record: SyncRecord,
         reason: String,
+        site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> Bool {
@@ -454,7 +550,7 @@ extension Backoffice {
                     db,
                     table: parent,
                     recordID: reference.recordName,
-                    siteCode: try membership(db)?.siteCode ?? "",
+                    site: site,
                     zoneName: ""
                 )
             else { continue }
@@ -540,7 +636,7 @@ extension Backoffice {
     /// longer has, unless they have changes not yet sent, which stay and go up. Returns how many rows went.
     public func reconcile(zone: String, keeping names: Set<String>) async throws(NorthwindError) -> Int {
         try await write { db in
-            guard let membership = try Self.membership(db) else { return 0 }
+            guard let site = try syncSite(db) else { return 0 }
             let before = try Self.lastSeq(db)
             let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
             // Children before parents, so that a parent is not refused for the children about to go.
@@ -552,7 +648,7 @@ extension Backoffice {
             var reupload: [(String, String)] = []
             for (name, recordID) in rows {
                 guard let table = SyncTable.byName[name], try !Self.hasPendingChange(db, table: name, recordID: recordID) else { continue }
-                try Self.removeRow(db, table: table, recordID: recordID, membership: membership, applied: &applied, reupload: &reupload)
+                try Self.removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
             }
             try Self.finishApply(db, after: before, reupload: reupload)
             return applied.deleted

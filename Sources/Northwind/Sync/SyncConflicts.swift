@@ -78,14 +78,14 @@ extension Backoffice {
             let lostSite: String? = row["lostSite"]
             // "Mine" was lost when the lost value came from here (a refused change is always this store's).
             let mineWasLost = field == "*" || lostSite == site
-            if field == "*", !keepMine, let syncTable = SyncTable.byName[table], let membership = try Self.membership(db),
+            if field == "*", !keepMine, let syncTable = SyncTable.byName[table], let syncSite = try syncSite(db),
                 let base = try String.fetchOne(
                     db,
                     sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
                     arguments: [table, recordID]
                 )
             {
-                _ = try Self.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), membership: membership)
+                _ = try Self.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), site: syncSite)
             } else if keepMine == mineWasLost, let syncTable = SyncTable.byName[table] {
                 if field == "*" {
                     try db.execute(
@@ -95,6 +95,12 @@ extension Backoffice {
                 } else {
                     let json: String? = row["lostValue"]
                     let value = try json.map { try JSONDecoder().decode(FieldValue.self, from: Data($0.utf8)) } ?? .null
+                    if syncTable.assetAttributes.contains(field) {
+                        try restorePicture(db, value, table: syncTable, attribute: field, recordID: recordID, conflict: id)
+                        try db.execute(sql: "UPDATE sync_conflicts SET resolvedAt = ? WHERE id = ?", arguments: [Timestamp.now.description, id])
+                        try Self.forgetDiscardedPictures(db)
+                        return
+                    }
                     guard let column = try syncTable.columns(db).first(where: { $0.name == field }) else {
                         throw NorthwindError.invalidState("\(table) has no column \(field) any more; nothing to restore.")
                     }
@@ -113,6 +119,46 @@ extension Backoffice {
                 }
             }
             try db.execute(sql: "UPDATE sync_conflicts SET resolvedAt = ? WHERE id = ?", arguments: [Timestamp.now.description, id])
+            try Self.forgetDiscardedPictures(db)
         }
+    }
+
+    /// Puts a discarded picture (kept in `sync_conflict_assets`) back on its row, as a new local edit.
+    private func restorePicture(_ db: Database, _ value: FieldValue, table: SyncTable, attribute: String, recordID: String, conflict: Int64) throws {
+        guard let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
+            throw NorthwindError.invalidState("The \(table.name) row \(recordID) is gone; there is nothing to put the picture back on.")
+        }
+        guard case .asset(let asset) = value else {
+            try store.binaries.save(db, nil, table: table.name, attribute: attribute, id: rowID)
+            return
+        }
+        guard
+            let kept = try Row.fetchOne(
+                db,
+                sql: "SELECT contentType, bytes FROM sync_conflict_assets WHERE sha256 = ?",
+                arguments: [asset.sha256]
+            )
+        else {
+            throw NorthwindError.invalidState(
+                "The picture conflict #\(conflict) discarded was not kept here, so it cannot be restored; set the picture again instead."
+            )
+        }
+        try store.binaries.save(
+            db,
+            BinaryContent(bytes: kept["bytes"], contentType: kept["contentType"]),
+            table: table.name,
+            attribute: attribute,
+            id: rowID
+        )
+    }
+
+    /// Drops kept pictures that no open conflict names any more.
+    static func forgetDiscardedPictures(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM sync_conflict_assets WHERE NOT EXISTS (
+                  SELECT 1 FROM sync_conflicts WHERE resolvedAt IS NULL AND instr(ifnull(lostValue, ''), sync_conflict_assets.sha256) > 0)
+                """
+        )
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import NorthwindStore
@@ -19,25 +20,29 @@ struct SyncTable: Sendable {
     let localColumns: Set<String>
     /// Rows are never changed once written (a ledger): they upload with `append`.
     let appendOnly: Bool
+    /// Binary attributes kept with external storage (`ExternalStorage`), which travel as assets: the record names
+    /// the bytes by their SHA-256, and the bytes go up and down apart from it.
+    let assetAttributes: [String]
 
-    init(_ name: String, _ zone: Zone, local: Set<String> = [], appendOnly: Bool = false) {
+    init(_ name: String, _ zone: Zone, local: Set<String> = [], appendOnly: Bool = false, assets: [String] = []) {
         self.name = name
         self.zone = zone
-        self.localColumns = local.union(["id", "recordID", "version"])
+        // An asset attribute's three columns (bytes, file name, type) never travel as columns.
+        self.localColumns = local.union(["id", "recordID", "version"]).union(assets.flatMap { [$0, $0 + "File", $0 + "Type"] })
         self.appendOnly = appendOnly
+        self.assetAttributes = assets
     }
 
     /// Every synced table, parents before children (`Store.syncedTables` order).
     static let all: [SyncTable] = [
-        // Pictures stay home until assets travel (see docs/sync.md, "Shop sync").
-        SyncTable("categories", .shared("catalog"), local: ["picture", "pictureFile", "pictureType"]),
+        SyncTable("categories", .shared("catalog"), assets: ["picture"]),
         SyncTable("suppliers", .shared("catalog")),
         // A product's stock is this location's, derived from its movements.
         SyncTable("products", .shared("catalog"), local: ["unitsInStock"]),
         SyncTable("customers", .shared("customers")),
         SyncTable("customer_demographics", .shared("customers")),
         SyncTable("customer_demographic_links", .shared("customers")),
-        SyncTable("employees", .shared("people"), local: ["photo", "photoFile", "photoType"]),
+        SyncTable("employees", .shared("people"), assets: ["photo"]),
         SyncTable("shippers", .shared("catalog")),
         SyncTable("orders", .site),
         SyncTable("order_lines", .site),
@@ -74,11 +79,26 @@ struct SyncTable: Sendable {
     }
 }
 
+/// What the sync rules need besides the transaction: this store's membership, where its binary values live, and the
+/// asset bytes the sync engine fetched for the records being applied (by SHA-256).
+struct SyncSite: Sendable {
+    var membership: SyncMembership
+    var binaries: ExternalStorage
+    var assets: [String: Data] = [:]
+    var siteCode: String { membership.siteCode }
+}
+
+extension Backoffice {
+    func syncSite(_ db: Database, assets: [String: Data] = [:]) throws -> SyncSite? {
+        try Self.membership(db).map { SyncSite(membership: $0, binaries: store.binaries, assets: assets) }
+    }
+}
+
 /// Rows as records and records as rows.
 enum RecordMapping {
     /// The row as a record, or nil when no row has this id. NULL columns are left out; `location` of a movement
-    /// made here is this store's site code.
-    static func record(_ db: Database, table: SyncTable, recordID: String, siteCode: String, zoneName: String) throws -> SyncRecord? {
+    /// made here is this store's site code; a picture is an asset named by its bytes' SHA-256.
+    static func record(_ db: Database, table: SyncTable, recordID: String, site: SyncSite, zoneName: String) throws -> SyncRecord? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
             return nil
         }
@@ -91,13 +111,18 @@ enum RecordMapping {
                     continue
                 }
                 let parentTable = SyncTable.byName[parent]
-                let parentZone = try parentTable.map { try zone(db, table: $0, recordID: parentID, siteCode: siteCode) }
+                let parentZone = try parentTable.map { try zone(db, table: $0, recordID: parentID, siteCode: site.siteCode) }
                 fields[column.name] = .reference(RecordReference(recordName: parentID, zoneName: parentZone == zoneName ? nil : parentZone))
             } else if let field = field(value) {
                 fields[column.name] = field
             }
         }
-        if table.name == "stock_movements", fields["location"] == nil { fields["location"] = .string(siteCode) }
+        for attribute in table.assetAttributes {
+            if let asset = try asset(db, table: table, attribute: attribute, rowID: row["id"], site: site) {
+                fields[attribute] = .asset(asset.reference)
+            }
+        }
+        if table.name == "stock_movements", fields["location"] == nil { fields["location"] = .string(site.siteCode) }
         return SyncRecord(recordName: recordID, recordType: table.name, zoneID: ZoneID(zoneName), fields: fields)
     }
 
@@ -107,6 +132,26 @@ enum RecordMapping {
             db.cachedStatement(sql: "SELECT zoneName FROM sync_records WHERE tableName = ? AND recordID = ?"),
             arguments: [table.name, recordID]
         ) ?? table.zone(siteCode: siteCode)
+    }
+
+    /// A row's binary value and the asset that names it; nil when the row has none.
+    static func asset(
+        _ db: Database,
+        table: SyncTable,
+        attribute: String,
+        rowID: Int64,
+        site: SyncSite
+    ) throws -> (reference: AssetReference, content: BinaryContent)? {
+        guard let content = try site.binaries.load(db, table: table.name, attribute: attribute, id: rowID) else { return nil }
+        return (assetReference(content), content)
+    }
+
+    static func assetReference(_ content: BinaryContent) -> AssetReference {
+        AssetReference(sha256: sha256(content.bytes), size: Int64(content.bytes.count), contentType: content.contentType)
+    }
+
+    static func sha256(_ bytes: Data) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     static func field(_ value: DatabaseValue) -> FieldValue? {
