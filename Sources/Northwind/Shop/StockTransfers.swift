@@ -120,6 +120,11 @@ extension Backoffice {
         }
     }
 
+    /// One transfer, by its id here.
+    public func transfer(id: Int64) async throws(NorthwindError) -> TransferStatus {
+        try await read { db in try Self.transferStatus(id: id, db) }
+    }
+
     /// Transfers from or to this location, newest first; of one product, or only those still in transit.
     public func transfers(productID: Int64? = nil, inTransitOnly: Bool = false, limit: Int = 100) async throws(NorthwindError) -> [TransferStatus] {
         try checkPaging(limit: limit, offset: 0)
@@ -162,6 +167,15 @@ extension Backoffice {
             received: row["received"],
             receivedAt: row["receivedAt"]
         )
+    }
+
+    /// This location, and where it can send a transfer: the other locations it has heard of (none before it has
+    /// joined a company and synced).
+    public func transferLocations() async throws(NorthwindError) -> (here: String, others: [String]) {
+        try await read { db in
+            let here = try Self.location(db)
+            return (here, try Self.membership(db) == nil ? [] : try Self.otherLocations(db, here: here))
+        }
     }
 
     /// This installation's site code: the one it joined with, else the one it made for its order numbers.

@@ -124,6 +124,36 @@ struct APIHandler: APIProtocol {
         return .ok(.init(body: .json(.init(items: levels.map { .init(here: $0.isHere, location: $0.location, units: $0.units) }))))
     }
 
+    // MARK: Stock transfers
+
+    func listTransfers(_ input: Operations.ListTransfers.Input) async throws -> Operations.ListTransfers.Output {
+        let q = input.query
+        let productID = q.productID.map(Int64.init)
+        if let productID { _ = try backoffice.product(id: productID) }
+        let transfers = try await backoffice.transfers(productID: productID, inTransitOnly: q.inTransit == true, limit: q.limit ?? 100)
+        return .ok(.init(body: .json(.init(items: transfers.map(TransferBody.init)))))
+    }
+
+    func sendTransfer(_ input: Operations.SendTransfer.Input) async throws -> Operations.SendTransfer.Output {
+        let me = try APIRequest.signedIn()
+        guard case let .json(body) = input.body else { preconditionFailure("JSON is the only body") }
+        let sent = try await backoffice.sendTransfer(
+            productID: Int64(body.productID),
+            quantity: body.quantity,
+            to: body.to,
+            employeeID: me.employeeID,
+            note: body.note
+        )
+        return .created(.init(body: .json(TransferBody(sent))))
+    }
+
+    func receiveTransfer(_ input: Operations.ReceiveTransfer.Input) async throws -> Operations.ReceiveTransfer.Output {
+        let me = try APIRequest.signedIn()
+        guard case let .json(body) = input.body else { preconditionFailure("JSON is the only body") }
+        let received = try await backoffice.receiveTransfer(id: Int64(input.path.id), units: body.units, employeeID: me.employeeID, note: body.note)
+        return .ok(.init(body: .json(TransferBody(received))))
+    }
+
     // MARK: Orders
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {

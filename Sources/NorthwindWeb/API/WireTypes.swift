@@ -10,6 +10,7 @@ typealias ProductBody = Components.Schemas.Product
 typealias OrderBody = Components.Schemas.Order
 typealias OrderSummaryBody = Components.Schemas.OrderSummary
 typealias MovementBody = Components.Schemas.Movement
+typealias TransferBody = Components.Schemas.Transfer
 typealias ReportSummaryBody = Components.Schemas.ReportSummary
 
 extension Components.Schemas.Product {
@@ -43,6 +44,27 @@ extension Components.Schemas.Movement {
             id: Int(movement.id ?? 0),
             note: movement.note,
             reason: .wire(movement.reason)
+        )
+    }
+}
+
+extension Components.Schemas.Transfer {
+    init(_ status: TransferStatus) {
+        let t = status.transfer
+        self.init(
+            from: t.fromLocation,
+            id: Int(t.id ?? 0),
+            inTransit: status.isInTransit,
+            note: t.note,
+            productID: Int(t.productID),
+            productName: status.productName,
+            quantity: t.quantity,
+            received: status.received,
+            receivedAt: status.receivedAt?.description,
+            recordID: t.recordID,
+            sentAt: t.sentAt.description,
+            shortBy: status.shortBy,
+            to: t.toLocation
         )
     }
 }

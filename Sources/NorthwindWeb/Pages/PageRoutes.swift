@@ -27,6 +27,8 @@ struct PageRoutes: Sendable {
         pages.post("products", use: createProduct)
         pages.get("products/:id", use: product)
         pages.post("products/:id", use: saveProduct)
+        pages.post("products/:id/transfers", use: sendTransfer)
+        pages.post("transfers/:id/receive", use: receiveTransfer)
         pages.get("orders", use: orders)
         pages.get("orders/new", use: newOrder)
         pages.post("orders", use: createOrder)

@@ -89,13 +89,16 @@ struct TransitView {
     var from: String
     var to: String
     var sentAt: String
+    /// Sent to here: this location books it in.
+    var canReceive: Bool
 
-    init(_ status: TransferStatus) {
+    init(_ status: TransferStatus, here: String) {
         id = status.transfer.id ?? 0
         units = status.transfer.quantity
         from = status.transfer.fromLocation
         to = status.transfer.toLocation
         sentAt = toTheMinute(status.transfer.sentAt)
+        canReceive = status.transfer.toLocation == here
     }
 }
 
@@ -108,6 +111,12 @@ struct ProductPage: PageModel {
     /// Transfers of this product sent from or to here and not yet received.
     var transit: [TransitView]
     var hasTransit: Bool
+    /// Where this shelf can send units: the other locations (after `northwind sync join`).
+    var destinations: [String]
+    var hasDestinations: Bool
+    /// What the last transfer form did: an error to show, or what was sent or received.
+    var transferError: String?
+    var transferDone: String?
     var movements: [MovementView]
     var hasMovements: Bool
     var canEdit: Bool
@@ -184,6 +193,8 @@ extension PageRoutes {
         form: ProductForm?,
         conflict: String? = nil,
         saved: Bool = false,
+        transferError: String? = nil,
+        transferDone: String? = nil,
         status: HTTPResponse.Status = .ok,
         context: WebContext
     ) async throws -> Response {
@@ -191,13 +202,18 @@ extension PageRoutes {
         let movements = try await backoffice.stockMovements(productID: id, limit: 20)
         let locations = try await backoffice.stockByLocation(productID: id)
         let transit = try await backoffice.transfers(productID: id, inTransitOnly: true)
+        let (here, destinations) = try await backoffice.transferLocations()
         let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
             locations: locations,
             hasLocations: locations.count > 1,
-            transit: transit.map(TransitView.init),
+            transit: transit.map { TransitView($0, here: here) },
             hasTransit: !transit.isEmpty,
+            destinations: destinations,
+            hasDestinations: !destinations.isEmpty,
+            transferError: transferError,
+            transferDone: transferDone,
             movements: try movements.map { movement in
                 MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orderNumber(id: $0) })
             },
@@ -252,6 +268,60 @@ extension PageRoutes {
             }
         }
         return try await renderProduct(id: id, form: nil, saved: true, context: context)
+    }
+}
+
+extension PageRoutes {
+    /// Sends units of the product from this shelf to another location (any signed-in employee, as for execution).
+    @Sendable func sendTransfer(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireSignIn()
+        let id = try context.pathID()
+        let form = try await FormData.read(request, context: context)
+        let sent: TransferStatus
+        do throws(NorthwindError) {
+            var parser = FieldParser()
+            let quantity = parser.int(form.text("quantity"), "quantity", required: true)
+            try parser.throwIfAny()
+            sent = try await backoffice.sendTransfer(
+                productID: id,
+                quantity: quantity ?? 0,
+                to: form.text("to") ?? "",
+                employeeID: me.employeeID,
+                note: form.text("note")
+            )
+        } catch {
+            if case .notFound = error { throw error }
+            return try await renderProduct(id: id, form: nil, transferError: error.description, status: .unprocessableContent, context: context)
+        }
+        let done = "Sent \(sent.transfer.quantity) units to \(sent.transfer.toLocation) (transfer #\(sent.transfer.id ?? 0))."
+        return try await renderProduct(id: id, form: nil, transferDone: done, context: context)
+    }
+
+    /// Books in a transfer sent to this location, on its product's page.
+    @Sendable func receiveTransfer(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireSignIn()
+        let id = try context.pathID()
+        let form = try await FormData.read(request, context: context)
+        let transfer = try await backoffice.transfer(id: id)
+        let received: TransferStatus
+        do throws(NorthwindError) {
+            var parser = FieldParser()
+            let units = parser.int(form.text("units"), "units", required: true)
+            try parser.throwIfAny()
+            received = try await backoffice.receiveTransfer(id: id, units: units ?? 0, employeeID: me.employeeID, note: form.text("note"))
+        } catch {
+            if case .notFound = error { throw error }
+            return try await renderProduct(
+                id: transfer.transfer.productID,
+                form: nil,
+                transferError: error.description,
+                status: { if case .invalid = error { .unprocessableContent } else { .conflict } }(),
+                context: context
+            )
+        }
+        let short = received.shortBy > 0 ? ", short by \(received.shortBy)" : ""
+        let done = "Received \(received.received ?? 0) units from \(transfer.transfer.fromLocation) (transfer #\(id)\(short))."
+        return try await renderProduct(id: transfer.transfer.productID, form: nil, transferDone: done, context: context)
     }
 }
 
