@@ -268,6 +268,11 @@ extension Backoffice {
             do {
                 return try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && attempt < 2 {
+                switch try settleDuplicateLink(db, table: table, record: record, fields: fields, site: site, applied: &applied, reupload: &reupload) {
+                case .incomingDropped?: return true
+                case .localRemoved?: continue
+                case nil: break
+                }
                 guard
                     try settleUniqueClash(
                         db,
@@ -318,14 +323,7 @@ extension Backoffice {
                 )
             else { continue }
             let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
-            let base = try String.fetchOne(
-                db,
-                sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
-                arguments: [table.name, other]
-            )
-            let ours =
-                try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
-                ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: other), site: site.siteCode)
+            let ours = try localClock(db, table: table, recordID: other, column: column, site: site)
             let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
             let loserClock = incomingLoses ? theirs : ours
             let renamed = try freeValue(db, table: table, column: column, base: "\(value)-\(loserClock.site.isEmpty ? "X" : loserClock.site)")
@@ -350,6 +348,77 @@ extension Backoffice {
             return true
         }
         return false
+    }
+
+    /// When a local row's `column` was written: by the server's clocks once it has been sent, else by its last
+    /// local change.
+    private static func localClock(_ db: Database, table: SyncTable, recordID: String, column: String, site: SyncSite) throws -> FieldClock {
+        let base = try String.fetchOne(
+            db,
+            sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+            arguments: [table.name, recordID]
+        )
+        return try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
+            ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
+    }
+
+    enum LinkClash { case incomingDropped, localRemoved }
+
+    /// Two installations made the same link offline (one employee to one territory, one customer to one
+    /// demographic): two records, one pair, which a unique index over several columns allows once. The link made
+    /// first (by clock, then record id) stays; the other is removed here, and everywhere through the outbox of
+    /// whichever installation holds it. The inbox records it. Nil when the clash is not over such an index.
+    private static func settleDuplicateLink(
+        _ db: Database,
+        table: SyncTable,
+        record: SyncRecord,
+        fields: [String: FieldValue],
+        site: SyncSite,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> LinkClash? {
+        var parents: [String: String] = [:]
+        for column in try table.columns(db) { parents[column.name] = column.parent }
+        for index in try db.indexes(on: table.name) where index.isUnique && index.columns.count > 1 {
+            var values: [DatabaseValue] = []
+            for column in index.columns {
+                if let parent = parents[column], case .reference(let reference)? = fields[column],
+                    let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])
+                {
+                    values.append(id.databaseValue)
+                } else if parents[column] == nil, let value = fields[column].flatMap(RecordMapping.databaseValue) {
+                    values.append(value)
+                }
+            }
+            guard values.count == index.columns.count,
+                let other = try String.fetchOne(
+                    db,
+                    sql: """
+                        SELECT recordID FROM \(table.name)
+                        WHERE \(index.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")) AND recordID <> ?
+                        """,
+                    arguments: StatementArguments(values + [record.recordName.databaseValue])
+                )
+            else { continue }
+            let column = index.columns[0]
+            let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
+            let ours = try localClock(db, table: table, recordID: other, column: column, site: site)
+            let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
+            let (winner, loser) = incomingLoses ? (other, record.recordName) : (record.recordName, other)
+            try recordConflict(
+                db,
+                table: table.name,
+                recordID: loser,
+                DiscardedValue(field: "*", kept: .string(winner), lost: .string(loser)),
+                reason: "the same \(index.columns.joined(separator: " and ")) as \(winner), made earlier at another site: removed"
+            )
+            applied.discarded += 1
+            if incomingLoses { return .incomingDropped }
+            try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [other])
+            reupload.append((table.name, other))
+            return .localRemoved
+        }
+        return nil
     }
 
     /// `base`, or `base-2`, `base-3`… whichever no row of the table holds yet.
