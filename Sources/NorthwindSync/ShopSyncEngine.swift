@@ -96,6 +96,29 @@ public actor ShopSyncEngine {
         return report
     }
 
+    /// Pulls what other installations saved, without sending anything.
+    public func refresh() async throws(ShopSyncError) {
+        guard let membership = try await domain({ try await backoffice.syncMembership() }), let url = URL(string: membership.server) else {
+            return
+        }
+        var report = SyncReport()
+        try await pull(SyncClient(server: url, container: membership.container, credential: membership.credential), report: &report)
+    }
+
+    /// A `Backoffice.refreshBeforeEdit` that pulls for at most `timeout`: an unreachable or slow server must not hold
+    /// up an edit, which then saves as an offline one would (merged by clock if it meets another).
+    public static func refresher(for backoffice: Backoffice, timeout: Duration = .seconds(2)) -> @Sendable () async -> Void {
+        let engine = ShopSyncEngine(backoffice: backoffice)
+        return {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await engine.refresh() }
+                group.addTask { try? await Task.sleep(for: timeout) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
     /// How far ahead of the server's this computer's clock may be. Edits are merged by their clocks: a clock far
     /// ahead would win every conflict for as long as it stays wrong.
     public static let allowedClockLead: TimeInterval = 5 * 60

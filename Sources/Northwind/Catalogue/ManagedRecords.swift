@@ -75,6 +75,7 @@ extension Backoffice {
         var record = record
         try record.normalizeAndValidate().throwIfAny()
         let edited = record
+        await refreshBeforeEdit?()
         return try await write { db in
             let current = try Self.fetch(R.self, id: id, db)
             guard current.version == edited.version else {

@@ -15,6 +15,10 @@ import NorthwindStore
 public struct Backoffice: Sendable {
     public let store: Store
     let readCosts = ReadCosts()
+    /// Brings in what other installations saved, before an interactive edit checks the version it was read at: set
+    /// by `northwind serve` on a joined store, so that an editor whose form predates another site's save is told
+    /// what changed, as for a colleague's save here, instead of having the two edits merged by their clocks.
+    public var refreshBeforeEdit: (@Sendable () async -> Void)?
 
     public init(store: Store) { self.store = store }
 

@@ -34,7 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between syncs when nothing prompts one (a joined store only).") var syncInterval = 60
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        var opened = try storeOptions.open()
+        if try await opened.syncMembership() != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened) }
+        let backoffice = opened
         let policy = AccessPolicy(managerTitles: managerTitles.isEmpty ? AccessPolicy.defaultManagerTitles : Set(managerTitles))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
         let host = host

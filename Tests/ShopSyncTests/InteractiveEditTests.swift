@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import Northwind
+import NorthwindStore
+import NorthwindSync
+import Testing
+
+@testable import NorthwindTestSupport
+
+/// An edit made in a form while online keeps the rule of a single store: when someone saved first, at this
+/// installation or another, the editor is told what changed and nothing is overwritten.
+@Suite("Interactive edits across installations", .serialized)
+struct InteractiveEditTests {
+    /// The shop's store as `northwind serve` runs it: every interactive edit first pulls from the server.
+    static func serving(_ company: Company, _ name: String) throws -> Backoffice {
+        var backoffice = try company.open(name)
+        backoffice.refreshBeforeEdit = ShopSyncEngine.refresher(for: backoffice)
+        return backoffice
+    }
+
+    /// The id at `backoffice` of the product with this record id.
+    static func id(_ backoffice: Backoffice, _ recordID: String) throws -> Int64 {
+        try #require(
+            try backoffice.store.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [recordID])
+            }
+        )
+    }
+
+    @Test func anEditorWhoseFormPredatesAnotherSitesSaveIsToldWhatChanged() async throws {
+        // Given head office and a serving shop in sync, and a shop employee who opened a product's form
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let shop = try Self.serving(company, "oxf")
+        let product = try #require(try await hq.listProducts().items.first).product
+        var form = try shop.product(id: try Self.id(shop, product.recordID)).product
+        // When head office changes the price and syncs, and then the shop employee saves a new name
+        var priced = product
+        priced.unitPrice = Money(cents: product.unitPrice.cents + 100)
+        _ = try await hq.updateProduct(priced)
+        try await company.sync("hq")
+        form.name = "Renamed at the shop"
+        let error = await #expect(throws: NorthwindError.self) { try await shop.updateProduct(form) }
+        // Then the save is refused with what head office changed, and the shop holds head office's price, not the name
+        #expect("\(error.map { "\($0)" } ?? "")".contains("unit price is now"))
+        let atShop = try shop.product(id: form.id ?? 0).product
+        #expect(atShop.unitPrice == priced.unitPrice)
+        #expect(atShop.name == product.name)
+    }
+
+    @Test func anEditWhileTheServerIsOutOfReachSavesAtOnce() async throws {
+        // Given a serving shop whose network is down
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try Self.serving(company, "oxf")
+        company.cutNetwork()
+        var product = try #require(try await shop.listProducts().items.first).product
+        // When an employee saves a new name
+        product.name = "Renamed offline"
+        let clock = ContinuousClock()
+        let started = clock.now
+        let saved = try await shop.updateProduct(product)
+        // Then it saves, without waiting long for the server
+        #expect(saved.name == "Renamed offline")
+        #expect(clock.now - started < .seconds(5))
+    }
+}
