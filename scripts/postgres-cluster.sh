@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for tests and benchmarks, owned by an unprivileged user, on a free loopback port.
 #   scripts/postgres-cluster.sh start [--fast]   prints "URL DIR"; --fast turns fsync off (tests only, never benchmarks)
+#   scripts/postgres-cluster.sh restart DIR     stops the server at once (as a crash would) and starts it again
 #   scripts/postgres-cluster.sh stop DIR
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -32,12 +33,23 @@ start)
   fi
   echo "postgres://northwind@127.0.0.1:$port/postgres?sslmode=disable $dir"
   ;;
+restart)
+  # pg_ctl starts the server again with the options it was started with (postmaster.opts).
+  if ! (
+    for fd in /proc/self/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done
+    exec </dev/null >/dev/null 2>&1
+    as_owner "$bin/pg_ctl" -D "$2/data" -l "$2/server.log" -m immediate -w restart
+  ); then
+    tail -20 "$2/server.log" >&2
+    exit 1
+  fi
+  ;;
 stop)
   as_owner "$bin/pg_ctl" -D "$2/data" -m immediate stop >/dev/null || true
   rm -rf "$2"
   ;;
 *)
-  echo "usage: $0 start [--fast] | stop DIR" >&2
+  echo "usage: $0 start [--fast] | restart DIR | stop DIR" >&2
   exit 64
   ;;
 esac

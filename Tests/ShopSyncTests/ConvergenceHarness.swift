@@ -51,6 +51,8 @@ actor ConvergenceRun {
     private(set) var trace: [String] = []
     let directory: URL
     let database: String
+    /// The run's own PostgreSQL cluster, when the server stores in PostgreSQL.
+    let postgresDirectory: String?
     private var servers: [ServerProcess]
     private var proxies: [String: FaultProxy] = [:]
     let sites: [String]
@@ -68,9 +70,10 @@ actor ConvergenceRun {
         random = SplitMix64(seed: configuration.seed)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database =
-            configuration.engine == .postgres
-            ? try await PostgresCluster.shared.newDatabase() : directory.appendingPathComponent("sync.sqlite").path
+        // PostgreSQL is restarted among the faults: on a cluster of the run's own.
+        let cluster = configuration.engine == .postgres ? try PostgresCluster.startPrivate() : nil
+        postgresDirectory = cluster?.directory
+        let database = try cluster.map { try PostgresCluster.newDatabase(on: $0.url) } ?? directory.appendingPathComponent("sync.sqlite").path
         self.database = database
         servers = try (0..<configuration.instances).map { _ in try ServerProcess.start(Self.serverArguments(database)) }
         sites = ["hq"] + (1...max(configuration.shops - 1, 1)).map { "s\($0)" }
@@ -79,6 +82,7 @@ actor ConvergenceRun {
     deinit {
         for proxy in proxies.values { proxy.close() }
         for server in servers { server.stop() }
+        if let postgresDirectory { PostgresCluster.stop(postgresDirectory) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -108,7 +112,7 @@ actor ConvergenceRun {
         func count(_ text: String) -> Int { steps.filter { $0.contains(text) }.count }
         return """
             convergence run with seed \(configuration.seed): \(steps.count) steps; \(count("take order")) orders, \(count("execute order")) executions, \
-            \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \
+            \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \(count("PostgreSQL crashed")) PostgreSQL restarts, \
             \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count(" picture: ") + count(" photo: ")) pictures \
             changed, \(count("refused")) refusals
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
@@ -168,7 +172,9 @@ actor ConvergenceRun {
             case 66..<76: return await syncInProcess(site)
             case 76..<85: return try await syncAndKill(site)
             case 85..<94: return injectFault(site)
-            case 94..<96: return try restartServer()
+            case 94..<96:
+                if postgresDirectory != nil, Bool.random(using: &random) { return try restartPostgres() }
+                return try restartServer()
             case 96..<97: return try purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
             case 98..<99: return try await changePicture(backoffice)
@@ -387,6 +393,12 @@ actor ConvergenceRun {
         servers[index] = try ServerProcess.start(Self.serverArguments(database))
         for site in sites where instance(of: site) == index { proxies[site]!.forward(to: servers[index].port) }
         return "server \(index) killed and restarted"
+    }
+
+    /// Stops PostgreSQL at once, as a crash would, and starts it again: every server instance loses its connections.
+    private func restartPostgres() throws -> String {
+        try PostgresCluster.restart(postgresDirectory!)
+        return "PostgreSQL crashed and restarted"
     }
 
     private func purgeTombstones() throws -> String {

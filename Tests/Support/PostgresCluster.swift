@@ -44,12 +44,7 @@ actor PostgresCluster {
 
     /// A new, empty database's URL.
     func newDatabase() throws -> String {
-        let server = try serverURL()
-        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try Self.run("/usr/bin/env", ["psql", server, "-qc", "CREATE DATABASE \(name)"])
-        guard var parts = URLComponents(string: server) else { throw SyncError(.internalError, "bad URL \(server)") }
-        parts.path = "/" + name
-        return parts.string!
+        try Self.newDatabase(on: try serverURL())
     }
 
     private func serverURL() throws -> String {
@@ -70,6 +65,31 @@ actor PostgresCluster {
         url = parts[0]
         return parts[0]
     }
+
+    /// A cluster of one's own, durable (fsync on), for a test that restarts PostgreSQL: the shared one has fsync off,
+    /// which a crash-restart could make lose acknowledged commits, and other tests use it meanwhile.
+    static func startPrivate() throws -> (url: String, directory: String) {
+        let output = try run(script, ["start"])
+        let parts = output.split(separator: " ").map(String.init)
+        guard parts.count == 2 else { throw SyncError(.internalError, "postgres-cluster.sh said: \(output)") }
+        return (parts[0], parts[1])
+    }
+
+    /// Stops a cluster at once, as a crash would, and starts it again.
+    static func restart(_ directory: String) throws { try run(script, ["restart", directory]) }
+
+    static func stop(_ directory: String) { _ = try? run(script, ["stop", directory]) }
+
+    /// A new, empty database's URL on the server at `server`.
+    static func newDatabase(on server: String) throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try run("/usr/bin/env", ["psql", server, "-qc", "CREATE DATABASE \(name)"])
+        guard var parts = URLComponents(string: server) else { throw SyncError(.internalError, "bad URL \(server)") }
+        parts.path = "/" + name
+        return parts.string!
+    }
+
+    static var script: String { root.appendingPathComponent("scripts/postgres-cluster.sh").path }
 
     /// The throwaway cluster's folder, to stop it at exit.
     nonisolated(unsafe) static var started: String?
