@@ -143,7 +143,14 @@ public actor ShopSyncEngine {
             guard let batch = try await domain({ try await backoffice.nextOutboxBatch() }) else { return }
             // Pictures go up before the records that name them; the server holds each only once.
             let named = Set(batch.operations.flatMap { $0.record.fields.values.flatMap(\.assets) })
-            try await client.uploadAssets(named.sorted { $0.sha256 < $1.sha256 }, bytes: batch.assets)
+            do throws(ShopSyncError) {
+                try await client.uploadAssets(named.sorted { $0.sha256 < $1.sha256 }, bytes: batch.assets)
+            } catch {
+                guard case .missingAsset = error.kind else { throw error }
+                // The server lacks it, so it never took this batch: build it afresh from what is here now.
+                try await domain { try await backoffice.forgetPendingBatch() }
+                continue
+            }
             let results = try await client.modify(
                 clientID: membership.siteCode,
                 batchID: batch.batchID,

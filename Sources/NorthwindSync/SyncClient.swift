@@ -19,6 +19,8 @@ public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
         case notJoined
         /// This computer's clock is ahead of the server's by more than the merge rules allow.
         case clockAhead(seconds: Int)
+        /// A batch names a picture the server lacks and this store no longer has: the batch is built afresh.
+        case missingAsset(String)
     }
 
     public var kind: Kind
@@ -64,6 +66,8 @@ struct SyncClient: Sendable {
             return try await body()
         } catch let error as ShopSyncError {
             throw error
+        } catch let error as MissingAsset {
+            throw ShopSyncError(.missingAsset(error.sha256), "Picture \(error.sha256) is no longer in this store.")
         } catch {
             // The generated client's error describes the whole request; the cause is what a person needs.
             let cause = (error as? ClientError).map { String(describing: $0.underlyingError) } ?? String(describing: error)
@@ -134,9 +138,7 @@ struct SyncClient: Sendable {
             switch try await client.requestAssetUploads(path: .init(container: container), body: .json(request)) {
             case .ok(let ok):
                 for answer in try ok.body.json.assets where !answer.present {
-                    guard let data = bytes[answer.sha256] else {
-                        throw ShopSyncError(.refused(.internalError), "Picture \(answer.sha256) is no longer in this store; sync again.")
-                    }
+                    guard let data = bytes[answer.sha256] else { throw MissingAsset(sha256: answer.sha256) }
                     switch try await client.uploadAsset(path: .init(container: container, sha256: answer.sha256), body: .binary(HTTPBody(data))) {
                     case .ok: break
                     case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "store picture \(answer.sha256)")
@@ -205,6 +207,11 @@ struct SyncClient: Sendable {
             }
         }
     }
+}
+
+/// A picture the server lacks and this store no longer holds (it changed since the batch naming it was built).
+struct MissingAsset: Error {
+    var sha256: String
 }
 
 /// Adds the credential and the protocol version to every request.

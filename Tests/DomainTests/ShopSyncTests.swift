@@ -58,21 +58,31 @@ struct ShopSyncTests {
         #expect(FieldClock(milliseconds: 8, site: "A") > b)
     }
 
-    @Test func aLocalTransactionUploadsAsOneBatch() async throws {
+    /// Every batch the store has to send, each acknowledged as sent.
+    static func drain(_ shop: TemporaryStore) async throws -> [OutboxBatch] {
+        var batches: [OutboxBatch] = []
+        while let batch = try await shop.backoffice.nextOutboxBatch() {
+            batches.append(batch)
+            try await shop.store.pool.write { db in
+                // Sent, as an acknowledgement would record it.
+                try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
+                try Backoffice.setState(db, "pendingBatch", nil)
+            }
+        }
+        return batches
+    }
+
+    @Test func smallTransactionsUploadTogetherWhole() async throws {
         // Given an empty store that joined a company
         let shop = try TemporaryStore()
         try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
         // When a category is created, then a product in it
         let category = try await shop.backoffice.create(Category(name: "Teas"))
         _ = try await shop.backoffice.createProduct(Product(name: "Chai", categoryID: category.id, unitPrice: Money(cents: 1800)))
-        var batches: [OutboxBatch] = []
-        while let batch = try await shop.backoffice.nextOutboxBatch() {
-            batches.append(batch)
-            try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq)) }
-        }
-        // Then each transaction is its own batch, and a product refers to its category by record id
-        #expect(batches.count == 2)
-        let created = try #require(batches.last?.operations.first)
+        let batches = try await Self.drain(shop)
+        // Then both transactions go up in one batch, and the product refers to its category by record id
+        #expect(batches.map { $0.operations.map(\.record.recordType) } == [["categories", "products"]])
+        let created = try #require(batches.last?.operations.last)
         #expect(created.kind == .create)
         #expect(created.record.recordType == "products")
         #expect(created.record.zoneID.zoneName == "catalog")
@@ -82,6 +92,36 @@ struct ShopSyncTests {
         }
         #expect(reference.recordName == batches[0].operations[0].record.recordName)
         #expect(created.record.fields["unitsInStock"] == nil)
+    }
+
+    @Test func aTransactionThatWouldOverflowABatchStartsTheNextOne() async throws {
+        // Given a joined store where a category was created, then 400 shippers in one transaction
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        _ = try await shop.backoffice.create(Category(name: "Teas"))
+        try await shop.store.pool.write { db in
+            for n in 0..<SyncLimits.operationsPerRequest {
+                try db.execute(sql: "INSERT INTO shippers (companyName) VALUES (?)", arguments: ["Shipper \(n)"])
+            }
+        }
+        // When the outbox is sent
+        let batches = try await Self.drain(shop)
+        // Then the category goes alone, and the shippers together in the next batch
+        #expect(batches.map(\.operations.count) == [1, SyncLimits.operationsPerRequest])
+    }
+
+    @Test func aBatchNotAcknowledgedGoesAgainWithTheSameEntries() async throws {
+        // Given a joined store with a batch built and sent, but not acknowledged
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        _ = try await shop.backoffice.create(Category(name: "Teas"))
+        let sent = try #require(try await shop.backoffice.nextOutboxBatch())
+        // When another change is committed and the batch is built again
+        _ = try await shop.backoffice.create(Category(name: "Coffees"))
+        let again = try #require(try await shop.backoffice.nextOutboxBatch())
+        // Then it is the same batch, which the server can recognise as a replay; the new change waits for the next
+        #expect(again.batchID == sent.batchID)
+        #expect(again.operations.map(\.record.recordName) == sent.operations.map(\.record.recordName))
     }
 
     @Test func theBadgeCountsPendingChangesOnlyUpToItsCap() async throws {

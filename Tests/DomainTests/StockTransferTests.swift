@@ -47,7 +47,11 @@ struct StockTransferTests {
                     guard let records = zones[zone] else { continue }
                     _ = try await destination.backoffice.applyDownloaded(zone: zone, records: records, token: "t\(batch.throughSeq)")
                 }
-                try await source.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq)) }
+                try await source.store.pool.write { db in
+                    // Sent, as an acknowledgement would record it.
+                    try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
+                    try Backoffice.setState(db, "pendingBatch", nil)
+                }
             }
         }
     }

@@ -22,7 +22,7 @@ public struct SyncMembership: Sendable, Codable, Equatable {
 }
 
 /// One local transaction's changes, sent as one atomic `records/modify` batch.
-public struct OutboxBatch: Sendable {
+public struct OutboxBatch: Sendable, Codable {
     /// The last change-log entry it covers: once acknowledged, everything up to here is sent.
     public var throughSeq: Int64
     /// The same on every retry, so the server recognises a replay after a lost answer.
@@ -30,10 +30,12 @@ public struct OutboxBatch: Sendable {
     public var operations: [OutboxOperation]
     /// The bytes of the pictures its records name, by SHA-256: they go up before the records.
     public var assets: [String: Data] = [:]
+
+    enum CodingKeys: String, CodingKey { case throughSeq, batchID, operations }
 }
 
-public struct OutboxOperation: Sendable {
-    public enum Kind: String, Sendable { case create, update, delete, append }
+public struct OutboxOperation: Sendable, Codable {
+    public enum Kind: String, Sendable, Codable { case create, update, delete, append }
     public var kind: Kind
     public var record: SyncRecord
 }
@@ -132,15 +134,22 @@ extension Backoffice {
         return try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local'", arguments: [through]) ?? 0
     }
 
-    /// The next batch to send: the changes of the oldest unacknowledged local transaction (entries written outside
-    /// the domain, such as a bulk load, go up to 400 records at a time), each record once, as it is now. Nil when
-    /// nothing is pending.
+    /// The next batch to send: the changes of the oldest unacknowledged local transactions, whole, up to 400
+    /// records (a transaction larger than that, or a run of entries written outside the domain such as a bulk load,
+    /// goes 400 records at a time), each record once, as it is now. Nil when nothing is pending.
     public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
-        // A write, so that entries with nothing left to say are passed over for good.
+        // A write, so that entries with nothing left to say are passed over for good, and the batch's extent is kept.
         try await write { db in try syncSite(db).flatMap { try Self.nextBatch(db, site: $0) } }
     }
 
     static func nextBatch(_ db: Database, site: SyncSite) throws -> OutboxBatch? {
+        // A batch built and not acknowledged goes again as it was, whatever was committed since: the server
+        // recognises a replay by the batch's ID and answers it with its first answer, which must fit.
+        if let json = try state(db, "pendingBatch") {
+            var batch = try JSONDecoder().decode(OutboxBatch.self, from: Data(json.utf8))
+            batch.assets = try assetBytes(db, of: batch.operations, site: site)
+            return batch
+        }
         var through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
         while true {
             let entries = try Row.fetchAll(
@@ -149,17 +158,29 @@ extension Backoffice {
                 arguments: [through]
             )
             guard let first = entries.first else { return nil }
-            let txn: Int64? = first["txn"]
             var keys: [(String, String)] = []
             var seen = Set<String>()
             var last: Int64 = first["seq"]
+            // Where the transaction being read began: the batch is cut there rather than split it.
+            var txn: Int64? = first["txn"]
+            var boundary = (keys: 0, seq: through)
             for entry in entries {
-                // One transaction's entries, or a run of entries made outside the domain.
-                guard (entry["txn"] as Int64?) == txn else { break }
+                let entryTxn: Int64? = entry["txn"]
+                if entryTxn != txn {
+                    txn = entryTxn
+                    boundary = (keys.count, last)
+                }
                 let table: String = entry["tableName"]
                 let recordID: String = entry["recordID"]
                 if seen.insert(table + "/" + recordID).inserted {
-                    if keys.count == SyncLimits.operationsPerRequest { break }
+                    if keys.count == SyncLimits.operationsPerRequest {
+                        // Full: end before the transaction being read, unless it alone fills the batch.
+                        if boundary.keys > 0 {
+                            keys.removeLast(keys.count - boundary.keys)
+                            last = boundary.seq
+                        }
+                        break
+                    }
                     keys.append((table, recordID))
                 }
                 last = entry["seq"]
@@ -169,12 +190,10 @@ extension Backoffice {
                 if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
             }
             if !operations.isEmpty {
-                return OutboxBatch(
-                    throughSeq: last,
-                    batchID: "\(site.siteCode)-\(first["seq"] as Int64)-\(last)",
-                    operations: operations,
-                    assets: try assetBytes(db, of: operations, site: site)
-                )
+                var batch = OutboxBatch(throughSeq: last, batchID: "\(site.siteCode)-\(first["seq"] as Int64)-\(last)", operations: operations)
+                try setState(db, "pendingBatch", String(decoding: try JSONEncoder().encode(batch), as: UTF8.self))
+                batch.assets = try assetBytes(db, of: operations, site: site)
+                return batch
             }
             // Nothing left to say (a row made and removed before upload, an update back to what the server has):
             // pass over it.
@@ -183,7 +202,13 @@ extension Backoffice {
         }
     }
 
-    /// The bytes of the pictures that the operations name.
+    /// Forgets the batch built and not acknowledged, so that the next one is built afresh: only when it is known
+    /// that the server never applied it (a picture it names never reached the server, and is gone here since).
+    public func forgetPendingBatch() async throws(NorthwindError) {
+        try await write { db in try Self.setState(db, "pendingBatch", nil) }
+    }
+
+    /// The bytes of the pictures that the operations name (those still here).
     static func assetBytes(_ db: Database, of operations: [OutboxOperation], site: SyncSite) throws -> [String: Data] {
         var bytes: [String: Data] = [:]
         for operation in operations {
