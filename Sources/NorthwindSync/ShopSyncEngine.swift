@@ -65,11 +65,11 @@ public actor ShopSyncEngine {
         return membership
     }
 
-    /// Pushes every pending change, then pulls every zone, then pushes what the merges produced. Records how it
-    /// ended in the store, for `sync status` and the web pages.
-    public func syncNow() async throws(ShopSyncError) -> SyncReport {
+    /// Pushes every pending change, then pulls every zone (or only `zones`; none for a push alone), then pushes what
+    /// the merges produced. Records how it ended in the store, for `sync status` and the web pages.
+    public func syncNow(pulling zones: Set<String>? = nil) async throws(ShopSyncError) -> SyncReport {
         do {
-            let report = try await sync()
+            let report = try await sync(pulling: zones)
             try? await backoffice.recordSyncOutcome(error: nil, offline: false)
             return report
         } catch {
@@ -78,7 +78,7 @@ public actor ShopSyncEngine {
         }
     }
 
-    private func sync() async throws(ShopSyncError) -> SyncReport {
+    private func sync(pulling zones: Set<String>?) async throws(ShopSyncError) -> SyncReport {
         guard let membership = try await domain({ try await backoffice.syncMembership() }) else {
             throw ShopSyncError(.notJoined, "This store has not joined a sync server: run `northwind sync join URL TOKEN` first.")
         }
@@ -87,11 +87,14 @@ public actor ShopSyncEngine {
         }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
-        try await checkClock(client)
+        let names = try await checkClock(client)
         try await push(client, membership: membership, report: &report)
-        try await pull(client, report: &report)
-        // Merges that kept local values send them up again.
-        try await push(client, membership: membership, report: &report)
+        let pulled = zones.map { names.intersection($0) } ?? names
+        if !pulled.isEmpty {
+            try await pull(client, zones: pulled, report: &report)
+            // Merges that kept local values send them up again.
+            try await push(client, membership: membership, report: &report)
+        }
         report.pending = try await domain { try await backoffice.pendingChanges() }
         return report
     }
@@ -102,7 +105,8 @@ public actor ShopSyncEngine {
             return
         }
         var report = SyncReport()
-        try await pull(SyncClient(server: url, container: membership.container, credential: membership.credential), report: &report)
+        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        try await pull(client, zones: Set(try await client.zones().map(\.zoneID.zoneName)), report: &report)
     }
 
     /// A `Backoffice.refreshBeforeEdit` that pulls for at most `timeout`: an unreachable or slow server must not hold
@@ -123,10 +127,11 @@ public actor ShopSyncEngine {
     /// ahead would win every conflict for as long as it stays wrong.
     public static let allowedClockLead: TimeInterval = 5 * 60
 
-    /// Refuses to sync from a computer whose clock is more than five minutes ahead of the server's.
-    private func checkClock(_ client: SyncClient) async throws(ShopSyncError) {
-        _ = try await client.zones()
-        guard let serverNow = client.serverTime.now else { return }
+    /// Refuses to sync from a computer whose clock is more than five minutes ahead of the server's; returns the
+    /// names of the container's zones.
+    private func checkClock(_ client: SyncClient) async throws(ShopSyncError) -> Set<String> {
+        let names = Set(try await client.zones().map(\.zoneID.zoneName))
+        guard let serverNow = client.serverTime.now else { return names }
         let lead = Date().timeIntervalSince(serverNow)
         if lead > Self.allowedClockLead {
             throw ShopSyncError(
@@ -135,6 +140,7 @@ public actor ShopSyncEngine {
                     + "time, so nothing is sent until the clock is right: set it (or turn on network time), then sync again."
             )
         }
+        return names
     }
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
@@ -187,8 +193,7 @@ public actor ShopSyncEngine {
         }
     }
 
-    private func pull(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) {
-        let names = Set(try await client.zones().map(\.zoneID.zoneName))
+    private func pull(_ client: SyncClient, zones names: Set<String>, report: inout SyncReport) async throws(ShopSyncError) {
         // Shared zones first, parents' zones before children's; then every site's own zone.
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
         for zone in order {

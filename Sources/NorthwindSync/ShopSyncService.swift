@@ -3,6 +3,7 @@ import Logging
 import Northwind
 import NorthwindStore
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps a joined store in sync while `northwind serve` runs: after every local commit (debounced), on every notice
 /// the server pushes, and every `interval` as a safety net. A failed sync is retried with a backoff that doubles up
@@ -26,29 +27,38 @@ public struct ShopSyncService: Service {
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         let feed = try ChangeFeed(store: backoffice.store)
         defer { feed.close() }
-        // One pending wake-up is enough: a sync covers everything committed before it starts.
-        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(1))
+        // One pending wake-up is enough: the work it stands for accumulates in `pending`, and a sync covers
+        // everything committed before it starts.
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let pending = PendingWork()
         let (logger, interval, debounce) = (logger, interval, debounce)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await _ in feed.subscribe() { wake.yield(.localCommit) }
+                    for await _ in feed.subscribe() {
+                        pending.add(.localCommit)
+                        wake.yield()
+                    }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        wake.yield(.other)
+                        pending.add(.everything)
+                        wake.yield()
                         try? await Task.sleep(for: interval)
                     }
                 }
-                group.addTask { await Self.listen(client, siteCode: membership.siteCode, wake: wake, logger: logger) }
+                group.addTask { await Self.listen(client, siteCode: membership.siteCode, pending: pending, wake: wake, logger: logger) }
                 group.addTask {
                     var backoff = Duration.seconds(1)
-                    for await reason in wakes {
+                    for await _ in wakes {
                         // Local commits come in bursts (a form, an import); the server's notice is already one.
-                        if reason == .localCommit { try? await Task.sleep(for: debounce) }
+                        if pending.onlyLocalCommits { try? await Task.sleep(for: debounce) }
                         if Task.isCancelled { return }
+                        let work = pending.take()
                         do throws(ShopSyncError) {
-                            let report = try await engine.syncNow()
+                            // A local commit only pushes; what others saved comes with the server's notices, which
+                            // name their zone, and with the periodic sync.
+                            let report = try await engine.syncNow(pulling: work.pullEverything ? nil : work.zones)
                             backoff = .seconds(1)
                             if report.uploaded + report.downloaded > 0 {
                                 logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
@@ -61,7 +71,9 @@ public struct ShopSyncService: Service {
                             logger.warning("sync failed, trying again in \(wait): \(error.message)")
                             backoff = min(backoff * 2, .seconds(60))
                             try? await Task.sleep(for: wait)
-                            wake.yield(.other)
+                            // The retry pulls everything: a notice may have come while the server was out of reach.
+                            pending.add(.everything)
+                            wake.yield()
                         }
                     }
                 }
@@ -71,14 +83,48 @@ public struct ShopSyncService: Service {
         }
     }
 
-    /// Why the service syncs: a local commit waits for the debounce, anything else syncs at once.
-    enum Wake: Sendable {
-        case localCommit, other
+    /// What the next sync must do, gathered from every wake-up since the last one.
+    final class PendingWork: Sendable {
+        enum Reason: Sendable {
+            case localCommit
+            /// The server said this zone changed.
+            case zone(String)
+            /// The periodic sync, or a retry.
+            case everything
+        }
+
+        struct Work: Sendable {
+            var pullEverything = false
+            var zones: Set<String> = []
+            var localCommits = false
+        }
+
+        private let work = Mutex(Work())
+
+        func add(_ reason: Reason) {
+            work.withLock { work in
+                switch reason {
+                case .localCommit: work.localCommits = true
+                case .zone(let name): work.zones.insert(name)
+                case .everything: work.pullEverything = true
+                }
+            }
+        }
+
+        /// Nothing but local commits is waiting: the sync can wait for the burst to end.
+        var onlyLocalCommits: Bool { work.withLock { !$0.pullEverything && $0.zones.isEmpty } }
+
+        func take() -> Work {
+            work.withLock { work in
+                defer { work = Work() }
+                return work
+            }
+        }
     }
 
     /// Follows the server's event stream, reconnecting (from the last notice seen) whenever it drops. A notice is
     /// only a hint to sync; the periodic sync covers a notice lost in between.
-    static func listen(_ client: SyncClient, siteCode: String, wake: AsyncStream<Wake>.Continuation, logger: Logger) async {
+    static func listen(_ client: SyncClient, siteCode: String, pending: PendingWork, wake: AsyncStream<Void>.Continuation, logger: Logger) async {
         var lastID: String?
         var backoff = Duration.seconds(1)
         while !Task.isCancelled {
@@ -89,7 +135,8 @@ public struct ShopSyncService: Service {
                     backoff = .seconds(1)
                     // Only this site writes its own zone: that notice is the echo of what it just sent.
                     if notice.zone == "site-\(siteCode)" { continue }
-                    wake.yield(.other)
+                    pending.add(notice.zone.map { .zone($0) } ?? .everything)
+                    wake.yield()
                 }
             } catch {
                 logger.debug("sync event stream: \(error)")
