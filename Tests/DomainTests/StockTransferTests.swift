@@ -51,6 +51,7 @@ struct StockTransferTests {
                     // Sent, as an acknowledgement would record it.
                     try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
                     try Backoffice.setState(db, "pendingBatch", nil)
+                    try Backoffice.setState(db, "pendingBatchID", nil)
                 }
             }
         }

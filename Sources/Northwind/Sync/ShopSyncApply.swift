@@ -60,10 +60,9 @@ extension Backoffice {
             let through = Int64(try Self.state(db, "uploadedThrough") ?? "0") ?? 0
             try Self.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
             // Another sync may have answered this batch already and built the next one: that one stays.
-            if let pending = try Self.state(db, "pendingBatch"),
-                try JSONDecoder().decode(OutboxBatch.self, from: Data(pending.utf8)).batchID == batch.batchID
-            {
+            if try Self.state(db, "pendingBatchID") == batch.batchID {
                 try Self.setState(db, "pendingBatch", nil)
+                try Self.setState(db, "pendingBatchID", nil)
             }
             return applied
         }
