@@ -228,4 +228,46 @@ struct ShopSyncTests {
         #expect(batch.operations.map(\.kind) == [.create])
         #expect(batch.operations.map(\.record.recordName) == [recordID])
     }
+
+    /// A joined store holding one customer, sent, then edited here and not sent yet.
+    static func customerEditedHere(_ shop: TemporaryStore) async throws -> Customer {
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        var customer = try await shop.backoffice.create(Customer(code: "NEWCO", companyName: "New Company"))
+        _ = try await Self.drain(shop)
+        customer.city = "Oxford"
+        return try await shop.backoffice.update(customer)
+    }
+
+    @Test func anEditWaitingToGoUpThatADeleteElsewhereDiscardsGoesToTheInbox() async throws {
+        // Given a customer edited here, the edit not sent yet
+        let shop = try TemporaryStore()
+        let customer = try await Self.customerEditedHere(shop)
+        // When its deletion at another site arrives by sync
+        let deletion = SyncRecord(recordName: customer.recordID, recordType: "customers", zoneID: ZoneID("customers"), deleted: true)
+        let applied = try await shop.backoffice.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
+        // Then the delete stands, and the inbox keeps the row as edited here
+        #expect(applied.discarded == 1)
+        #expect(try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == customer.recordID).fetchCount(db) } == 0)
+        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        #expect(conflict.recordID == customer.recordID)
+        #expect(conflict.field == "*")
+        #expect(conflict.lost?.contains("Oxford") == true)
+    }
+
+    @Test func keepingMineBringsBackARowDeletedElsewhereAndSendsIt() async throws {
+        // Given a customer edited here whose update the server answered NOT_FOUND (deleted at another site)
+        let shop = try TemporaryStore()
+        let customer = try await Self.customerEditedHere(shop)
+        let batch = try #require(try await shop.backoffice.nextOutboxBatch())
+        _ = try await shop.backoffice.acknowledge(batch, outcomes: [.goneOnServer])
+        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        // When a manager keeps the edit made here
+        try await shop.backoffice.resolveSyncConflict(id: conflict.id, keepMine: true)
+        // Then the customer is back as edited, and goes up as a new record
+        let restored = try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == customer.recordID).fetchOne(db) }
+        #expect(restored?.city == "Oxford")
+        let again = try #require(try await shop.backoffice.nextOutboxBatch())
+        #expect(again.operations.map(\.kind) == [.create])
+        #expect(again.operations.map(\.record.recordName) == [customer.recordID])
+    }
 }

@@ -548,6 +548,22 @@ extension Backoffice {
             applied.discarded += 1
             return
         }
+        // A change made here and not yet sent loses to the delete, but not silently: the inbox keeps the row as it
+        // was, and `resolve --keep mine` puts it back.
+        if let local, try hasPendingChange(db, table: table.name, recordID: recordID) {
+            try recordConflict(
+                db,
+                table: table.name,
+                recordID: recordID,
+                DiscardedValue(
+                    field: "*",
+                    lost: .string(local.json),
+                    lostClock: FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
+                ),
+                reason: "deleted at another site, which discards the change made here"
+            )
+            applied.discarded += 1
+        }
         do {
             try db.inSavepoint {
                 try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [recordID])

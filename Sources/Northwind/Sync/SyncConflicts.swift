@@ -47,6 +47,21 @@ extension Backoffice {
         }
     }
 
+    /// A row deleted at another site while a change made here was waiting to go up comes back, as the inbox kept
+    /// it, under its record id; it goes up as a new record (the server holds only its tombstone).
+    private func restoreDeletedRow(_ db: Database, _ json: String?, table: SyncTable, recordID: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) == false,
+            let json, case .string(let text) = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)),
+            let kept = try? JSONDecoder().decode(SyncRecord.self, from: Data(text.utf8)), let site = try syncSite(db)
+        else { return }
+        guard try Self.writeRow(db, table: table, recordID: recordID, fields: kept.fields, site: site) else {
+            throw NorthwindError.invalidState(
+                "The \(table.name) row \(recordID) refers to a row, or a picture, that is gone here; put that back first."
+            )
+        }
+        try Self.forgetBase(db, table: table.name, recordID: recordID)
+    }
+
     /// A stored value as a person reads it: text as it is, other types as JSON.
     static func display(_ json: String?) -> String? {
         guard let json else { return nil }
@@ -88,6 +103,7 @@ extension Backoffice {
                 _ = try Self.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), site: syncSite)
             } else if keepMine == mineWasLost, let syncTable = SyncTable.byName[table] {
                 if field == "*" {
+                    try restoreDeletedRow(db, row["lostValue"], table: syncTable, recordID: recordID)
                     try db.execute(
                         sql: "INSERT INTO change_log (tableName, recordID, operation) VALUES (?, ?, 'update')",
                         arguments: [table, recordID]
