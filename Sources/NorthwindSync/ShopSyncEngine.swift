@@ -157,11 +157,15 @@ public actor ShopSyncEngine {
                 try await domain { try await backoffice.forgetPendingBatch() }
                 continue
             }
+            // Built and kept (`pendingBatch`), not sent: the server never sees this attempt.
+            CrashPoint.reach("upload")
             let results = try await client.modify(
                 clientID: membership.siteCode,
                 batchID: batch.batchID,
                 operations: batch.operations.map { ($0.kind.rawValue, $0.record) }
             )
+            // The server committed the batch; its answer is not recorded yet.
+            CrashPoint.reach("acknowledge")
             let outcomes = batch.operations.indices.map { index in
                 Self.outcome(index < results.count ? results[index] : nil)
             }

@@ -270,4 +270,45 @@ struct ShopSyncTests {
         #expect(again.operations.map(\.kind) == [.create])
         #expect(again.operations.map(\.record.recordName) == [customer.recordID])
     }
+
+    /// Head office with demo data, joined, everything sent; and its first product still sold.
+    static func headOfficeInSync() async throws -> (TemporaryStore, productID: Int64) {
+        let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
+        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(try Backoffice.lastSeq(db))) }
+        let productID = try await shop.store.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE discontinued = 0 ORDER BY id LIMIT 1")
+        }
+        return (shop, try #require(productID))
+    }
+
+    @Test func aStockMovementGoesUpWithoutItsProduct() async throws {
+        // Given head office in sync
+        let (shop, productID) = try await Self.headOfficeInSync()
+        // When goods are received
+        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
+        // Then only the movement is pending: the product's stock is this location's and does not travel
+        #expect(try await shop.backoffice.pendingChanges() == 1)
+        let batches = try await Self.drain(shop)
+        #expect(batches.map { $0.operations.map(\.record.recordType) } == [["stock_movements"]])
+    }
+
+    @Test func anOrderExecutedBeforeItWentUpTravelsWithItsMovementsInOneBatch() async throws {
+        // Given head office in sync, with goods on the shelf
+        let (shop, productID) = try await Self.headOfficeInSync()
+        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
+        _ = try await Self.drain(shop)
+        // When an order is taken and executed before anything goes up
+        let customer = try #require(try await shop.store.pool.read { db in try String.fetchOne(db, sql: "SELECT code FROM customers LIMIT 1") })
+        let order = try await shop.backoffice.createOrder(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 2)])
+        )
+        _ = try await shop.backoffice.executeOrder(number: order.order.number)
+        let batches = try await Self.drain(shop)
+        // Then the order goes up shipped in the same batch as its line and movement: nobody sees it shipped without them
+        #expect(batches.count == 1)
+        #expect(batches.first.map { Set($0.operations.map(\.record.recordType)) } == ["orders", "order_lines", "stock_movements"])
+        let sent = try #require(batches.first?.operations.first { $0.record.recordType == "orders" })
+        #expect(sent.record.fields["status"] == .string("shipped"))
+    }
 }

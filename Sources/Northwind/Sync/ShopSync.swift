@@ -157,12 +157,16 @@ extension Backoffice {
 
     static func pendingCount(_ db: Database) throws -> Int {
         let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local'", arguments: [through]) ?? 0
+        return try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly",
+            arguments: [through]
+        ) ?? 0
     }
 
-    /// The next batch to send: the changes of the oldest unacknowledged local transaction (entries written outside
-    /// the domain, such as a bulk load, go up to 400 records at a time), each record once, as it is when the batch is
-    /// first built. Nil when nothing is pending.
+    /// The next batch to send: the changes of the oldest unacknowledged local transaction, with any later one that
+    /// changed its records again (entries written outside the domain, such as a bulk load, go up to 400 records at a
+    /// time), each record once, as it is when the batch is first built. Nil when nothing is pending.
     public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
         // A write, so that entries with nothing left to say are passed over for good, and the batch's extent is kept.
         try await write { db in try syncSite(db).flatMap { try Self.nextBatch(db, site: $0) } }
@@ -180,7 +184,10 @@ extension Backoffice {
         while true {
             let entries = try Row.fetchAll(
                 db,
-                sql: "SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' ORDER BY seq LIMIT 2000",
+                sql: """
+                    SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly
+                    ORDER BY seq LIMIT 2000
+                    """,
                 arguments: [through]
             )
             guard let first = entries.first else { return nil }
@@ -200,6 +207,7 @@ extension Backoffice {
                 }
                 last = entry["seq"]
             }
+            try extendToLaterChanges(db, after: through, last: &last, keys: &keys, seen: &seen)
             var operations: [OutboxOperation] = []
             for (table, recordID) in keys {
                 if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
@@ -215,6 +223,46 @@ extension Backoffice {
             // pass over it.
             through = last
             try setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    /// Rows go up as they are now, so a record a later transaction changed again carries that transaction's values:
+    /// the batch takes in that transaction too, and any later one that changed its records again, or the server
+    /// would show part of a transaction (an order shipped, without the movements its execution made). Up to the
+    /// limit of a request; beyond it, the later transactions follow in their own batches.
+    private static func extendToLaterChanges(
+        _ db: Database,
+        after through: Int64,
+        last: inout Int64,
+        keys: inout [(String, String)],
+        seen: inout Set<String>
+    ) throws {
+        while let later = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT c.seq, c.txn FROM change_log b JOIN change_log c ON c.recordID = b.recordID AND c.tableName = b.tableName
+                    WHERE b.seq > ?1 AND b.seq <= ?2 AND b.origin = 'local' AND NOT b.localOnly
+                      AND c.seq > ?2 AND c.origin = 'local' AND NOT c.localOnly
+                    ORDER BY c.seq DESC LIMIT 1
+                    """
+            ),
+            arguments: [through, last]
+        ) {
+            let end: Int64 =
+                try (later["txn"] as Int64?).flatMap {
+                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM change_log WHERE txn = ?"), arguments: [$0])
+                } ?? later["seq"]
+            var (extended, extendedSeen) = (keys, seen)
+            for entry in try Row.fetchAll(
+                db,
+                sql: "SELECT tableName, recordID FROM change_log WHERE seq > ? AND seq <= ? AND origin = 'local' AND NOT localOnly ORDER BY seq",
+                arguments: [last, end]
+            ) {
+                let (table, recordID): (String, String) = (entry["tableName"], entry["recordID"])
+                if extendedSeen.insert(table + "/" + recordID).inserted { extended.append((table, recordID)) }
+            }
+            guard extended.count <= SyncLimits.operationsPerRequest else { return }
+            (keys, seen, last) = (extended, extendedSeen, end)
         }
     }
 
@@ -285,7 +333,10 @@ extension Backoffice {
     static func changedAt(_ db: Database, table: String, recordID: String) throws -> Int64 {
         let text = try String.fetchOne(
             db.cachedStatement(
-                sql: "SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' ORDER BY seq DESC LIMIT 1"
+                sql: """
+                    SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' AND NOT localOnly
+                    ORDER BY seq DESC LIMIT 1
+                    """
             ),
             arguments: [recordID, table]
         )
@@ -383,7 +434,7 @@ extension Backoffice {
                           (SELECT value FROM sync_state WHERE key = 'lastError') AS lastError,
                           (SELECT value FROM sync_state WHERE key = 'offlineSince') AS offlineSince,
                           CASE WHEN EXISTS (SELECT 1 FROM sync_state WHERE key = 'membership') THEN
-                            (SELECT count(*) FROM (SELECT 1 FROM change_log WHERE origin = 'local'
+                            (SELECT count(*) FROM (SELECT 1 FROM change_log WHERE origin = 'local' AND NOT localOnly
                                AND seq > CAST(ifnull((SELECT value FROM sync_state WHERE key = 'uploadedThrough'), '0') AS INTEGER)
                                LIMIT \(Self.badgeCountCap)))
                           END AS pending

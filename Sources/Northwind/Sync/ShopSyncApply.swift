@@ -109,6 +109,8 @@ extension Backoffice {
             applied.waiting = queue.count
             try Self.finishApply(db, after: before, reupload: reupload)
             try Self.setState(db, "token:" + zone, token)
+            // Everything written, nothing committed: a crash here must leave the page unapplied.
+            CrashPoint.reach("apply")
             return applied
         }
     }
@@ -659,7 +661,10 @@ extension Backoffice {
         let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
         return try Bool.fetchOne(
             db.cachedStatement(
-                sql: "SELECT EXISTS (SELECT 1 FROM change_log WHERE tableName = ? AND recordID = ? AND seq > ? AND origin = 'local')"
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM change_log WHERE tableName = ? AND recordID = ? AND seq > ? AND origin = 'local'
+                                   AND NOT localOnly)
+                    """
             ),
             arguments: [table, recordID, through]
         ) ?? false
