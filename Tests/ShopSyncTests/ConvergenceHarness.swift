@@ -27,6 +27,13 @@ actor ConvergenceRun {
         var engine: SyncEngine
         /// Server processes on the same database (PostgreSQL only); installations are spread across them.
         var instances: Int
+        /// A fixed number of steps instead of `duration`.
+        var steps: Int? = nil
+        /// For the determinism check: only faults whose outcome the seed fixes (no SIGKILL at a random moment, no
+        /// delays, no PostgreSQL crash), steps at least 2 ms apart (the merge goes by millisecond clocks), shops' site
+        /// codes from the seed, and head office copied from `template` (its demo data's record ids).
+        var deterministic = false
+        var template: String? = nil
 
         /// From the environment (`NORTHWIND_CONVERGENCE_SEED`, `_SHOPS`, `_SECONDS`), else the given values.
         static func fromEnvironment(seed: UInt64, shops: Int, seconds: Int, engine: SyncEngine) -> Configuration {
@@ -62,6 +69,20 @@ actor ConvergenceRun {
     /// What the workload did, for the checks: every order taken, every customer created and not deleted.
     private var ordersTaken: [String] = []
     private var customersCreated: Set<String> = []
+    /// A field value the workload wrote, and the value the site showed before: for the inbox check.
+    struct Write {
+        var table: String
+        var recordID: String
+        var field: String
+        var value: FieldValue?
+        var site: String
+        var step: Int
+    }
+    private var writes: [Write] = []
+    /// Values some site had in front of it when it changed or deleted them: superseded knowingly, not discarded.
+    private var seenValues: Set<String> = []
+    /// Determinism: record ids are random, so each record a step creates gets a name from the step instead.
+    private(set) var names: [String: String] = [:]
     /// The statuses each site has shown for each order, in the order seen.
     private var statusesSeen: [String: [String: String]] = [:]
 
@@ -83,7 +104,10 @@ actor ConvergenceRun {
         for proxy in proxies.values { proxy.close() }
         for server in servers { server.stop() }
         if let postgresDirectory { PostgresCluster.stop(postgresDirectory) }
-        try? FileManager.default.removeItem(at: directory)
+        // NORTHWIND_CONVERGENCE_KEEP=1 keeps the stores, to look into a failure.
+        if ProcessInfo.processInfo.environment["NORTHWIND_CONVERGENCE_KEEP"] == nil {
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
     /// The server instance a site's link leads to.
@@ -101,6 +125,7 @@ actor ConvergenceRun {
         convergence run with seed \(configuration.seed), \(configuration.shops) installations, \(configuration.duration), \
         \(configuration.engine) with \(configuration.instances) server instance(s)
         replay: NORTHWIND_CONVERGENCE_SEED=\(configuration.seed) swift test --filter ConvergenceTests
+        stores: \(directory.path)
         trace:
         \(trace.joined(separator: "\n"))
         """
@@ -126,7 +151,19 @@ actor ConvergenceRun {
         for site in sites {
             let proxy = try FaultProxy(upstreamPort: servers[instance(of: site)].port)
             proxies[site] = proxy
+            if site == "hq", let template = configuration.template {
+                try FileManager.default.copyItem(atPath: template, toPath: store(site))
+                if FileManager.default.fileExists(atPath: template + "_external") {
+                    try FileManager.default.copyItem(atPath: template + "_external", toPath: store(site) + "_external")
+                }
+            }
             let backoffice = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: site == "hq")
+            if configuration.deterministic, site != "hq" {
+                let code = String((0..<6).map { _ in Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ").randomElement(using: &random)! })
+                try await backoffice.store.pool.write { db in
+                    try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [code])
+                }
+            }
             let service = try await SyncService.open(database: database)
             let token = try await service.createEnrollment(container: "acme", role: site == "hq" ? .hq : .shop)
             await service.close()
@@ -144,11 +181,16 @@ actor ConvergenceRun {
     func runWorkload() async throws {
         let end = ContinuousClock.now + configuration.duration
         var step = 0
-        while ContinuousClock.now < end {
+        while configuration.steps.map({ step < $0 }) ?? (ContinuousClock.now < end) {
             step += 1
             let site = sites.randomElement(using: &random)!
             let roll = Int.random(in: 0..<100, using: &random)
+            let before = configuration.deterministic ? try await recordIDs(at: site) : [:]
             let what = try await perform(roll: roll, at: site, step: step)
+            if configuration.deterministic {
+                try await name(created: before, at: site, step: step)
+                try await Task.sleep(for: .milliseconds(2))
+            }
             log("\(step) \(site): \(what)")
             try await checkAtomicity(site)
         }
@@ -158,10 +200,10 @@ actor ConvergenceRun {
         let backoffice = stores[site]!
         do {
             switch roll {
-            case 0..<14: return try await editProduct(backoffice, step: step)
+            case 0..<14: return try await editProduct(backoffice, site: site, step: step)
             case 14..<21: return try await createCustomer(backoffice, step: step)
-            case 21..<27: return try await editCustomer(backoffice, step: step)
-            case 27..<30: return try await deleteCustomer(backoffice)
+            case 21..<27: return try await editCustomer(backoffice, site: site, step: step)
+            case 27..<30: return try await deleteCustomer(backoffice, site: site)
             case 30..<42: return try await takeOrder(backoffice, site: site)
             case 42..<49: return try await executeOrder(backoffice, site: site)
             case 49..<52: return try await cancelOrder(backoffice, site: site)
@@ -173,11 +215,11 @@ actor ConvergenceRun {
             case 76..<85: return try await syncAndKill(site)
             case 85..<94: return injectFault(site)
             case 94..<96:
-                if postgresDirectory != nil, Bool.random(using: &random) { return try restartPostgres() }
+                if postgresDirectory != nil, !configuration.deterministic, Bool.random(using: &random) { return try restartPostgres() }
                 return try restartServer()
             case 96..<97: return try purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
-            case 98..<99: return try await changePicture(backoffice)
+            case 98..<99: return try await changePicture(backoffice, site: site, step: step)
             default:
                 try await Task.sleep(for: .milliseconds(20))
                 return "pause"
@@ -192,20 +234,25 @@ actor ConvergenceRun {
         try await backoffice.store.pool.read { db in try Product.order(Column("id")).fetchAll(db) }.randomElement(using: &random)
     }
 
-    private func editProduct(_ backoffice: Backoffice, step: Int) async throws -> String {
-        guard var product = try await randomProduct(backoffice) else { return "no product" }
+    private func editProduct(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
+        // Half the edits go to a few popular products, so that sites meet on the same fields.
+        let products = try await backoffice.store.pool.read { db in try Product.order(Column("id")).fetchAll(db) }
+        let pool = Bool.random(using: &random) ? Array(products.prefix(5)) : products
+        guard var product = pool.randomElement(using: &random) else { return "no product" }
         switch Int.random(in: 0..<3, using: &random) {
         case 0: product.name = "Product \(step)"
         case 1: product.unitPrice = Money(cents: Int.random(in: 100...9_999, using: &random))
         default: product.reorderLevel = Int.random(in: 0...50, using: &random)
         }
-        _ = try await backoffice.updateProduct(product)
+        try await recordingWrites(at: site, step: step, table: "products", recordID: product.recordID) {
+            _ = try await backoffice.updateProduct(product)
+        }
         return "edit product \(product.recordID)"
     }
 
     /// Sets a category's picture or an employee's photo, from a small pool (so two sites set the same bytes; one is
     /// large enough to live in a file), or removes it.
-    private func changePicture(_ backoffice: Backoffice) async throws -> String {
+    private func changePicture(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
         let pick = Int.random(in: 0..<5, using: &random)
         let picture: BinaryContent? =
             pick == 4 ? nil : BinaryContent(bytes: Data(repeating: UInt8(pick), count: pick == 3 ? 150_000 : 500 + pick), contentType: "image/png")
@@ -213,12 +260,16 @@ actor ConvergenceRun {
         if Bool.random(using: &random) {
             let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM categories ORDER BY id") }
             guard let id = ids.randomElement(using: &random) else { return "no category" }
-            try await backoffice.setCategoryPicture(categoryID: id, picture)
+            try await recordingWrites(at: site, step: step, table: "categories", rowID: id) {
+                try await backoffice.setCategoryPicture(categoryID: id, picture)
+            }
             return "category \(id) picture: \(what)"
         }
         let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM employees ORDER BY id") }
         guard let id = ids.randomElement(using: &random) else { return "no employee" }
-        try await backoffice.setEmployeePhoto(employeeID: id, picture)
+        try await recordingWrites(at: site, step: step, table: "employees", rowID: id) {
+            try await backoffice.setEmployeePhoto(employeeID: id, picture)
+        }
         return "employee \(id) photo: \(what)"
     }
 
@@ -230,21 +281,28 @@ actor ConvergenceRun {
         return "create customer \(code) \(created.recordID)"
     }
 
-    private func editCustomer(_ backoffice: Backoffice, step: Int) async throws -> String {
-        let customers = try await backoffice.store.pool.read { db in try Customer.order(Column("id")).fetchAll(db) }
-        guard var customer = customers.randomElement(using: &random) else { return "no customer" }
+    private func editCustomer(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
+        // By code, which is the same everywhere; half the edits go to a few customers, so that sites meet.
+        let customers = try await backoffice.store.pool.read { db in try Customer.order(Column("code")).fetchAll(db) }
+        let pool = Bool.random(using: &random) ? Array(customers.prefix(5)) : customers
+        guard var customer = pool.randomElement(using: &random) else { return "no customer" }
         if Bool.random(using: &random) { customer.contactName = "Contact \(step)" } else { customer.city = "City \(step)" }
-        _ = try await backoffice.update(customer)
+        try await recordingWrites(at: site, step: step, table: "customers", recordID: customer.recordID) {
+            _ = try await backoffice.update(customer)
+        }
         return "edit customer \(customer.recordID)"
     }
 
-    private func deleteCustomer(_ backoffice: Backoffice) async throws -> String {
+    private func deleteCustomer(_ backoffice: Backoffice, site: String) async throws -> String {
         let ids = customersCreated.sorted()
         let customers = try await backoffice.store.pool.read { db in
-            try Customer.filter(ids.contains(Column("recordID"))).order(Column("recordID")).fetchAll(db)
+            try Customer.filter(ids.contains(Column("recordID"))).order(Column("code"), Column("companyName")).fetchAll(db)
         }
         guard let customer = customers.randomElement(using: &random), let id = customer.id else { return "no customer to delete" }
+        // Whoever deletes a record has seen its values: none of them is discarded unseen.
+        let seen = try await fields(at: site, table: "customers", recordID: customer.recordID) ?? [:]
         try await backoffice.delete(Customer.self, id: id)
+        for (field, value) in seen { seenValues.insert(Self.valueKey("customers", customer.recordID, field, value)) }
         customersCreated.remove(customer.recordID)
         return "delete customer \(customer.recordID)"
     }
@@ -273,8 +331,24 @@ actor ConvergenceRun {
         return numbers.randomElement(using: &random)
     }
 
+    /// Half the time an order the shelf can fill, as staff would pick; else any (which may be refused).
     private func executeOrder(_ backoffice: Backoffice, site: String) async throws -> String {
-        guard let number = try await ownNewOrder(backoffice, site: site) else { return "no order to execute" }
+        let code = siteCodes[site]!
+        let fillable = try await backoffice.store.pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT number FROM orders o WHERE status = 'new' AND number LIKE ? AND NOT EXISTS (
+                      SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID
+                      WHERE l.orderID = o.id AND l.quantity > p.unitsInStock)
+                    ORDER BY number
+                    """,
+                arguments: ["\(code)-%"]
+            )
+        }
+        var pick = Bool.random(using: &random) ? fillable.randomElement(using: &random) : nil
+        if pick == nil { pick = try await ownNewOrder(backoffice, site: site) }
+        guard let number = pick else { return "no order to execute" }
         _ = try await backoffice.executeOrder(number: number)
         return "execute order \(number)"
     }
@@ -338,10 +412,117 @@ actor ConvergenceRun {
         return "receive transfer \(status.transfer.recordID): \(units) of \(status.transfer.quantity)"
     }
 
+    /// Runs a write at a site and notes each field it changed, with the value it replaced (which that site had seen).
+    private func recordingWrites(
+        at site: String,
+        step: Int,
+        table: String,
+        recordID: String,
+        _ write: () async throws -> Void
+    ) async throws {
+        let before = try await fields(at: site, table: table, recordID: recordID) ?? [:]
+        try await write()
+        let after = try await fields(at: site, table: table, recordID: recordID) ?? [:]
+        for field in Set(before.keys).union(after.keys).sorted() where field != FieldClock.fieldName && before[field] != after[field] {
+            writes.append(Write(table: table, recordID: recordID, field: field, value: after[field], site: site, step: step))
+            if let old = before[field] { seenValues.insert(Self.valueKey(table, recordID, field, old)) }
+        }
+    }
+
+    private func recordingWrites(at site: String, step: Int, table: String, rowID: Int64, _ write: () async throws -> Void) async throws {
+        let recordID = try await stores[site]!.store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT recordID FROM \(table) WHERE id = ?", arguments: [rowID])
+        }
+        guard let recordID else { return try await write() }
+        try await recordingWrites(at: site, step: step, table: table, recordID: recordID, write)
+    }
+
+    /// A row's travelling fields at a site, as sync sends them (references as record ids, pictures by hash).
+    private func fields(at site: String, table name: String, recordID: String) async throws -> [String: FieldValue]? {
+        let syncSite = self.syncSite(site)
+        return try await stores[site]!.store.pool.read { db in
+            try RecordMapping.record(db, table: SyncTable.byName[name]!, recordID: recordID, site: syncSite, zoneName: "")?.fields
+        }
+    }
+
+    /// What reading records needs of a site: its code (a movement's location) and its binaries (pictures' hashes).
+    private func syncSite(_ site: String) -> SyncSite {
+        SyncSite(
+            membership: SyncMembership(server: "", container: "", siteCode: siteCodes[site]!, role: "", credential: ""),
+            binaries: stores[site]!.store.binaries
+        )
+    }
+
+    static func valueKey(_ table: String, _ recordID: String, _ field: String, _ value: FieldValue?) -> String {
+        "\(table) \(recordID) \(field) \(value.map { "\($0)" } ?? "absent")"
+    }
+
+    /// Every synced row's record id at a site, by table.
+    private func recordIDs(at site: String) async throws -> [String: Set<String>] {
+        try await stores[site]!.store.pool.read { db in
+            var ids: [String: Set<String>] = [:]
+            for table in SyncTable.all { ids[table.name] = try String.fetchSet(db, sql: "SELECT recordID FROM \(table.name)") }
+            return ids
+        }
+    }
+
+    /// Names the records a step created: the step, the table, and the rank of the record's content (parents first,
+    /// so that a child's content names its parent).
+    private func name(created before: [String: Set<String>], at site: String, step: Int) async throws {
+        let after = try await recordIDs(at: site)
+        for table in SyncTable.all {
+            let created = after[table.name, default: []].subtracting(before[table.name, default: []]).filter { names[$0] == nil }
+            var contents: [(String, String)] = []
+            for recordID in created {
+                let fields = try await fields(at: site, table: table.name, recordID: recordID) ?? [:]
+                contents.append((normalized(fields), recordID))
+            }
+            for (rank, (_, recordID)) in contents.sorted(by: { $0.0 < $1.0 }).enumerated() {
+                names[recordID] = "step\(step)-\(table.name)-\(rank)"
+            }
+        }
+    }
+
+    /// A record's fields with what differs between two runs of one seed masked: record ids become names, times and
+    /// the clocks field go.
+    private func normalized(_ fields: [String: FieldValue]) -> String {
+        let text = fields.filter { $0.key != FieldClock.fieldName }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "|")
+        return masked(text)
+    }
+
+    func masked(_ text: String) -> String {
+        var text = text.replacing(/timestamp\(\d+\)/, with: "timestamp(…)")
+        text = text.replacing(/\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z?)?/, with: "…date…")
+        text = text.replacing(/127\.0\.0\.1:\d+/, with: "127.0.0.1:…")
+        return text.replacing(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) { match in
+            names[String(match.output)] ?? String(match.output)
+        }
+    }
+
+    /// Head office's data, normalized: what two runs of one seed must agree on (every installation holds the same,
+    /// which `checkConverged` checks).
+    func normalizedState() async throws -> [String] {
+        var lines: [String] = []
+        for table in SyncTable.all {
+            let ids = try await recordIDs(at: "hq")[table.name, default: []]
+            for recordID in ids {
+                lines.append(
+                    "\(table.name) \(masked(recordID)) \(normalized(try await fields(at: "hq", table: table.name, recordID: recordID) ?? [:]))"
+                )
+            }
+        }
+        return lines.sorted()
+    }
+
+    /// The trace with record ids as names, to find where two runs parted.
+    var normalizedTrace: [String] { trace.map(masked) }
+
     // MARK: - Syncing and faults
 
     /// One sync in this process, abandoned after `timeout` (a withheld answer would otherwise hold it for a minute).
-    private func syncInProcess(_ site: String, timeout: Duration = .seconds(4)) async -> String {
+    private func syncInProcess(_ site: String) async -> String {
+        // A withheld answer holds a sync until it is abandoned; with no delays among the faults, nothing else does.
+        let timeout: Duration = configuration.deterministic ? .seconds(10) : .seconds(4)
         let engine = ShopSyncEngine(backoffice: stores[site]!)
         let outcome: String = await withTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -365,12 +546,27 @@ actor ConvergenceRun {
         return outcome
     }
 
-    /// `northwind sync now` in its own process, killed with SIGKILL at a random moment: during the upload, a page's
-    /// apply, or between the server's commit and the acknowledgement.
+    /// `northwind sync now` in its own process, killed with SIGKILL: at a named moment, or after a random delay that
+    /// may fall anywhere (during the upload, a page's apply, between the server's commit and the acknowledgement).
     private func syncAndKill(_ site: String) async throws -> String {
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
+        let arguments = ["sync", "now", "--store", store(site)]
+        // Half the time (always for the determinism check) it kills itself at a named moment (`CrashPoint`): before
+        // sending a batch, between the server's commit and the acknowledgement, or inside a page's transaction.
+        if configuration.deterministic || Bool.random(using: &random) {
+            let point = ["upload", "acknowledge", "apply"].randomElement(using: &random)!
+            let count = Int.random(in: 1...2, using: &random)
+            let child = try ChildProcess(binary.path, arguments, environment: ["NORTHWIND_CRASH_AT": "\(point):\(count)"])
+            guard let ended = await child.exit(within: .seconds(10)) else {
+                child.signal(SIGKILL)
+                await child.exit()
+                return "sync process abandoned after 10 s, before \(point) #\(count)"
+            }
+            return ended == .init(status: SIGKILL, signalled: true)
+                ? "sync process killed at \(point) #\(count)" : "sync process ended before \(point) #\(count) (\(ended.status))"
+        }
         let after = Int.random(in: 0...800, using: &random)
-        let child = try ChildProcess(binary.path, ["sync", "now", "--store", store(site)])
+        let child = try ChildProcess(binary.path, arguments)
         if let ended = await child.exit(within: .milliseconds(after)) { return "sync process ended by itself (\(ended.status))" }
         child.signal(SIGKILL)
         await child.exit()
@@ -381,7 +577,9 @@ actor ConvergenceRun {
         let faults: [FaultProxy.Fault] = [
             .none, .none, .cut, .dropResponse, .cutResponses, .halfOpen, .delay(milliseconds: Int.random(in: 50...400, using: &random)), .duplicate,
         ]
-        let fault = faults.randomElement(using: &random)!
+        var fault = faults.randomElement(using: &random)!
+        // A delay decides only when a sync is abandoned, which the seed cannot fix.
+        if configuration.deterministic, case .delay = fault { fault = .none }
         proxies[site]!.inject(fault)
         return "network: \(fault)"
     }
@@ -486,14 +684,8 @@ actor ConvergenceRun {
     /// Every synced table's rows by record id, with references as record ids and a movement's location spelled out:
     /// what must agree everywhere.
     func canonicalDump(_ site: String) async throws -> [String: [String: String]] {
-        let backoffice = stores[site]!
-        let siteCode = siteCodes[site]!
-        return try await backoffice.store.pool.read { db in
-            // Only the site code (a movement's location) and the binaries (pictures as their hashes) count here.
-            let syncSite = SyncSite(
-                membership: SyncMembership(server: "", container: "", siteCode: siteCode, role: "", credential: ""),
-                binaries: backoffice.store.binaries
-            )
+        let syncSite = self.syncSite(site)
+        return try await stores[site]!.store.pool.read { db in
             var dump: [String: [String: String]] = [:]
             for table in SyncTable.all {
                 var rows: [String: String] = [:]
@@ -637,8 +829,53 @@ actor ConvergenceRun {
             if let movement = twiceMovements.first { throw Violation(description: "movement \(movement) is applied twice at \(site)") }
             try await checkAtomicity(site)
         }
+        try await checkInbox()
         for site in sites {
             log("\(site): \(try await stores[site]!.syncConflicts(all: true).count) values in the conflict inbox")
+        }
+    }
+
+    /// The inbox lists every discarded value: each value the workload wrote is the final one, or some site had it in
+    /// front of it when it changed or deleted it, or some installation's inbox lists it as lost.
+    private func checkInbox() async throws {
+        var listed: Set<String> = []
+        for site in sites {
+            let entries = try await stores[site]!.store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT tableName, recordID, field, lostValue FROM sync_conflicts WHERE lostValue IS NOT NULL").map {
+                    ($0["tableName"] as String, $0["recordID"] as String, $0["field"] as String, $0["lostValue"] as String)
+                }
+            }
+            for (table, recordID, field, json) in entries {
+                let lost = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8))
+                // A whole record (a refused change, an edit a delete discarded) lists every field it had.
+                if field == "*", case .string(let json) = lost, let record = try? JSONDecoder().decode(SyncRecord.self, from: Data(json.utf8)) {
+                    for (name, value) in record.fields { listed.insert(Self.valueKey(table, recordID, name, value)) }
+                } else {
+                    listed.insert(Self.valueKey(table, recordID, field, lost))
+                }
+            }
+        }
+        var unlisted: [String] = []
+        var (kept, superseded, inInbox) = (0, 0, 0)
+        for write in writes {
+            let key = Self.valueKey(write.table, write.recordID, write.field, write.value)
+            let final = try await fields(at: "hq", table: write.table, recordID: write.recordID)
+            if final?[write.field] == write.value {
+                kept += 1
+            } else if seenValues.contains(key) {
+                superseded += 1
+            } else if listed.contains(key) {
+                inInbox += 1
+            } else {
+                unlisted.append("step \(write.step) at \(write.site): \(key)")
+            }
+        }
+        log(
+            "inbox check: \(writes.count) values written: \(kept) stand, \(superseded) changed or deleted by a site that had them, "
+                + "\(inInbox) discarded and in an inbox, \(unlisted.count) discarded without an inbox entry"
+        )
+        if !unlisted.isEmpty {
+            throw Violation(description: "values discarded that no inbox lists:\n  " + unlisted.joined(separator: "\n  "))
         }
     }
 }
