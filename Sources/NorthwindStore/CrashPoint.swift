@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Named moments at which a fault test can have this process killed with SIGKILL: `NORTHWIND_CRASH_AT=name`, or
 /// `name:n` for the n-th time. The convergence harness kills `northwind sync now` this way at exactly the moment it
 /// wants (between the server's commit and the acknowledgement, say), which a timer hits only by luck, and the same
