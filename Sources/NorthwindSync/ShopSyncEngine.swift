@@ -99,23 +99,23 @@ public actor ShopSyncEngine {
         return report
     }
 
-    /// Pulls what other installations saved, without sending anything.
-    public func refresh() async throws(ShopSyncError) {
+    /// Pulls what other installations saved in one zone, without sending anything.
+    public func refresh(zone: String) async throws(ShopSyncError) {
         guard let membership = try await domain({ try await backoffice.syncMembership() }), let url = URL(string: membership.server) else {
             return
         }
         var report = SyncReport()
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
-        try await pull(client, zones: Set(try await client.zones().map(\.zoneID.zoneName)), report: &report)
+        try await pull(client, zones: [zone], report: &report)
     }
 
     /// A `Backoffice.refreshBeforeEdit` that pulls for at most `timeout`: an unreachable or slow server must not hold
     /// up an edit, which then saves as an offline one would (merged by clock if it meets another).
-    public static func refresher(for backoffice: Backoffice, timeout: Duration = .seconds(2)) -> @Sendable () async -> Void {
+    public static func refresher(for backoffice: Backoffice, timeout: Duration = .seconds(2)) -> @Sendable (String) async -> Void {
         let engine = ShopSyncEngine(backoffice: backoffice)
-        return {
+        return { zone in
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { try? await engine.refresh() }
+                group.addTask { try? await engine.refresh(zone: zone) }
                 group.addTask { try? await Task.sleep(for: timeout) }
                 await group.next()
                 group.cancelAll()

@@ -75,7 +75,7 @@ extension Backoffice {
         var record = record
         try record.normalizeAndValidate().throwIfAny()
         let edited = record
-        await refreshBeforeEdit?()
+        if let zone = SyncTable.sharedZone(of: R.databaseTableName) { await refreshBeforeEdit?(zone) }
         return try await write { db in
             let current = try Self.fetch(R.self, id: id, db)
             guard current.version == edited.version else {

@@ -171,7 +171,7 @@ extension Backoffice {
         var product = product
         try product.normalizeAndValidate().throwIfAny()
         let edited = product
-        await refreshBeforeEdit?()
+        if let zone = SyncTable.sharedZone(of: "products") { await refreshBeforeEdit?(zone) }
         return try await write { db in
             let current = try Self.productRow(id: id, db).product
             guard current.version == edited.version else {

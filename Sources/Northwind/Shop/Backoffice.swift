@@ -17,8 +17,9 @@ public struct Backoffice: Sendable {
     let readCosts = ReadCosts()
     /// Brings in what other installations saved, before an interactive edit checks the version it was read at: set
     /// by `northwind serve` on a joined store, so that an editor whose form predates another site's save is told
-    /// what changed, as for a colleague's save here, instead of having the two edits merged by their clocks.
-    public var refreshBeforeEdit: (@Sendable () async -> Void)?
+    /// what changed, as for a colleague's save here, instead of having the two edits merged by their clocks. It is
+    /// given the zone of the record about to be saved (`catalog`, `people`, `customers`), the only one it pulls.
+    public var refreshBeforeEdit: (@Sendable (_ zone: String) async -> Void)?
 
     public init(store: Store) { self.store = store }
 

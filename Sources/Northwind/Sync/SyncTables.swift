@@ -61,6 +61,12 @@ struct SyncTable: Sendable {
 
     static func siteZone(_ siteCode: String) -> String { "site-\(siteCode)" }
 
+    /// The shared zone a table's rows live in; nil for a site's own tables, which no other installation writes.
+    static func sharedZone(of table: String) -> String? {
+        guard case .shared(let zone)? = byName[table]?.zone else { return nil }
+        return zone
+    }
+
     /// The zone this store writes a row of this table to.
     func zone(siteCode: String) -> String {
         switch zone {
