@@ -329,10 +329,7 @@ extension Backoffice {
                     arguments: [value, record.recordName]
                 )
             else { continue }
-            let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
-            let ours = try localClock(db, table: table, recordID: other, column: column, site: site)
-            let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
-            let loserClock = incomingLoses ? theirs : ours
+            let (incomingLoses, loserClock) = try clash(db, table: table, record: record, other: other, column: column, site: site)
             let renamed = try freeValue(db, table: table, column: column, base: "\(value)-\(loserClock.site.isEmpty ? "X" : loserClock.site)")
             if incomingLoses {
                 fields[column] = .string(renamed)
@@ -355,6 +352,22 @@ extension Backoffice {
             return true
         }
         return false
+    }
+
+    /// Who keeps a value that an incoming record and the local row `other` both hold: the earlier write of `column`
+    /// (by clock, then record id), so that every installation picks the same. Returns the loser's clock too.
+    private static func clash(
+        _ db: Database,
+        table: SyncTable,
+        record: SyncRecord,
+        other: String,
+        column: String,
+        site: SyncSite
+    ) throws -> (incomingLoses: Bool, loserClock: FieldClock) {
+        let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
+        let ours = try localClock(db, table: table, recordID: other, column: column, site: site)
+        let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
+        return (incomingLoses, incomingLoses ? theirs : ours)
     }
 
     /// When a local row's `column` was written: by the server's clocks once it has been sent, else by its last
@@ -408,9 +421,7 @@ extension Backoffice {
                 )
             else { continue }
             let column = index.columns[0]
-            let theirs = FieldClock.clocks(of: record.fields)[column] ?? FieldClock(text: "")
-            let ours = try localClock(db, table: table, recordID: other, column: column, site: site)
-            let incomingLoses = (ours.text, other) < (theirs.text, record.recordName)
+            let (incomingLoses, _) = try clash(db, table: table, record: record, other: other, column: column, site: site)
             let (winner, loser) = incomingLoses ? (other, record.recordName) : (record.recordName, other)
             try recordConflict(
                 db,
