@@ -311,4 +311,34 @@ struct ShopSyncTests {
         let sent = try #require(batches.first?.operations.first { $0.record.recordType == "orders" })
         #expect(sent.record.fields["status"] == .string("shipped"))
     }
+
+    @Test func pictureBytesThatDoNotMatchTheirHashAreRefusedAndNothingIsApplied() async throws {
+        // Given a joined store with a category, sent
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        let category = try await shop.backoffice.create(Category(name: "Teas"))
+        _ = try await Self.drain(shop)
+        // When a download names a new picture for it, and the bytes that came are other bytes
+        let named = Data(repeating: 1, count: 600)
+        let reference = AssetReference(sha256: RecordMapping.sha256(named), size: 600, contentType: "image/png")
+        let record = SyncRecord(
+            recordName: category.recordID,
+            recordType: "categories",
+            zoneID: ZoneID("catalog"),
+            fields: ["name": .string("Herbal teas"), "picture": .asset(reference)]
+        )
+        await #expect(throws: NorthwindError.self) {
+            try await shop.backoffice.applyDownloaded(
+                zone: "catalog",
+                records: [record],
+                token: "t1",
+                assets: [reference.sha256: Data(repeating: 2, count: 600)]
+            )
+        }
+        // Then nothing of the page is applied: no picture, the old name, and no token saved
+        let id = try #require(category.id)
+        #expect(try await shop.backoffice.categoryPicture(categoryID: id) == nil)
+        #expect(try await shop.store.pool.read { db in try Category.fetchOne(db, key: id)?.name } == "Teas")
+        #expect(try await shop.backoffice.syncToken(zone: "catalog") == nil)
+    }
 }
