@@ -74,6 +74,19 @@ public enum Schema {
                     """
             )
         }
+        // A zone fetched again from scratch notes the names it received, page by page, in the pages' transactions,
+        // so that a sync cut off halfway still removes, when taken up again, the rows the server no longer has.
+        migrator.registerMigration("v13: sync refetch progress") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sync_refetch (
+                      zoneName TEXT NOT NULL,
+                      recordName TEXT NOT NULL,
+                      PRIMARY KEY (zoneName, recordName)
+                    ) WITHOUT ROWID
+                    """
+            )
+        }
         return migrator
     }
 

@@ -202,24 +202,26 @@ public actor ShopSyncEngine {
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
         for zone in order {
             var token = try await domain { try await backoffice.syncToken(zone: zone) }
-            // Set while the zone is fetched again from scratch: every live record the server has.
-            var refetched: Set<String>?
             while true {
                 let page: Components.Schemas.ZoneChanges
                 do throws(ShopSyncError) {
                     page = try await client.changes(zone: zone, token: token)
                 } catch  where error.kind == .refused(.changeTokenExpired) {
-                    // Deletions older than the token were purged: fetch the zone again from scratch, then remove
-                    // what the server no longer has (and nobody changed here).
+                    // Deletions older than the token were purged: fetch the zone again from scratch; its last page
+                    // removes what the server no longer has (and nobody changed here).
                     try await domain { try await backoffice.resetSyncToken(zone: zone) }
                     token = nil
-                    refetched = []
                     continue
                 }
-                refetched?.formUnion(page.records.map(\.recordName))
                 let assets = try await fetchAssets(client, for: page.records)
                 let applied = try await domain {
-                    try await backoffice.applyDownloaded(zone: zone, records: page.records, token: page.syncToken, assets: assets)
+                    try await backoffice.applyDownloaded(
+                        zone: zone,
+                        records: page.records,
+                        token: page.syncToken,
+                        assets: assets,
+                        moreComing: page.moreComing
+                    )
                 }
                 report.downloaded += applied.saved + applied.deleted
                 report.merged += applied.merged
@@ -227,9 +229,6 @@ public actor ShopSyncEngine {
                 report.waiting = applied.waiting
                 token = page.syncToken
                 if !page.moreComing { break }
-            }
-            if let refetched {
-                report.downloaded += try await domain { try await backoffice.reconcile(zone: zone, keeping: refetched) }
             }
         }
     }

@@ -341,4 +341,26 @@ struct ShopSyncTests {
         #expect(try await shop.store.pool.read { db in try Category.fetchOne(db, key: id)?.name } == "Teas")
         #expect(try await shop.backoffice.syncToken(zone: "catalog") == nil)
     }
+
+    @Test func aZoneFetchedAgainAndCutOffHalfwayStillLosesWhatTheServerNoLongerHas() async throws {
+        // Given a joined store with two customers, both sent and acknowledged
+        let shop = try TemporaryStore()
+        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        var sent: [SyncRecord] = []
+        for code in ["GONE", "KEPT"] {
+            _ = try await shop.backoffice.create(Customer(code: code, companyName: "Company \(code)"))
+            let batch = try #require(try await shop.backoffice.nextOutboxBatch())
+            _ = try await shop.backoffice.acknowledge(batch, outcomes: batch.operations.map { .saved($0.record) })
+            sent += batch.operations.map(\.record)
+        }
+        // When its token expires, the zone's first page (with only the second customer) is applied, the sync is cut
+        // off, and a later sync applies the last page
+        try await shop.backoffice.resetSyncToken(zone: "customers")
+        _ = try await shop.backoffice.applyDownloaded(zone: "customers", records: [sent[1]], token: "t1", moreComing: true)
+        let reopened = Backoffice(store: try Store(StoreConfiguration(path: shop.path)))
+        _ = try await reopened.applyDownloaded(zone: "customers", records: [], token: "t2", moreComing: false)
+        // Then the customer the server no longer has is gone, and the other stays
+        let codes = try await shop.store.pool.read { db in try String.fetchAll(db, sql: "SELECT code FROM customers ORDER BY code") }
+        #expect(codes == ["KEPT"])
+    }
 }

@@ -70,12 +70,14 @@ extension Backoffice {
 
     /// Applies one downloaded page of a zone and saves its token, in one transaction. Records that name a row not here
     /// yet wait, and are tried again after every page; so do records whose pictures' bytes are not in `assets`
-    /// (see `assetsToFetch`).
+    /// (see `assetsToFetch`). While the zone is fetched again from scratch (`resetSyncToken`), the page's record
+    /// names are noted, and its last page (`moreComing` false) removes the rows the server no longer has.
     public func applyDownloaded(
         zone: String,
         records: [SyncRecord],
         token: String,
-        assets: [String: Data] = [:]
+        assets: [String: Data] = [:],
+        moreComing: Bool = false
     ) async throws(NorthwindError) -> SyncApplied {
         try await write { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
@@ -107,6 +109,15 @@ extension Backoffice {
                 )
             }
             applied.waiting = queue.count
+            if try Self.state(db, "refetching:" + zone) != nil {
+                for record in records {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO sync_refetch (zoneName, recordName) VALUES (?, ?)",
+                        arguments: [zone, record.recordName]
+                    )
+                }
+                if !moreComing { try Self.reconcile(db, zone: zone, site: site, applied: &applied, reupload: &reupload) }
+            }
             try Self.finishApply(db, after: before, reupload: reupload)
             try Self.setState(db, "token:" + zone, token)
             // Everything written, nothing committed: a crash here must leave the page unapplied.
@@ -141,8 +152,14 @@ extension Backoffice {
     }
 
     /// Forgets a zone's token (the server said CHANGE_TOKEN_EXPIRED): the next fetch starts from scratch.
+    /// Starts fetching a zone again from scratch (its token expired). Kept in the store, so that a sync cut off
+    /// halfway still ends in the reconciliation when it is taken up again.
     public func resetSyncToken(zone: String) async throws(NorthwindError) {
-        try await write { db in try Self.setState(db, "token:" + zone, nil) }
+        try await write { db in
+            try Self.setState(db, "token:" + zone, nil)
+            try Self.setState(db, "refetching:" + zone, "1")
+            try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
+        }
     }
 
     /// Applies one record; false when it names a row not here yet.
@@ -738,26 +755,33 @@ extension Backoffice {
 }
 
 extension Backoffice {
-    /// After a zone was fetched again from scratch (its token expired): removes the rows of that zone the server no
-    /// longer has, unless they have changes not yet sent, which stay and go up. Returns how many rows went.
-    public func reconcile(zone: String, keeping names: Set<String>) async throws(NorthwindError) -> Int {
-        try await write { db in
-            guard let site = try syncSite(db) else { return 0 }
-            let before = try Self.lastSeq(db)
-            let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
-            // Children before parents, so that a parent is not refused for the children about to go.
-            let rows = try Row.fetchAll(db, sql: "SELECT tableName, recordID FROM sync_records WHERE zoneName = ?", arguments: [zone])
-                .map { ($0["tableName"] as String, $0["recordID"] as String) }
-                .filter { !names.contains($0.1) }
-                .sorted { (order[$0.0] ?? 0) > (order[$1.0] ?? 0) }
-            var applied = SyncApplied()
-            var reupload: [(String, String)] = []
-            for (name, recordID) in rows {
-                guard let table = SyncTable.byName[name], try !Self.hasPendingChange(db, table: name, recordID: recordID) else { continue }
-                try Self.removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
-            }
-            try Self.finishApply(db, after: before, reupload: reupload)
-            return applied.deleted
+    /// The end of fetching a zone again from scratch (its token expired): removes the rows of that zone the server no
+    /// longer has (not among the names noted while fetching), unless they have changes not yet sent, which stay and
+    /// go up. In the transaction of the last page, so that a sync cut off before it starts over rather than skips it.
+    static func reconcile(
+        _ db: Database,
+        zone: String,
+        site: SyncSite,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws {
+        let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
+        // Children before parents, so that a parent is not refused for the children about to go.
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT tableName, recordID FROM sync_records r WHERE zoneName = ?1
+                AND NOT EXISTS (SELECT 1 FROM sync_refetch f WHERE f.zoneName = ?1 AND f.recordName = r.recordID)
+                """,
+            arguments: [zone]
+        )
+        .map { ($0["tableName"] as String, $0["recordID"] as String) }
+        .sorted { (order[$0.0] ?? 0) > (order[$1.0] ?? 0) }
+        for (name, recordID) in rows {
+            guard let table = SyncTable.byName[name], try !hasPendingChange(db, table: name, recordID: recordID) else { continue }
+            try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
         }
+        try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
+        try setState(db, "refetching:" + zone, nil)
     }
 }
