@@ -704,6 +704,26 @@ actor ConvergenceRun {
         }
     }
 
+    /// What a store knows of a record, to explain a difference: the row, the base the server acknowledged, the
+    /// change-log entries and the inbox entries.
+    private func syncState(of recordID: String, in table: String, at site: String) async throws -> String {
+        try await stores[site]!.store.pool.read { db in
+            let row = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE recordID = ?)", arguments: [recordID]) == true
+            let tag = try String.fetchOne(db, sql: "SELECT changeTag FROM sync_records WHERE recordID = ?", arguments: [recordID])
+            let entries = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, operation, origin FROM change_log WHERE recordID = ? ORDER BY seq",
+                arguments: [recordID]
+            )
+            .map { "\($0["seq"] as Int64) \($0["operation"] as String) \($0["origin"] as String)" }
+            let through = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'uploadedThrough'") ?? "0"
+            let inbox = try String.fetchAll(db, sql: "SELECT reason FROM sync_conflicts WHERE recordID = ?", arguments: [recordID])
+            let waiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_waiting WHERE recordName = ?)", arguments: [recordID]) == true
+            return "row \(row ? "here" : "absent"), base \(tag ?? "none"), log [\(entries.joined(separator: ", "))] uploaded through \(through), "
+                + "waiting \(waiting), inbox \(inbox)"
+        }
+    }
+
     /// FNV-1a of a dump, to print beside the site.
     static func hash(_ dump: [String: [String: String]]) -> String {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -728,9 +748,16 @@ actor ConvergenceRun {
                 let mine = dump[table] ?? [:]
                 let theirs = reference[table] ?? [:]
                 let differing = Set(mine.keys).union(theirs.keys).sorted().first { mine[$0] != theirs[$0] }!
+                var states: [String] = []
+                for other in sites { states.append("\(other): \(try await syncState(of: differing, in: table, at: other))") }
                 throw Violation(
-                    description:
-                        "\(site) and hq differ in \(table), record \(differing):\n  \(site): \(mine[differing] ?? "absent")\n  hq: \(theirs[differing] ?? "absent")"
+                    description: """
+                        \(site) and hq differ in \(table), record \(differing):
+                          \(site): \(mine[differing] ?? "absent")
+                          hq: \(theirs[differing] ?? "absent")
+                        what each installation knows of it:
+                          \(states.joined(separator: "\n  "))
+                        """
                 )
             }
         }
