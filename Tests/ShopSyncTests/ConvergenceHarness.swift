@@ -724,6 +724,20 @@ actor ConvergenceRun {
         }
     }
 
+    /// What the server holds of a record: live or a tombstone, at which place in its zone.
+    private func serverState(of recordID: String, in table: String) async throws -> String {
+        let zones = SyncTable.sharedZone(of: table).map { [$0] } ?? sites.map { SyncTable.siteZone(siteCodes[$0]!) }
+        let service = try await SyncService.open(database: database)
+        let found = try await service.storage.lookup(
+            container: "acme",
+            scope: .shared,
+            keys: zones.map { RecordKey(zoneName: $0, recordName: recordID) }
+        )
+        await service.close()
+        guard let stored = found.values.first else { return "nothing (or a tombstone since purged)" }
+        return "\(stored.record.deleted ? "a tombstone" : "live") at seq \(stored.seq), tag \(stored.record.recordChangeTag ?? "none")"
+    }
+
     /// FNV-1a of a dump, to print beside the site.
     static func hash(_ dump: [String: [String: String]]) -> String {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -750,6 +764,7 @@ actor ConvergenceRun {
                 let differing = Set(mine.keys).union(theirs.keys).sorted().first { mine[$0] != theirs[$0] }!
                 var states: [String] = []
                 for other in sites { states.append("\(other): \(try await syncState(of: differing, in: table, at: other))") }
+                states.append("server: \(try await serverState(of: differing, in: table))")
                 throw Violation(
                     description: """
                         \(site) and hq differ in \(table), record \(differing):
