@@ -307,13 +307,16 @@ actor ConvergenceRun {
         return "delete customer \(customer.recordID)"
     }
 
+    /// Half the time for what is on this shelf, as a customer calling a shop would; else for anything.
     private func takeOrder(_ backoffice: Backoffice, site: String) async throws -> String {
-        let (codes, products) = try await backoffice.store.pool.read { db in
+        let (codes, all, stocked) = try await backoffice.store.pool.read { db in
             (
                 try String.fetchAll(db, sql: "SELECT code FROM customers ORDER BY code"),
-                try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE discontinued = 0 ORDER BY id")
+                try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE discontinued = 0 ORDER BY id"),
+                try Int64.fetchAll(db, sql: "SELECT id FROM products WHERE discontinued = 0 AND unitsInStock >= 5 ORDER BY id")
             )
         }
+        let products = Bool.random(using: &random) && !stocked.isEmpty ? stocked : all
         guard let code = codes.randomElement(using: &random), !products.isEmpty else { return "nothing to order" }
         let count = Int.random(in: 1...3, using: &random)
         let chosen = Set((0..<count).map { _ in products.randomElement(using: &random)! }).sorted()

@@ -88,8 +88,7 @@ extension Backoffice {
             var queue = records
             queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
             try db.execute(sql: "DELETE FROM sync_waiting")
-            let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
-            queue.sort { (order[$0.recordType] ?? .max) < (order[$1.recordType] ?? .max) }
+            queue.sort { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
             // Parents first; a record whose parent came later in the page (or refers to its own table) gets another
             // pass, until a pass makes no progress.
             while !queue.isEmpty {
@@ -765,7 +764,6 @@ extension Backoffice {
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws {
-        let order = Dictionary(uniqueKeysWithValues: SyncTable.all.enumerated().map { ($0.element.name, $0.offset) })
         // Children before parents, so that a parent is not refused for the children about to go.
         let rows = try Row.fetchAll(
             db,
@@ -776,7 +774,7 @@ extension Backoffice {
             arguments: [zone]
         )
         .map { ($0["tableName"] as String, $0["recordID"] as String) }
-        .sorted { (order[$0.0] ?? 0) > (order[$1.0] ?? 0) }
+        .sorted { SyncTable.rank($0.0) > SyncTable.rank($1.0) }
         for (name, recordID) in rows {
             guard let table = SyncTable.byName[name], try !hasPendingChange(db, table: name, recordID: recordID) else { continue }
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)

@@ -56,6 +56,11 @@ struct SyncTable: Sendable {
 
     static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
+    /// A record type's place in `all`: a parent's comes before its children's. Unknown types come last.
+    static func rank(_ name: String) -> Int { ranks[name] ?? .max }
+
+    private static let ranks = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($0.element.name, $0.offset) })
+
     /// The shared zones, in the order a new installation downloads them (parents' zones first).
     static let sharedZones = ["catalog", "people", "customers"]
 
