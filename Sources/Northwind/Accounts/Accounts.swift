@@ -24,7 +24,13 @@ public enum AccessTokenKind: String, Sendable, Codable {
 /// Which job titles count as managers: only they may create, edit or delete products, categories and suppliers.
 public struct AccessPolicy: Sendable {
     public var managerTitles: Set<String>
-    public static let defaultManagerTitles: Set<String> = ["Vice President, Sales", "Sales Manager"]
+    /// The factory default of `session.managerTitles`.
+    public static let defaultManagerTitles = titles(Setting.byKey["session.managerTitles"]?.defaultValue ?? "")
+
+    /// The titles a `session.managerTitles` value names: separated by semicolons, since titles hold commas.
+    public static func titles(_ setting: String) -> Set<String> {
+        Set(setting.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
 
     public init(managerTitles: Set<String> = AccessPolicy.defaultManagerTitles) {
         self.managerTitles = managerTitles

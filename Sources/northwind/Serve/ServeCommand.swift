@@ -22,24 +22,44 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
+    @OptionGroup var settingsOptions: SettingsOptions
+    // No defaults here: a default would always win over the settings below the command line (docs/settings.md).
+    @Option(help: "The address to listen on (server.host; default 127.0.0.1).") var host: String?
+    @Option(help: "The port to listen on, 0 picks a free one (server.port; default 8080).") var port: Int?
     @Option(
         name: .customLong("manager-title"),
-        help: "A job title whose holders may change the catalogue; repeat for several (default: \"Vice President, Sales\" and \"Sales Manager\")."
+        help:
+            "A job title whose holders may change the catalogue; repeat for several (session.managerTitles; default \"Vice President, Sales\" and \"Sales Manager\")."
     )
     var managerTitles: [String] = []
-    @Flag(help: "Send the session cookie over plain HTTP too, for a LAN without TLS (loopback needs no flag).")
+    @Flag(help: "Send the session cookie over plain HTTP too, for a LAN without TLS (server.secureCookies=false; loopback needs no flag).")
     var insecureCookies = false
-    @Option(help: "Seconds between syncs when nothing prompts one (a joined store only).") var syncInterval = 60
+    @Option(help: "Seconds between syncs when nothing prompts one, a joined store only (sync.interval; default 60).") var syncInterval: Int?
+
+    /// This command's own options, as the command-line layer of the settings.
+    private var commandLine: [String: String] {
+        var values: [String: String] = [:]
+        if let host { values["server.host"] = host }
+        if let port { values["server.port"] = String(port) }
+        if !managerTitles.isEmpty { values["session.managerTitles"] = managerTitles.joined(separator: "; ") }
+        if insecureCookies { values["server.secureCookies"] = "false" }
+        if let syncInterval { values["sync.interval"] = String(syncInterval) }
+        return values
+    }
 
     func run() async throws {
-        var opened = try storeOptions.open()
+        let (store, settings) = try await settingsOptions.open(storeOptions, commandLine: commandLine)
+        var opened = store
+        // A value on the command line that breaks a rule is an error here, not a warning: the operator is at the terminal.
+        if let problem = settings.problems(in: .commandLine).first { throw ValidationError(problem + ".") }
         if try await opened.syncMembership() != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened) }
         let backoffice = opened
-        let policy = AccessPolicy(managerTitles: managerTitles.isEmpty ? AccessPolicy.defaultManagerTitles : Set(managerTitles))
+        let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
-        let host = host
+        let host = try settings.value("server.host").value
+        let port = Int(try settings.value("server.port").value) ?? 8080
+        let syncInterval = Int(try settings.value("sync.interval").value) ?? 60
+        let insecureCookies = try settings.value("server.secureCookies").value == "false"
         var services: [any Service] = []
         if try await backoffice.syncMembership() != nil {
             var logger = Logger(label: "northwind.sync")

@@ -1,0 +1,203 @@
+import Configuration
+import Foundation
+import NorthwindStore
+import SystemPackage
+
+/// Where a setting's value comes from: the layers, highest first. The first layer with a value the catalogue
+/// accepts wins; the factory default always answers.
+public enum SettingOrigin: String, Sendable, CaseIterable, Codable {
+    case commandLine = "command line"
+    case environment
+    case file = "settings file"
+    case installation = "this installation"
+    case user
+    case factory = "factory default"
+
+    /// Layers set outside the store: a value there shows read-only on the page, since a change below it does nothing.
+    public var isOverride: Bool { [.commandLine, .environment, .file].contains(self) }
+}
+
+/// A setting's value as it stands, and where it comes from.
+public struct SettingValue: Sendable, Equatable, Codable {
+    public var key: String
+    /// Canonical text; a secret shows as "(set)" or "".
+    public var value: String
+    public var origin: SettingOrigin
+
+    public init(key: String, value: String, origin: SettingOrigin) {
+        self.key = key
+        self.value = value
+        self.origin = origin
+    }
+}
+
+/// One layer's answer for a setting, for `settings explain`.
+public struct SettingLayer: Sendable, Equatable, Codable {
+    public var origin: SettingOrigin
+    /// The layer's value, if it has one that the catalogue accepts.
+    public var value: String?
+    /// Why the layer's value was passed over (it breaks a rule), if it was.
+    public var problem: String?
+    public var wins: Bool
+}
+
+/// Where the layers above the store come from.
+public struct SettingsSources: Sendable {
+    /// Values given on the command line, by key (`--port 8081` as `server.port: "8081"`).
+    public var commandLine: [String: String]
+    /// The process environment: `NORTHWIND_SERVER_PORT` sets `server.port`.
+    public var environment: [String: String]
+    /// The settings file (JSON, nested by group or with dotted keys), or nil for none.
+    public var file: String?
+
+    public init(commandLine: [String: String] = [:], environment: [String: String] = [:], file: String? = nil) {
+        self.commandLine = commandLine
+        self.environment = environment
+        self.file = file
+    }
+
+    /// `$NORTHWIND_SETTINGS`, else `northwind/settings.json` in the config folder (`$XDG_CONFIG_HOME`, else
+    /// `~/.config`); it need not exist.
+    public static func defaultFile(environment: [String: String]) -> String {
+        if let path = environment["NORTHWIND_SETTINGS"], !path.isEmpty { return path }
+        let home = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        return home + "/northwind/settings.json"
+    }
+}
+
+/// Northwind's settings: the layers over the catalogue, after UserDefaults (command line, environment, settings
+/// file, this installation's stored values, the user's, factory defaults), read through swift-configuration.
+public final class Settings: Sendable {
+    public let problems: SettingProblems
+    /// Set when the settings file could not be read: its values are left out, and this says why.
+    public let fileProblem: String?
+    private let layers: [(origin: SettingOrigin, provider: any ConfigProvider)]
+    private let installation: StoredSettingsProvider
+    private let users: StoredSettingsProvider
+    private let reader: ConfigReader
+
+    /// The layers from `sources`, over the values stored in `backoffice`'s store (none when nil: a store that is
+    /// not opened yet). `warn` hears each value passed over, once, and a settings file that could not be read.
+    public init(sources: SettingsSources, backoffice: Backoffice?, warn: @escaping @Sendable (String) -> Void = { _ in }) async throws(NorthwindError)
+    {
+        let problems = SettingProblems(onNew: warn)
+        self.problems = problems
+        var environment = sources.environment
+        // The names these two had before they were settings.
+        for (old, new) in [("NORTHWIND_STORE", "NORTHWIND_STORE_PATH"), ("NORTHWIND_SQL_DEBUG", "NORTHWIND_LOG_SQL_DEBUG")] {
+            if let value = environment[old], environment[new] == nil { environment[new] = value }
+        }
+        let installation = StoredSettingsProvider(origin: .installation)
+        let users = StoredSettingsProvider(origin: .user)
+        (self.installation, self.users) = (installation, users)
+        var layers: [(origin: SettingOrigin, provider: any ConfigProvider)] = [
+            (
+                .commandLine,
+                CheckedProvider(
+                    upstream: InMemoryProvider(name: "command line", values: Self.values(sources.commandLine)),
+                    origin: .commandLine,
+                    problems: problems
+                )
+            ),
+            (
+                .environment,
+                CheckedProvider(
+                    upstream: EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "northwind"),
+                    origin: .environment,
+                    problems: problems
+                )
+            ),
+        ]
+        var fileProblem: String?
+        if let path = sources.file {
+            do {
+                let file = try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: true)
+                layers.append((.file, CheckedProvider(upstream: file, origin: .file, problems: problems)))
+            } catch {
+                fileProblem = "The settings file \(path) could not be read (\(error)); its values are left out until it is mended."
+                warn(fileProblem!)
+            }
+        }
+        self.fileProblem = fileProblem
+        layers.append((.installation, installation))
+        layers.append((.user, users))
+        let factory = InMemoryProvider(name: SettingOrigin.factory.rawValue, values: Self.values(Setting.factoryDefaults))
+            .mapKeys { AbsoluteConfigKey($0.components) }
+        layers.append((.factory, factory))
+        self.layers = layers
+        reader = ConfigReader(providers: layers.map(\.1))
+        if let backoffice { try await reload(from: backoffice) }
+    }
+
+    /// Reads the stored layers again (after a change in the store, from this process or another).
+    public func reload(from backoffice: Backoffice) async throws(NorthwindError) {
+        let (installationValues, userValues) = try await backoffice.read { db in
+            (
+                try Backoffice.storedSettings(db, login: nil).mapValues(\.value), try Backoffice.everyUsersSettings(db)
+            )
+        }
+        installation.replace(with: ["": installationValues])
+        users.replace(with: userValues)
+    }
+
+    /// The value that stands for `key` (for `login`, when it is a user key), and where it comes from.
+    public func value(_ key: String, user login: String? = nil) throws(NorthwindError) -> SettingValue {
+        let setting = try Setting.named(key)
+        let configKey = Self.configKey(setting, login: login)
+        let value = reader.string(forKey: configKey, isSecret: setting.kind == .secret) ?? setting.defaultValue
+        let origin = explain(setting, login: login).first(where: \.wins)?.origin ?? .factory
+        return SettingValue(key: key, value: setting.display(value), origin: origin)
+    }
+
+    /// Every setting's value and origin, in catalogue order; user keys only with a `login`.
+    public func all(user login: String? = nil) -> [SettingValue] {
+        Setting.all.filter { $0.scope != .user || login != nil }.compactMap { try? value($0.key, user: login) }
+    }
+
+    /// The values `origin` sets that break a rule, each naming its key and the rule ("server.port must be at most
+    /// 65535"), after reading every key.
+    public func problems(in origin: SettingOrigin) -> [String] {
+        Setting.all.compactMap { setting in
+            _ = explain(setting, login: nil)
+            return problems.problem(setting.key, origin: origin)
+        }
+    }
+
+    /// Every layer's answer for `key`, highest first, and which one wins.
+    public func explain(_ key: String, user login: String? = nil) throws(NorthwindError) -> [SettingLayer] {
+        explain(try Setting.named(key), login: login)
+    }
+
+    private func explain(_ setting: Setting, login: String?) -> [SettingLayer] {
+        let key = AbsoluteConfigKey(Self.configKey(setting, login: login))
+        var found = false
+        return layers.compactMap { origin, provider in
+            if origin == .user, setting.scope != .user { return nil }
+            if origin == .installation, setting.scope == .user { return nil }
+            let value: String? =
+                if case .string(let text)? = (try? provider.value(forKey: key, type: .string))?.value?.content { text } else { nil }
+            let wins = value != nil && !found
+            if value != nil { found = true }
+            return SettingLayer(
+                origin: origin,
+                value: value.map(setting.display),
+                problem: problems.problem(setting.key, origin: origin),
+                wins: wins
+            )
+        }
+    }
+
+    private static func configKey(_ setting: Setting, login: String?) -> ConfigKey {
+        let context: [String: ConfigContextValue] =
+            if let login, setting.scope == .user { ["user": .string(Backoffice.canonicalLogin(login))] } else { [:] }
+        return ConfigKey(setting.key.split(separator: ".").map(String.init), context: context)
+    }
+
+    private static func values(_ texts: [String: String]) -> [AbsoluteConfigKey: ConfigValue] {
+        Dictionary(
+            uniqueKeysWithValues: texts.map { key, value in
+                (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: false))
+            }
+        )
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+extension Setting {
+    /// Every setting, in the order the page and the docs show them.
+    public static let all: [Setting] = [
+        Setting(
+            "server.host",
+            .string,
+            default: "127.0.0.1",
+            title: "Address to listen on",
+            footer: "127.0.0.1 serves this machine only; 0.0.0.0 serves the shop's network.",
+            rules: Rules(maximumLength: 255),
+            scope: .system,
+            apply: .restart
+        ),
+        Setting(
+            "server.port",
+            .int,
+            default: "8080",
+            title: "Port",
+            footer: "0 picks a free port and prints it.",
+            rules: Rules(minimum: 0, maximum: 65535),
+            scope: .system,
+            apply: .restart
+        ),
+        Setting(
+            "server.secureCookies",
+            .bool,
+            default: "true",
+            title: "Session cookie over HTTPS only",
+            footer: "Turn off on a shop's network without TLS, or nobody can stay signed in there. Loopback needs no change.",
+            scope: .system,
+            apply: .restart
+        ),
+        Setting(
+            "store.path",
+            .string,
+            default: "",
+            title: "Store file",
+            footer:
+                "Empty: northwind/northwind.sqlite in the data folder ($XDG_DATA_HOME, else ~/.local/share). Set on the command line (--store), in the environment or in the settings file: the store cannot hold its own path.",
+            control: .readOnly,
+            scope: .system,
+            apply: .restart,
+            outsideStore: true
+        ),
+        Setting(
+            "log.level",
+            .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"].map { Choice($0, $0) }),
+            default: "info",
+            title: "Log level",
+            footer: "The least severe message the server logs.",
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
+            "log.sqlDebug",
+            .bool,
+            default: "false",
+            title: "Log every SQL statement",
+            footer: "For finding a slow query; the log grows fast.",
+            scope: .system,
+            apply: .restart
+        ),
+        Setting(
+            "sync.server",
+            .string,
+            default: "",
+            title: "Sync server address",
+            footer: "Empty: the address given to `northwind sync join`. Set it when the sync server moves.",
+            rules: Rules(pattern: "(https?://[^ ]+)?", patternMeaning: "an http:// or https:// address", maximumLength: 2048),
+            scope: .shop,
+            apply: .restart
+        ),
+        Setting(
+            "sync.interval",
+            .int,
+            default: "60",
+            title: "Seconds between syncs",
+            footer: "When nothing prompts one: a change here or a notice from the server syncs at once.",
+            rules: Rules(minimum: 1, maximum: 86400),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "stock.lowStockMargin",
+            .int,
+            default: "0",
+            title: "Low-stock margin",
+            footer: "A product is low when its stock plus what is on order is at or below its reorder level plus this many units.",
+            rules: Rules(minimum: 0, maximum: 1_000_000),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "orders.defaultShipper",
+            .int,
+            default: "0",
+            title: "Default shipper",
+            footer: "The shipper a new order starts with (its number); 0 for none.",
+            rules: Rules(minimum: 0, maximum: 1_000_000_000),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "orders.defaultFreight",
+            .decimal,
+            default: "0.00",
+            title: "Default freight",
+            footer: "The freight a new order starts with.",
+            rules: Rules(minimum: 0, maximum: Decimal(string: "9999999.99")!),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "pages.pageSize",
+            .int,
+            default: "25",
+            title: "Rows per page",
+            footer: "In the lists of products, customers and orders.",
+            control: .slider(minimum: 10, maximum: 200, step: 1),
+            rules: Rules(minimum: 10, maximum: 200),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "session.lifetimeHours",
+            .int,
+            default: "168",
+            title: "Stay signed in for (hours)",
+            footer: "After this long a browser must sign in again.",
+            rules: Rules(minimum: 1, maximum: 8760),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "session.managerTitles",
+            .string,
+            default: "Vice President, Sales; Sales Manager",
+            title: "Manager titles",
+            footer: "Job titles whose holders may change the catalogue and read reports, separated by semicolons.",
+            rules: Rules(maximumLength: 1000),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "display.density",
+            .choice([Choice("comfortable", "Comfortable"), Choice("compact", "Compact")]),
+            default: "comfortable",
+            title: "List density",
+            footer: "Compact fits more rows on a screen.",
+            scope: .user,
+            apply: .live,
+            syncs: true
+        ),
+        Setting(
+            "display.startPage",
+            .choice([
+                Choice("dashboard", "Dashboard"), Choice("products", "Products"), Choice("orders", "Orders"),
+                Choice("customers", "Customers"), Choice("reports", "Reports"),
+            ]),
+            default: "dashboard",
+            title: "Page after signing in",
+            footer: "Where you land when you sign in.",
+            scope: .user,
+            apply: .live,
+            syncs: true
+        ),
+        Setting(
+            "display.numberFormat",
+            .choice([Choice("en", "1,234.56"), Choice("de", "1.234,56"), Choice("fr", "1 234,56"), Choice("ch", "1'234.56")]),
+            default: "en",
+            title: "Number format",
+            footer: "How amounts and quantities are written on the pages you see.",
+            scope: .user,
+            apply: .live,
+            syncs: true
+        ),
+    ]
+
+    /// Every setting's factory default, by key: the last layer, which always answers.
+    public static var factoryDefaults: [String: String] {
+        Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0.defaultValue) })
+    }
+}

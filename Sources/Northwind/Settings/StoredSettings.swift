@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import NorthwindStore
+
+/// A value stored in the database: this installation's own (written from the settings page or `northwind settings
+/// set`), or a user's. Removing it is "reset to default": the next layer shows through.
+public struct StoredSetting: Sendable, Equatable, Codable {
+    public var key: String
+    public var value: String
+    public var changedAt: Timestamp
+    /// Who wrote an installation value (a login, or "cli"); nil for a user's own value.
+    public var changedBy: String?
+}
+
+extension Backoffice {
+    /// This installation's stored values (system and shop keys), by key.
+    public func installationSettings() async throws(NorthwindError) -> [String: StoredSetting] {
+        try await read { db in try Self.storedSettings(db, login: nil) }
+    }
+
+    /// A user's stored values, by key.
+    public func userSettings(login: String) async throws(NorthwindError) -> [String: StoredSetting] {
+        let login = Self.canonicalLogin(login)
+        return try await read { db in try Self.storedSettings(db, login: login) }
+    }
+
+    /// Checks `text` against the catalogue and stores its canonical form: for this installation (system and shop
+    /// keys) or for the user `login` (user keys). Returns the stored value.
+    @discardableResult
+    public func storeSetting(
+        _ key: String,
+        _ text: String,
+        user login: String? = nil,
+        by author: String? = nil
+    ) async throws(NorthwindError)
+        -> String
+    {
+        let setting = try Setting.named(key)
+        try Self.checkWhere(setting, login: login)
+        let value = try setting.canonical(text)
+        let login = login.map(Self.canonicalLogin)
+        try await write { db in
+            if let login {
+                try Self.requireLogin(db, login)
+                try db.execute(
+                    sql: """
+                        INSERT INTO user_settings (login, key, value) VALUES (?, ?, ?)
+                        ON CONFLICT (login, key) DO UPDATE SET value = excluded.value, changedAt = excluded.changedAt
+                        WHERE value IS NOT excluded.value
+                        """,
+                    arguments: [login, key, value]
+                )
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO settings (key, value, changedBy) VALUES (?, ?, ?)
+                        ON CONFLICT (key) DO UPDATE SET value = excluded.value, changedAt = excluded.changedAt, changedBy = excluded.changedBy
+                        WHERE value IS NOT excluded.value
+                        """,
+                    arguments: [key, value, author]
+                )
+            }
+        }
+        return value
+    }
+
+    /// Removes the stored value, so that the next layer (in the end the factory default) shows through. Removing
+    /// what is not stored is no error.
+    public func removeSetting(_ key: String, user login: String? = nil) async throws(NorthwindError) {
+        let setting = try Setting.named(key)
+        try Self.checkWhere(setting, login: login)
+        let login = login.map(Self.canonicalLogin)
+        try await write { db in
+            if let login {
+                try Self.requireLogin(db, login)
+                try db.execute(sql: "DELETE FROM user_settings WHERE login = ? AND key = ?", arguments: [login, key])
+            } else {
+                try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    static func storedSettings(_ db: Database, login: String?) throws -> [String: StoredSetting] {
+        let rows =
+            try login.map {
+                try Row.fetchAll(db, sql: "SELECT key, value, changedAt, NULL AS changedBy FROM user_settings WHERE login = ?", arguments: [$0])
+            } ?? Row.fetchAll(db, sql: "SELECT key, value, changedAt, changedBy FROM settings")
+        var settings: [String: StoredSetting] = [:]
+        for row in rows {
+            let key: String = row["key"]
+            settings[key] = StoredSetting(key: key, value: row["value"], changedAt: row["changedAt"], changedBy: row["changedBy"])
+        }
+        return settings
+    }
+
+    /// Every user's stored values: `[login: [key: value]]`.
+    static func everyUsersSettings(_ db: Database) throws -> [String: [String: String]] {
+        var settings: [String: [String: String]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT login, key, value FROM user_settings") {
+            settings[row["login"], default: [:]][row["key"]] = row["value"] as String
+        }
+        return settings
+    }
+
+    /// User keys are stored per user, the others per installation; a key the store cannot hold is refused.
+    private static func checkWhere(_ setting: Setting, login: String?) throws(NorthwindError) {
+        if setting.outsideStore {
+            throw .invalid([
+                .init(setting.key, "is read before the store is opened: set it on the command line, in the environment or in the settings file")
+            ])
+        }
+        if setting.scope == .user, login == nil {
+            throw .invalid([.init(setting.key, "is each user's own: name the user (--user LOGIN)")])
+        }
+        if setting.scope != .user, login != nil {
+            throw .invalid([.init(setting.key, "is this installation's, not a user's: leave out the user")])
+        }
+    }
+
+    private static func requireLogin(_ db: Database, _ login: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE login = ?", arguments: [login]) == true else {
+            throw NorthwindError.notFound(entity: "User", key: login)
+        }
+    }
+
+    /// Logins match without regard to case (as signing in does); user settings keep them lowercased.
+    static func canonicalLogin(_ login: String) -> String { login.lowercased() }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import NorthwindStore
+import Synchronization
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+/// Writes `contents` to a settings file in `store`'s folder and returns its path.
+private func settingsFile(_ store: TemporaryStore, _ contents: String) throws -> String {
+    let path = store.directory.appendingPathComponent("settings-\(UUID().uuidString).json").path
+    try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+/// A store with one employee who can sign in as `nancy`.
+private func storeWithUser() async throws -> TemporaryStore {
+    let store = try TemporaryStore()
+    let employee = try await store.backoffice.create(Employee(firstName: "Nancy", lastName: "Davolio"))
+    _ = try await store.backoffice.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+    return store
+}
+
+/// One layer set to a value for a key: the layers below the store through `SettingsSources`, the store's through the
+/// domain, the factory default as it is.
+private func set(_ origin: SettingOrigin, _ key: String, _ value: String, sources: inout SettingsSources, store: TemporaryStore) async throws {
+    switch origin {
+    case .commandLine: sources.commandLine[key] = value
+    case .environment: sources.environment[SettingsReference.environmentName(key)] = value
+    case .file:
+        let parts = key.split(separator: ".")
+        sources.file = try settingsFile(store, #"{"\#(parts[0])": {"\#(parts[1])": "\#(value)"}}"#)
+    case .installation: try await store.backoffice.storeSetting(key, value)
+    case .user: try await store.backoffice.storeSetting(key, value, user: "nancy")
+    case .factory: break
+    }
+}
+
+@Suite("Settings")
+struct SettingsTests {
+    /// Every pair of layers that can hold the same key, higher first: an installation key has no user layer, a user
+    /// key no installation layer.
+    static let layerPairs: [(String, SettingOrigin, SettingOrigin)] = {
+        var pairs: [(String, SettingOrigin, SettingOrigin)] = []
+        for (key, layers) in [
+            ("pages.pageSize", SettingOrigin.allCases.filter { $0 != .user }),
+            ("display.density", SettingOrigin.allCases.filter { $0 != .installation }),
+        ] {
+            for (index, higher) in layers.enumerated() {
+                for lower in layers[(index + 1)...] { pairs.append((key, higher, lower)) }
+            }
+        }
+        return pairs
+    }()
+
+    @Test(arguments: layerPairs)
+    func aHigherLayerWinsOverALowerOne(key: String, higher: SettingOrigin, lower: SettingOrigin) async throws {
+        // Given a value for the key in two layers (the factory's is its default)
+        let store = try await storeWithUser()
+        let setting = try Setting.named(key)
+        let (high, low) = key == "pages.pageSize" ? ("40", "60") : ("compact", "comfortable")
+        var sources = SettingsSources()
+        try await set(lower, key, lower == .factory ? setting.defaultValue : low, sources: &sources, store: store)
+        try await set(higher, key, high, sources: &sources, store: store)
+        // When the settings are read
+        let settings = try await Settings(sources: sources, backoffice: store.backoffice)
+        let value = try settings.value(key, user: "nancy")
+        // Then the higher layer's value stands, and says where it comes from
+        #expect(value.value == high)
+        #expect(value.origin == higher)
+        let layers = try settings.explain(key, user: "nancy")
+        #expect(layers.filter(\.wins).map(\.origin) == [higher])
+        #expect(layers.first { $0.origin == lower }?.value == (lower == .factory ? setting.defaultValue : low))
+    }
+
+    @Test func resetRemovesTheStoredValueSoTheNextLayerShowsThrough() async throws {
+        // Given a page size in the settings file and another stored at this installation
+        let store = try TemporaryStore()
+        let file = try settingsFile(store, #"{"pages": {"pageSize": 30}}"#)
+        try await store.backoffice.storeSetting("pages.pageSize", "50")
+        try await store.backoffice.storeSetting("sync.interval", "120")
+        // When both stored values are reset
+        try await store.backoffice.removeSetting("pages.pageSize")
+        try await store.backoffice.removeSetting("sync.interval")
+        // Then the file's value shows for the one, the factory default for the other
+        let settings = try await Settings(sources: SettingsSources(file: file), backoffice: store.backoffice)
+        #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "30", origin: .file))
+        #expect(try settings.value("sync.interval") == SettingValue(key: "sync.interval", value: "60", origin: .factory))
+        #expect(try await store.backoffice.installationSettings().isEmpty)
+    }
+
+    @Test func aStoredValueThatBreaksARuleIsRefusedNamingTheKeyAndTheRule() async throws {
+        // Given a store
+        let store = try TemporaryStore()
+        // When a page size beyond the maximum, a word for a number and an unknown choice are stored
+        let tooLarge = await northwindError { try await store.backoffice.storeSetting("pages.pageSize", "500") }
+        let word = await northwindError { try await store.backoffice.storeSetting("sync.interval", "often") }
+        let choice = await northwindError { try await store.backoffice.storeSetting("log.level", "loud") }
+        // Then each is refused with the key and the rule, and nothing is stored
+        #expect(tooLarge == .invalid([.init("pages.pageSize", "must be at most 200")]))
+        #expect(word == .invalid([.init("sync.interval", "must be a whole number from 1 to 86400, not 'often'")]))
+        #expect(choice == .invalid([.init("log.level", "must be one of trace, debug, info, notice, warning, error, critical, not 'loud'")]))
+        #expect(try await store.backoffice.installationSettings().isEmpty)
+    }
+
+    @Test func aValueIsStoredInItsCanonicalForm() async throws {
+        // Given a store
+        let store = try TemporaryStore()
+        // When a bool, a decimal and a number with spaces are stored
+        let cookies = try await store.backoffice.storeSetting("server.secureCookies", "No")
+        let freight = try await store.backoffice.storeSetting("orders.defaultFreight", "12.5")
+        let size = try await store.backoffice.storeSetting("pages.pageSize", " 40 ")
+        // Then each is kept as the catalogue writes it
+        #expect([cookies, freight, size] == ["false", "12.50", "40"])
+    }
+
+    @Test func aUserKeyNeedsAUserAndAnInstallationKeyRefusesOne() async throws {
+        // Given a store with a user
+        let store = try await storeWithUser()
+        // When a user key is stored without a user, an installation key for one, and a user key for nobody known
+        let noUser = await northwindError { try await store.backoffice.storeSetting("display.density", "compact") }
+        let withUser = await northwindError { try await store.backoffice.storeSetting("pages.pageSize", "40", user: "nancy") }
+        let unknown = await northwindError { try await store.backoffice.storeSetting("display.density", "compact", user: "nobody") }
+        // Then each is refused, saying what to do
+        #expect(noUser == .invalid([.init("display.density", "is each user's own: name the user (--user LOGIN)")]))
+        #expect(withUser == .invalid([.init("pages.pageSize", "is this installation's, not a user's: leave out the user")]))
+        #expect(unknown == .notFound(entity: "User", key: "nobody"))
+    }
+
+    @Test func theStorePathCannotBeStoredInTheStore() async throws {
+        // Given a store
+        let store = try TemporaryStore()
+        // When its own path is stored in it
+        let error = await northwindError { try await store.backoffice.storeSetting("store.path", "/tmp/other.sqlite") }
+        // Then it is refused, saying where it can be set
+        guard case .invalid(let fields) = error else {
+            Issue.record("expected a field error, got \(String(describing: error))")
+            return
+        }
+        #expect(fields.first?.message.contains("command line, in the environment or in the settings file") == true)
+    }
+
+    @Test func aUsersValueIsTheirsAlone() async throws {
+        // Given a store with two users, one of whom chose the compact density
+        let store = try await storeWithUser()
+        let andrew = try await store.backoffice.create(Employee(firstName: "Andrew", lastName: "Fuller"))
+        _ = try await store.backoffice.setPassword(employeeID: andrew.id ?? 0, password: "andrew-secret", login: "andrew", cost: 4)
+        try await store.backoffice.storeSetting("display.density", "compact", user: "Nancy")
+        // When each user's density is read
+        let settings = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
+        // Then Nancy (whatever the case of her login) has hers, and Andrew the default
+        #expect(try settings.value("display.density", user: "nancy").value == "compact")
+        #expect(try settings.value("display.density", user: "andrew") == SettingValue(key: "display.density", value: "comfortable", origin: .factory))
+    }
+
+    @Test(arguments: [SettingOrigin.commandLine, .environment, .file])
+    func aBadValueAboveTheStoreIsIgnoredAndTheNextLayerWins(origin: SettingOrigin) async throws {
+        // Given a valid page size stored here, and a bad one in a layer above
+        let store = try TemporaryStore()
+        try await store.backoffice.storeSetting("pages.pageSize", "40")
+        var sources = SettingsSources()
+        try await set(origin, "pages.pageSize", "9000", sources: &sources, store: store)
+        let warnings = WarningLog()
+        // When the settings are read
+        let settings = try await Settings(sources: sources, backoffice: store.backoffice, warn: warnings.append)
+        let value = try settings.value("pages.pageSize")
+        // Then the stored value wins, and the bad one is reported, naming the layer, the key and the rule
+        #expect(value == SettingValue(key: "pages.pageSize", value: "40", origin: .installation))
+        #expect(try settings.explain("pages.pageSize").first { $0.origin == origin }?.problem?.contains("must be at most 200") == true)
+        #expect(warnings.lines.contains { $0.hasPrefix(origin.rawValue) && $0.contains("pages.pageSize must be at most 200; that value is ignored") })
+    }
+
+    @Test func aMalformedSettingsFileIsLeftOutAndSaysSo() async throws {
+        // Given a settings file that is not JSON, and a value stored here
+        let store = try TemporaryStore()
+        let file = try settingsFile(store, #"{"pages": {"pageSize": 30"#)
+        try await store.backoffice.storeSetting("pages.pageSize", "40")
+        let warnings = WarningLog()
+        // When the settings are read
+        let settings = try await Settings(sources: SettingsSources(file: file), backoffice: store.backoffice, warn: warnings.append)
+        // Then the stored value stands, and the file's problem is told
+        #expect(try settings.value("pages.pageSize").origin == .installation)
+        #expect(settings.fileProblem?.contains(file) == true)
+        #expect(warnings.lines.count == 1)
+    }
+
+    @Test func theEnvironmentKnowsTheOldNamesOfTheStorePathAndTheSQLLog() async throws {
+        // Given the environment variables these had before they were settings
+        let sources = SettingsSources(environment: ["NORTHWIND_STORE": "/tmp/shop.sqlite", "NORTHWIND_SQL_DEBUG": "1"])
+        // When the settings are read without a store
+        let settings = try await Settings(sources: sources, backoffice: nil)
+        // Then both are read under their new keys
+        #expect(try settings.value("store.path") == SettingValue(key: "store.path", value: "/tmp/shop.sqlite", origin: .environment))
+        #expect(try settings.value("log.sqlDebug").value == "true")
+    }
+
+    @Test func theReferencePageInTheDocsIsTheCataloguesOwn() throws {
+        // Given the reference page committed in docs/
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let committed = try String(contentsOf: root.appendingPathComponent("docs/settings.md"), encoding: .utf8)
+        // When it is compared with the catalogue
+        // Then it names every key with its environment variable, and is exactly what the catalogue makes now
+        for setting in Setting.all {
+            #expect(committed.contains("`\(setting.key)`") && committed.contains(SettingsReference.environmentName(setting.key)), "\(setting.key)")
+        }
+        #expect(committed == SettingsReference.markdown(), "docs/settings.md is stale: run `northwind settings reference > docs/settings.md`")
+    }
+
+    @Test func everyFactoryDefaultPassesItsOwnRules() throws {
+        // Given the catalogue
+        // When each default is checked as a value someone typed
+        // Then each is accepted as it stands (a default shown but refused is the Settings.bundle bug, turned round)
+        for setting in Setting.all {
+            #expect(try setting.canonical(setting.defaultValue) == setting.defaultValue, "\(setting.key)")
+        }
+    }
+}
+
+/// Warnings the settings gave, in order.
+final class WarningLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    var lines: [String] { storage.withLock { $0 } }
+    var append: @Sendable (String) -> Void { { [self] line in self.storage.withLock { $0.append(line) } } }
+}
