@@ -223,3 +223,132 @@ final class WarningLog: Sendable {
     var lines: [String] { storage.withLock { $0 } }
     var append: @Sendable (String) -> Void { { [self] line in self.storage.withLock { $0.append(line) } } }
 }
+
+/// Whether `updates` yields within `timeout`.
+private func nextUpdate(_ updates: AsyncStream<Void>, within timeout: Duration) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            var iterator = updates.makeAsyncIterator()
+            return await iterator.next() != nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Replaces the file at `path` as an editor does: a new file renamed over the old one.
+private func rewrite(_ path: String, _ contents: String) throws {
+    try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+}
+
+@Suite("Settings, live")
+struct LiveSettingsTests {
+    /// The settings over `store` and `file`, watched (the file every 50 ms) until the test ends.
+    func watched(_ store: TemporaryStore, file: String?, _ body: (Settings) async throws -> Void) async throws {
+        let settings = try await Settings(sources: SettingsSources(file: file), backoffice: store.backoffice)
+        let feed = try ChangeFeed(store: store.store, pollInterval: .milliseconds(50))
+        let watcher = Task { await settings.watch(feed: feed, fileInterval: .milliseconds(50)) }
+        defer {
+            watcher.cancel()
+            feed.close()
+        }
+        try await body(settings)
+    }
+
+    @Test func anEditedSettingsFileTakesEffectWithoutARestart() async throws {
+        // Given a server's settings read from a file that sets the page size
+        let store = try TemporaryStore()
+        let file = store.directory.appendingPathComponent("settings.json").path
+        try rewrite(file, #"{"pages": {"pageSize": 30}}"#)
+        try await watched(store, file: file) { settings in
+            let updates = settings.updates()
+            // When an operator edits the file
+            try rewrite(file, #"{"pages": {"pageSize": 40}}"#)
+            // Then the new value stands within a second, from the file
+            #expect(await nextUpdate(updates, within: .seconds(1)))
+            #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "40", origin: .file))
+        }
+    }
+
+    @Test func aMalformedEditKeepsTheLastGoodSettingsAndSaysSo() async throws {
+        // Given settings read from a good file
+        let store = try TemporaryStore()
+        let file = store.directory.appendingPathComponent("settings.json").path
+        try rewrite(file, #"{"pages": {"pageSize": 30}}"#)
+        let warnings = Mutex<[String]>([])
+        let settings = try await Settings(
+            sources: SettingsSources(file: file),
+            backoffice: store.backoffice,
+            warn: { message in warnings.withLock { $0.append(message) } }
+        )
+        let feed = try ChangeFeed(store: store.store, pollInterval: .milliseconds(50))
+        let watcher = Task { await settings.watch(feed: feed, fileInterval: .milliseconds(50)) }
+        defer {
+            watcher.cancel()
+            feed.close()
+        }
+        let updates = settings.updates()
+        // When the file is saved half-written
+        try rewrite(file, #"{"pages": {"pageSize": 4"#)
+        // Then the last good value stands, and the problem is said once, naming the file
+        #expect(await nextUpdate(updates, within: .seconds(1)))
+        #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "30", origin: .file))
+        let problem = try #require(settings.fileProblem)
+        #expect(problem.contains(file) && problem.contains("last good settings"))
+        #expect(warnings.withLock { $0 } == [problem])
+    }
+
+    @Test func aFileMalformedAtTheStartIsReadOnceItIsMended() async throws {
+        // Given a server that started with a malformed settings file
+        let store = try TemporaryStore()
+        let file = store.directory.appendingPathComponent("settings.json").path
+        try rewrite(file, "{ pages: pageSize = 30")
+        try await watched(store, file: file) { settings in
+            #expect(settings.fileProblem != nil)
+            let updates = settings.updates()
+            // When the operator mends it
+            try rewrite(file, #"{"pages": {"pageSize": 30}}"#)
+            // Then its value stands and the problem is gone
+            #expect(await nextUpdate(updates, within: .seconds(1)))
+            #expect(try settings.value("pages.pageSize").origin == .file)
+            #expect(settings.fileProblem == nil)
+        }
+    }
+
+    @Test func aValueStoredByAnotherProcessShowsWithinASecond() async throws {
+        // Given a server's settings over a store
+        let store = try TemporaryStore()
+        try await watched(store, file: nil) { settings in
+            let updates = settings.updates()
+            // When the CLI, with a handle of its own on the same file, stores a value
+            let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
+            try await cli.storeSetting("stock.lowStockMargin", "5")
+            // Then the server's settings show it within a second, as this installation's value
+            #expect(await nextUpdate(updates, within: .seconds(1)))
+            #expect(
+                try settings.value("stock.lowStockMargin") == SettingValue(key: "stock.lowStockMargin", value: "5", origin: .installation)
+            )
+        }
+    }
+
+    @Test func aResetByAnotherProcessShowsWithinASecond() async throws {
+        // Given a stored value the server's settings show
+        let store = try TemporaryStore()
+        try await store.backoffice.storeSetting("pages.pageSize", "50")
+        try await watched(store, file: nil) { settings in
+            #expect(try settings.value("pages.pageSize").value == "50")
+            let updates = settings.updates()
+            // When another process resets it
+            let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
+            try await cli.removeSetting("pages.pageSize")
+            // Then the factory default shows again within a second
+            #expect(await nextUpdate(updates, within: .seconds(1)))
+            #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "25", origin: .factory))
+        }
+    }
+}

@@ -54,8 +54,6 @@ extension Backoffice {
     /// bcrypt's cost factor: 2^12 rounds take about a quarter of a second, which slows guessing without hurting a
     /// person signing in.
     public static let passwordCost: UInt8 = 12
-    /// A browser session lasts a working week unless its owner signs out.
-    public static let sessionLifetime: TimeInterval = 7 * 24 * 3600
 
     /// Sets (or replaces) an employee's password. The login defaults to the one already set, else
     /// `firstname.lastname` in lower-case ASCII. Returns the login. Existing sessions of the employee end.
@@ -106,7 +104,7 @@ extension Backoffice {
     }
 
     /// Checks a login and password and opens a browser session. The message never says which of the two was wrong.
-    public func signIn(login: String, password: String) async throws(NorthwindError) -> (token: String, SignedIn) {
+    public func signIn(login: String, password: String, lifetimeHours: Int = 168) async throws(NorthwindError) -> (token: String, SignedIn) {
         let refused = NorthwindError.invalid("password", "That login and password do not match.")
         let credential = try quickRead { db -> (employeeID: Int64, hash: String)? in
             try Row.fetchOne(
@@ -124,7 +122,7 @@ extension Backoffice {
         let token = Self.randomToken()
         let csrf = Self.randomToken()
         let now = Timestamp.now
-        let expires = now.adding(seconds: Int64(Self.sessionLifetime))
+        let expires = now.adding(seconds: Int64(max(1, lifetimeHours)) * 3600)
         try await write { db in
             try db.execute(
                 sql: """

@@ -148,7 +148,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
         return setting
     }
 
-    static let byKey = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+    public static let byKey = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 
     /// The groups in the order the page and the docs show them, with their titles.
     public static let groups: [(key: String, title: String)] = [

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import NorthwindStore
+import Synchronization
 import SystemPackage
 
 /// Where a setting's value comes from: the layers, highest first. The first layer with a value the catalogue
@@ -69,12 +70,14 @@ public struct SettingsSources: Sendable {
 /// file, this installation's stored values, the user's, factory defaults), read through swift-configuration.
 public final class Settings: Sendable {
     public let problems: SettingProblems
-    /// Set when the settings file could not be read: its values are left out, and this says why.
-    public let fileProblem: String?
     private let layers: [(origin: SettingOrigin, provider: any ConfigProvider)]
     private let installation: StoredSettingsProvider
     private let users: StoredSettingsProvider
     private let reader: ConfigReader
+    private let file: SettingsFile?
+    private let warn: @Sendable (String) -> Void
+    private let backoffice: Backoffice?
+    private let subscribers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
     /// The layers from `sources`, over the values stored in `backoffice`'s store (none when nil: a store that is
     /// not opened yet). `warn` hears each value passed over, once, and a settings file that could not be read.
@@ -108,17 +111,15 @@ public final class Settings: Sendable {
                 )
             ),
         ]
-        var fileProblem: String?
         if let path = sources.file {
-            do {
-                let file = try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: true)
-                layers.append((.file, CheckedProvider(upstream: file, origin: .file, problems: problems)))
-            } catch {
-                fileProblem = "The settings file \(path) could not be read (\(error)); its values are left out until it is mended."
-                warn(fileProblem!)
-            }
+            let file = SettingsFile(path: path)
+            _ = await file.reloadIfChanged()
+            if let problem = file.problem { warn(problem) }
+            layers.append((.file, CheckedProvider(upstream: file.values, origin: .file, problems: problems)))
+            self.file = file
+        } else {
+            file = nil
         }
-        self.fileProblem = fileProblem
         layers.append((.installation, installation))
         layers.append((.user, users))
         let factory = InMemoryProvider(name: SettingOrigin.factory.rawValue, values: Self.values(Setting.factoryDefaults))
@@ -126,7 +127,60 @@ public final class Settings: Sendable {
         layers.append((.factory, factory))
         self.layers = layers
         reader = ConfigReader(providers: layers.map(\.1))
+        self.warn = warn
+        self.backoffice = backoffice
         if let backoffice { try await reload(from: backoffice) }
+    }
+
+    /// Set while the settings file's latest version is malformed: the last good values stand, and this says why.
+    public var fileProblem: String? { file?.problem }
+
+    /// Yields each time a value may have changed: the settings file was edited, or the store's settings were (from
+    /// this process, another tab or the CLI). Readers then read what they need again.
+    public func updates() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Keeps the settings current until cancelled: looks at the settings file every `fileInterval`, and reads the
+    /// stored layers again whenever `feed` shows a change to them.
+    public func watch(feed: ChangeFeed, fileInterval: Duration = .seconds(1)) async {
+        await withTaskGroup(of: Void.self) { group in
+            if let file {
+                group.addTask { [self] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: fileInterval)
+                        guard await file.reloadIfChanged() else { continue }
+                        if let problem = file.problem { warn(problem) }
+                        announce()
+                    }
+                }
+            }
+            if let backoffice {
+                let changes = feed.subscribe()
+                group.addTask { [self] in
+                    for await batch in changes where batch.tables.contains(where: Self.storedTables.contains) {
+                        do {
+                            try await reload(from: backoffice)
+                            announce()
+                        } catch {
+                            warn("The stored settings could not be read again (\(error)); the last ones read stay in force.")
+                        }
+                    }
+                }
+            }
+            await group.waitForAll()
+        }
+    }
+
+    /// The tables the stored layers live in.
+    static let storedTables: Set<String> = ["settings", "user_settings"]
+
+    private func announce() {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
     }
 
     /// Reads the stored layers again (after a change in the store, from this process or another).

@@ -49,18 +49,7 @@ struct CheckedProvider<Upstream: ConfigProvider>: ConfigProvider {
     func checked(_ key: AbsoluteConfigKey, in snapshot: any ConfigSnapshot) -> LookupResult {
         let name = key.components.joined(separator: ".")
         guard let setting = Setting.byKey[name] else { return LookupResult(encodedKey: name, value: nil) }
-        var text: String?
-        for type in [ConfigType.string, .int, .double, .bool] {
-            guard let content = try? snapshot.value(forKey: AbsoluteConfigKey(key.components), type: type).value?.content else { continue }
-            switch content {
-            case .string(let value): text = value
-            case .int(let value): text = String(value)
-            case .double(let value): text = String(value)
-            case .bool(let value): text = String(value)
-            default: continue
-            }
-            break
-        }
+        let text = SettingsFile.text(AbsoluteConfigKey(key.components), in: snapshot)
         guard let text else { return LookupResult(encodedKey: name, value: nil) }
         do {
             let value = try setting.canonical(text)

@@ -13,7 +13,7 @@ struct APIHandler: APIProtocol {
     let env: WebEnvironment
     init(_ env: WebEnvironment) { self.env = env }
     var backoffice: Backoffice { env.backoffice }
-    var policy: AccessPolicy { env.options.policy }
+    var policy: AccessPolicy { env.policy }
 
     func register(on router: Router<WebContext>) throws {
         let api = router.group().add(middleware: ProblemMiddleware()).add(middleware: RequireAPISignIn())

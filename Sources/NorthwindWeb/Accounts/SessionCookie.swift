@@ -11,11 +11,11 @@ enum SessionCookie {
 
     /// HTTP-only so scripts cannot read it, SameSite=Lax so other sites cannot post with it, and Secure unless the
     /// server was told it runs behind plain HTTP on a LAN (browsers treat loopback as secure).
-    static func make(token: String, secure: Bool) -> Cookie {
+    static func make(token: String, secure: Bool, lifetimeHours: Int) -> Cookie {
         Cookie(
             name: name,
             value: token,
-            maxAge: Int(Backoffice.sessionLifetime),
+            maxAge: lifetimeHours * 3600,
             path: "/",
             secure: secure,
             httpOnly: true,

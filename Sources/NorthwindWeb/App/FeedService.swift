@@ -16,3 +16,17 @@ struct FeedService: Service {
         feed.close()
     }
 }
+
+/// Keeps the settings current while the server runs: the settings file, and the store's values when the CLI or
+/// another tab changes them.
+struct SettingsService: Service {
+    let settings: Settings
+    let feed: ChangeFeed
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await settings.watch(feed: feed) }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+}

@@ -11,38 +11,51 @@ import ServiceLifecycle
 public enum WebApp {
     /// The Hummingbird application serving pages, `/api/v1`, `/api/openapi.json`, `/events` and `/static`, with
     /// `services` running beside it (shop sync). Running it (`runService()`) stops gracefully on SIGINT and SIGTERM.
+    /// `settings` are kept current while it runs; without them, the app reads the store's settings with
+    /// `options.policy` as the command line's manager titles.
     public static func build(
         backoffice: Backoffice,
         options: WebOptions,
+        settings: Settings? = nil,
         logger: Logger? = nil,
         services: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     )
         async throws -> some ApplicationProtocol
     {
-        let environment = try await environment(backoffice: backoffice, options: options)
+        let environment = try await environment(backoffice: backoffice, options: options, settings: settings)
         let router = try buildRouter(environment)
         var log = logger ?? Logger(label: "northwind.web")
         if logger == nil { log.logLevel = .info }
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "Northwind"),
-            services: [FeedService(feed: environment.feed)] + services,
+            services: [FeedService(feed: environment.feed), SettingsService(settings: environment.settings, feed: environment.feed)] + services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
             logger: log
         )
     }
 
     /// What every route shares: the templates, the change feed, the response cache and the sign-in throttle.
-    static func environment(backoffice: Backoffice, options: WebOptions) async throws -> WebEnvironment {
+    static func environment(backoffice: Backoffice, options: WebOptions, settings: Settings? = nil) async throws -> WebEnvironment {
         let feed = try ChangeFeed(store: backoffice.store, pollInterval: options.pollInterval)
+        let commandLine =
+            options.policy.managerTitles == AccessPolicy.defaultManagerTitles
+            ? [:] : ["session.managerTitles": options.policy.managerTitles.sorted().joined(separator: "; ")]
+        let resolved: Settings
+        if let settings {
+            resolved = settings
+        } else {
+            resolved = try await Settings(sources: SettingsSources(commandLine: commandLine), backoffice: backoffice)
+        }
         return WebEnvironment(
             backoffice: backoffice,
             options: options,
             templates: try await loadTemplates(),
             feed: feed,
             cache: ResponseCache(feed: feed),
-            throttle: SignInThrottle()
+            throttle: SignInThrottle(),
+            settings: resolved
         )
     }
 
@@ -55,6 +68,8 @@ public enum WebApp {
                 .defaultSrc(.self), .imgSrc(.self, .scheme(.init(rawValue: "data:"))), .formAction(.self), .frameAncestors(.none),
             ])
         )
+        // Every request at debug level: raising `log.level` to debug shows them at once.
+        router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorResponses(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
         StaticFiles.register(on: router)

@@ -42,4 +42,15 @@ struct WebEnvironment: Sendable {
     let feed: ChangeFeed
     let cache: ResponseCache
     let throttle: SignInThrottle
+    let settings: Settings
+
+    /// Who is a manager, as `session.managerTitles` says now.
+    var policy: AccessPolicy { AccessPolicy(managerTitles: AccessPolicy.titles(setting("session.managerTitles"))) }
+    /// Rows per page in the lists, as `pages.pageSize` says now.
+    var pageSize: Int { Int(setting("pages.pageSize")) ?? 25 }
+
+    /// The value that stands for a key of the catalogue, for `login` when it is a user key.
+    func setting(_ key: String, user login: String? = nil) -> String {
+        (try? settings.value(key, user: login).value) ?? Setting.byKey[key]?.defaultValue ?? ""
+    }
 }

@@ -79,7 +79,7 @@ struct FieldParser {
     }
 
     /// A list's `page`: from 1 to the last page a list of `Limits.offset` rows has; 1 when absent.
-    mutating func page(_ request: Request, pageSize: Int = PageRoutes.pageSize) -> Int {
+    mutating func page(_ request: Request, pageSize: Int) -> Int {
         let last = Limits.offset.upperBound / pageSize + 1
         return int(request.query("page"), "page", in: 1...last) ?? 1
     }

@@ -44,11 +44,12 @@ struct PageRoutes: Sendable {
         pages.get("employees", use: employees)
         pages.get("employees/:id", use: employee)
         pages.get("employees/:id/photo", use: employeePhoto)
+        pages.get("settings", use: settingsPage)
+        pages.post("settings", use: saveSetting)
+        pages.post("settings/reset", use: resetSetting)
     }
 
     // MARK: Helpers
-
-    static let pageSize = 25
 
     /// Renders a page's model in its template, with the signed-in employee for the layout.
     func render(_ template: String, _ model: some PageModel, status: HTTPResponse.Status = .ok, context: WebContext) -> Response {
@@ -58,8 +59,9 @@ struct PageRoutes: Sendable {
                 name: me.displayName,
                 firstName: me.employee.firstName,
                 csrf: me.csrfToken ?? "",
-                isManager: env.options.policy.isManager(me.employee),
-                sync: (try? env.backoffice.syncBadge())?.map { PageSync(state: $0.state.rawValue, text: $0.text) }
+                isManager: env.policy.isManager(me.employee),
+                sync: (try? env.backoffice.syncBadge())?.map { PageSync(state: $0.state.rawValue, text: $0.text) },
+                density: env.setting("display.density", user: me.login)
             )
         }
         let html = env.templates.render(model, withTemplate: template) ?? ""
@@ -77,8 +79,8 @@ struct PageRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: content.bytes)))
     }
 
-    func pager(_ request: Request, page: Int, total: Int) -> Pager? {
-        let pages = max(1, (total + Self.pageSize - 1) / Self.pageSize)
+    func pager(_ request: Request, page: Int, total: Int, pageSize: Int) -> Pager? {
+        let pages = max(1, (total + pageSize - 1) / pageSize)
         guard pages > 1 else { return nil }
         func link(_ page: Int) -> String {
             var items = request.uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { $0.0 != "page" }

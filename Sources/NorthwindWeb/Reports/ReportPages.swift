@@ -68,7 +68,7 @@ extension PageRoutes {
     }
 
     @Sendable func reports(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try context.requireManager(env.options.policy, to: "read reports")
+        _ = try context.requireManager(env.policy, to: "read reports")
         let reports = ReportDefinition.catalogue.map { report in
             ReportsPage.Row(
                 name: report.name,
@@ -82,7 +82,7 @@ extension PageRoutes {
     }
 
     @Sendable func report(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try context.requireManager(env.options.policy, to: "read reports")
+        _ = try context.requireManager(env.policy, to: "read reports")
         let report = try findReport(context)
         let given = reportParameters(request, report)
         var fieldErrors: [String: String] = [:]
@@ -156,7 +156,7 @@ extension PageRoutes {
     }
 
     @Sendable func reportCSV(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try context.requireManager(env.options.policy, to: "read reports")
+        _ = try context.requireManager(env.policy, to: "read reports")
         let report = try findReport(context)
         return try await ReportDownload.csv(backoffice, report: report, parameters: reportParameters(request, report))
     }

@@ -52,6 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         var opened = store
         // A value on the command line that breaks a rule is an error here, not a warning: the operator is at the terminal.
         if let problem = settings.problems(in: .commandLine).first { throw ValidationError(problem + ".") }
+        let level = LiveLogLevel(.info)
+        LoggingSystem.bootstrap { LiveLevelLogHandler(label: $0, level: level) }
         if try await opened.syncMembership() != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened) }
         let backoffice = opened
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
@@ -60,16 +62,18 @@ struct ServeCommand: AsyncParsableCommand {
         let port = Int(try settings.value("server.port").value) ?? 8080
         let syncInterval = Int(try settings.value("sync.interval").value) ?? 60
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
-        var services: [any Service] = []
+        var services: [any Service] = [LogLevelService(level: level, settings: settings)]
         if try await backoffice.syncMembership() != nil {
-            var logger = Logger(label: "northwind.sync")
-            logger.logLevel = .info
-            services.append(ShopSyncService(backoffice: backoffice, interval: .seconds(max(1, syncInterval)), logger: logger))
+            services.append(
+                ShopSyncService(backoffice: backoffice, interval: .seconds(max(1, syncInterval)), logger: Logger(label: "northwind.sync"))
+            )
         }
         let syncing = try await backoffice.syncMembership().map { "Syncing with \($0.server) as \($0.siteCode)." }
         let app = try await WebApp.build(
             backoffice: backoffice,
             options: WebOptions(host: host, port: port, policy: policy, secureCookies: !insecureCookies),
+            settings: settings,
+            logger: Logger(label: "northwind.web"),
             services: services,
             onServerRunning: { port in
                 // Unbuffered, so a script waiting for this line sees it at once.

@@ -20,7 +20,7 @@ struct HomePage: PageModel {
 
 extension PageRoutes {
     @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
-        guard let me = context.identity, env.options.policy.isManager(me.employee) else {
+        guard let me = context.identity, env.policy.isManager(me.employee) else {
             let summary = try await backoffice.shopSummary()
             return render("home", HomePage(summary: summary, dashboard: nil), context: context)
         }

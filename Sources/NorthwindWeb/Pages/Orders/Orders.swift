@@ -109,10 +109,11 @@ extension PageRoutes {
         let status = OrderStatus(rawValue: request.query("status") ?? "new") ?? .new
         var query = OrderQuery(status: status)
         query.search = request.query("q")
-        let page = parser.page(request)
+        let pageSize = env.pageSize
+        let page = parser.page(request, pageSize: pageSize)
         try parser.throwIfAny()
-        query.limit = Self.pageSize
-        query.offset = (page - 1) * Self.pageSize
+        query.limit = pageSize
+        query.offset = (page - 1) * pageSize
         let result = try await backoffice.listOrders(query)
         let tabs = [(OrderStatus.new, "New"), (.shipped, "Shipped"), (.cancelled, "Cancelled")].map { tab in
             OrdersPage.Tab(href: "/orders?status=\(tab.0.rawValue)", label: tab.1, current: tab.0 == status)
@@ -123,7 +124,7 @@ extension PageRoutes {
             q: query.search ?? "",
             orders: result.items.map(OrderSummaryView.init),
             resultText: result.total == 1 ? "1 order" : "\(result.total) orders",
-            pager: pager(request, page: page, total: result.total)
+            pager: pager(request, page: page, total: result.total, pageSize: pageSize)
         )
         return render("orders", model, context: context)
     }

@@ -141,10 +141,11 @@ extension PageRoutes {
         if request.query("discontinued") != nil { query.discontinued = true }
         query.sort = request.query("sort").flatMap(ProductQuery.Sort.init(rawValue:)) ?? .name
         query.descending = request.query("desc") != nil
-        let page = parser.page(request)
+        let pageSize = env.pageSize
+        let page = parser.page(request, pageSize: pageSize)
         try parser.throwIfAny()
-        query.limit = Self.pageSize
-        query.offset = (page - 1) * Self.pageSize
+        query.limit = pageSize
+        query.offset = (page - 1) * pageSize
         let text = request.query("q")
         let rows: [ProductRow]
         let total: Int
@@ -160,14 +161,14 @@ extension PageRoutes {
             let result = try await backoffice.listProducts(query)
             (rows, total) = (result.items, result.total)
         }
-        let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(Self.pageSize))
+        let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(pageSize))
         let model = ProductsPage(
             query: .init(q: text ?? "", lowStock: query.lowStock, discontinued: query.discontinued == true),
             categoryOptions: try await categoryOptions(selected: query.categoryID),
             sorts: ProductQuery.Sort.allCases.map { SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0 == query.sort) },
             products: shown.map(ProductView.init),
             resultText: total == 1 ? "1 product" : "\(total) products",
-            pager: pager(request, page: page, total: total)
+            pager: pager(request, page: page, total: total, pageSize: pageSize)
         )
         return render("products", model, context: context)
     }
@@ -203,7 +204,7 @@ extension PageRoutes {
         let locations = try await backoffice.stockByLocation(productID: id)
         let transit = try await backoffice.transfers(productID: id, inTransitOnly: true)
         let (here, destinations) = try await backoffice.transferLocations()
-        let canEdit = context.identity.map { env.options.policy.isManager($0.employee) } ?? false
+        let canEdit = context.identity.map { env.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
             locations: locations,
@@ -227,13 +228,13 @@ extension PageRoutes {
     }
 
     @Sendable func newProduct(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try context.requireManager(env.options.policy, to: "add products")
+        _ = try context.requireManager(env.policy, to: "add products")
         let form = try await ProductForm(Product(name: "")).view(action: "/products", backoffice: backoffice)
         return render("productnew", NewProductPage(form: form), context: context)
     }
 
     @Sendable func createProduct(_ request: Request, context: WebContext) async throws -> Response {
-        let me = try context.requireManager(env.options.policy, to: "add products")
+        let me = try context.requireManager(env.policy, to: "add products")
         let form = ProductForm(try await FormData.read(request, context: context))
         do {
             let product = try form.product(base: Product(name: ""), allowStock: true)
@@ -249,7 +250,7 @@ extension PageRoutes {
     }
 
     @Sendable func saveProduct(_ request: Request, context: WebContext) async throws -> Response {
-        _ = try context.requireManager(env.options.policy, to: "edit products")
+        _ = try context.requireManager(env.policy, to: "edit products")
         let id = try context.pathID()
         var form = ProductForm(try await FormData.read(request, context: context))
         do {

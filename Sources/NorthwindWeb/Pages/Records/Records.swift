@@ -140,16 +140,17 @@ extension PageRoutes {
 
     @Sendable func customers(_ request: Request, context: WebContext) async throws -> Response {
         var parser = FieldParser()
-        let page = parser.page(request)
+        let pageSize = env.pageSize
+        let page = parser.page(request, pageSize: pageSize)
         try parser.throwIfAny()
         let customers: [Customer]
         var pagerView: Pager?
         if let text = request.query("q") {
             customers = try await backoffice.searchCustomers(text, limit: 100)
         } else {
-            let result = try await backoffice.list(Customer.self, limit: Self.pageSize, offset: (page - 1) * Self.pageSize)
+            let result = try await backoffice.list(Customer.self, limit: pageSize, offset: (page - 1) * pageSize)
             customers = result.items
-            pagerView = pager(request, page: page, total: result.total)
+            pagerView = pager(request, page: page, total: result.total, pageSize: pageSize)
         }
         let model = CustomersPage(q: request.query("q") ?? "", customers: customers.map(CustomerView.init), pager: pagerView)
         return render("customers", model, context: context)

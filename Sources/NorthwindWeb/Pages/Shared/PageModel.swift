@@ -18,6 +18,8 @@ struct PageUser {
     var isManager: Bool
     /// The store's sync state, when it has joined a sync server.
     var sync: PageSync?
+    /// `display.density`, this person's own: `comfortable` or `compact`.
+    var density: String
 }
 
 struct PageSync {
@@ -63,6 +65,7 @@ extension PageUser: MustacheParent {
         case "csrf": csrf
         case "isManager": isManager
         case "sync": sync
+        case "density": density
         default: nil
         }
     }

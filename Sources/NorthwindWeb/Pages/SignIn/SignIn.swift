@@ -52,10 +52,15 @@ extension PageRoutes {
             )
         }
         do {
-            let (token, _) = try await backoffice.signIn(login: login, password: form["password"] ?? "")
+            let hours = Int(env.setting("session.lifetimeHours")) ?? 168
+            let (token, signedIn) = try await backoffice.signIn(login: login, password: form["password"] ?? "", lifetimeHours: hours)
             env.throttle.succeeded(login)
-            var response = Response.redirect(to: next, type: .found)
-            response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies))
+            // Nowhere in particular to go back to: the page this person chose to start on.
+            let start =
+                next == "/"
+                ? Self.startPage(env.setting("display.startPage", user: signedIn.login), isManager: env.policy.isManager(signedIn.employee)) : next
+            var response = Response.redirect(to: start, type: .found)
+            response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies, lifetimeHours: hours))
             response.setCookie(SignInToken.cookie("", secure: env.options.secureCookies))
             return response
         } catch {
@@ -71,6 +76,17 @@ extension PageRoutes {
         var response = Response.redirect(to: "/signin", type: .found)
         response.setCookie(SessionCookie.cleared(secure: env.options.secureCookies))
         return response
+    }
+
+    /// Where `display.startPage` lands; reports only for a manager, who may read them.
+    static func startPage(_ choice: String, isManager: Bool) -> String {
+        switch choice {
+        case "products": "/products"
+        case "orders": "/orders"
+        case "customers": "/customers"
+        case "reports" where isManager: "/reports"
+        default: "/"
+        }
     }
 
     /// Only a path on this site, so a crafted link cannot bounce a user elsewhere after signing in: one leading
