@@ -25,21 +25,34 @@ final class LiveServer: Sendable {
     let base: String
     let manager: SignIn
     let rep: SignIn
+    /// Everything the server printed so far, its log included.
+    private let printed = Printed()
 
-    init() async throws {
+    private final class Printed: Sendable {
+        let text = Mutex("")
+    }
+
+    /// `environment` adds to the test's own; the server's log goes to the same pipe as what it prints.
+    init(environment: [String: String] = [:]) async throws {
         guard let binary = CLI.binary("northwind") else {
             throw CLIError(description: "no northwind binary beside the tests: build it first (swift build)")
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("shop.sqlite").path
-        let process = try ChildProcess(binary.path, ["serve", "--store", storePath, "--port", "0"], output: .pipe)
-        let printed = Mutex("")
+        let process = try ChildProcess(
+            binary.path,
+            ["serve", "--store", storePath, "--port", "0"],
+            environment: environment,
+            output: .pipe,
+            errors: .toOutput
+        )
+        let printed = self.printed
         let output = process.output!
         // Read on a thread of its own until the server's output ends, so that it never blocks on a full pipe.
         Thread.detachNewThread {
             while case let data = output.availableData, !data.isEmpty {
-                printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
             }
         }
         self.process = process
@@ -47,10 +60,10 @@ final class LiveServer: Sendable {
         let signIn = /Demo sign-in \(shown once\): login (\S+), password (\S+) — [^,]+, (.+)/
         var lines: [Substring] = []
         try await waitFor("the server to print its address and two demo sign-ins", timeout: .seconds(120)) {
-            lines = printed.withLock { $0 }.split(separator: "\n")
-            return lines.count >= 3 || !process.isRunning
+            lines = printed.text.withLock { $0 }.split(separator: "\n")
+            return lines.count(where: { $0.firstMatch(of: signIn) != nil }) >= 2 || !process.isRunning
         }
-        guard let address = lines.first?.firstMatch(of: /at (http:\/\/\S+)\//)?.1 else {
+        guard let address = lines.lazy.compactMap({ $0.firstMatch(of: /Northwind is serving .* at (http:\/\/\S+)\//)?.1 }).first else {
             throw CLIError(description: "serve printed no address: \(lines)")
         }
         base = String(address)
@@ -71,6 +84,9 @@ final class LiveServer: Sendable {
 
     func url(_ path: String) -> String { base + path }
 
+    /// What the server printed and logged so far.
+    var log: String { printed.text.withLock { $0 } }
+
     /// Stops the server as an operator would (SIGTERM, a graceful stop), and kills it if it has not gone in 10 s.
     func stop() async {
         process.signal(SIGTERM)
@@ -83,8 +99,8 @@ final class LiveServer: Sendable {
 }
 
 /// A live server and chromedriver for one test, stopped however the test ends.
-func withLiveBrowser(_ body: (LiveServer, ChromeDriver) async throws -> Void) async throws {
-    let server = try await LiveServer()
+func withLiveBrowser(environment: [String: String] = [:], _ body: (LiveServer, ChromeDriver) async throws -> Void) async throws {
+    let server = try await LiveServer(environment: environment)
     let driver: ChromeDriver
     do {
         driver = try await ChromeDriver()

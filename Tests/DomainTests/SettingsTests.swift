@@ -336,6 +336,25 @@ struct LiveSettingsTests {
         }
     }
 
+    @Test func settingsReadBeforeTheStoreWasOpenFollowItOnceReadFromIt() async throws {
+        // Given settings made before the store was opened (as `serve` makes them, to find the store), then read from it
+        let store = try TemporaryStore()
+        let settings = try await Settings(sources: SettingsSources(), backoffice: nil)
+        try await settings.reload(from: store.backoffice)
+        let feed = try ChangeFeed(store: store.store, pollInterval: .milliseconds(50))
+        let watcher = Task { await settings.watch(feed: feed) }
+        defer {
+            watcher.cancel()
+            feed.close()
+        }
+        let updates = settings.updates()
+        // When a value is stored
+        try await store.backoffice.storeSetting("log.level", "debug")
+        // Then the settings follow
+        #expect(await nextUpdate(updates, within: .seconds(1)))
+        #expect(try settings.value("log.level").value == "debug")
+    }
+
     @Test func aResetByAnotherProcessShowsWithinASecond() async throws {
         // Given a stored value the server's settings show
         let store = try TemporaryStore()

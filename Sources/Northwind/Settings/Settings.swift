@@ -76,7 +76,8 @@ public final class Settings: Sendable {
     private let reader: ConfigReader
     private let file: SettingsFile?
     private let warn: @Sendable (String) -> Void
-    private let backoffice: Backoffice?
+    /// The store the stored layers were last read from.
+    private let backoffice = Mutex<Backoffice?>(nil)
     private let subscribers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
     /// The layers from `sources`, over the values stored in `backoffice`'s store (none when nil: a store that is
@@ -128,7 +129,6 @@ public final class Settings: Sendable {
         self.layers = layers
         reader = ConfigReader(providers: layers.map(\.1))
         self.warn = warn
-        self.backoffice = backoffice
         if let backoffice { try await reload(from: backoffice) }
     }
 
@@ -159,7 +159,7 @@ public final class Settings: Sendable {
                     }
                 }
             }
-            if let backoffice {
+            if let backoffice = backoffice.withLock({ $0 }) {
                 let changes = feed.subscribe()
                 group.addTask { [self] in
                     for await batch in changes where batch.tables.contains(where: Self.storedTables.contains) {
@@ -190,6 +190,7 @@ public final class Settings: Sendable {
                 try Backoffice.storedSettings(db, login: nil).mapValues(\.value), try Backoffice.everyUsersSettings(db)
             )
         }
+        self.backoffice.withLock { $0 = backoffice }
         installation.replace(with: ["": installationValues])
         users.replace(with: userValues)
     }

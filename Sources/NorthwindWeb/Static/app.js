@@ -157,6 +157,13 @@ function phoneOrder(form) {
   update();
 }
 
+// A slider shows its value beside it as it moves (the settings page's sliders).
+document.addEventListener("input", (event) => {
+  if (event.target.type !== "range") return;
+  const shown = document.getElementById(event.target.id + "-shown");
+  if (shown) shown.value = event.target.value;
+});
+
 document.addEventListener("DOMContentLoaded", () => {
   listenForChanges();
   document.querySelectorAll("form[data-live-search]").forEach(liveSearch);

@@ -20,13 +20,12 @@ struct SettingsPage: PageModel {
         var title: String
         var footer: String
         var value: String
-        /// Where the value comes from, as people say it ("the settings file").
+        /// Where the value comes from, as people say it: "Set by the settings file; change it there."
         var origin: String
         /// Set by the command line, the environment or the settings file: a change here would do nothing.
         var overridden: Bool
         /// Stored here (this installation's or the user's own value): reset brings the next layer back.
         var stored: Bool
-        var isUser: Bool
         var needsRestart: Bool
         var isToggle: Bool
         var isOn: Bool
@@ -72,7 +71,7 @@ extension PageRoutes {
             )
         } catch {
             guard case let .invalid(fields) = error else { throw error }
-            let message = fields.map(\.message).joined(separator: "; ")
+            let message = fields.map { "\($0.field) \($0.message)" }.joined(separator: "; ")
             return try await renderSettings(
                 context: context,
                 error: (setting.key, message, text),
@@ -142,11 +141,14 @@ extension PageRoutes {
             footer: setting.footer,
             // A secret is never sent back to the browser, only whether one is set.
             value: isSecret ? "" : current.value,
-            origin: current.origin == .environment
-                ? "the environment (\(SettingsReference.environmentName(setting.key)))" : current.origin.rawValue,
+            origin: current.origin.isOverride
+                ? "Set by \(Self.originText(current.origin, key: setting.key)); change it there."
+                : current.origin == .installation || current.origin == .user
+                    ? (setting.scope == .user ? "Your own value." : "This installation's value.")
+                    : setting.control == .readOnly
+                        ? "Read-only here: set it on the command line, in the environment or in the settings file." : "The factory default.",
             overridden: current.origin.isOverride || setting.control == .readOnly,
             stored: stored,
-            isUser: setting.scope == .user,
             needsRestart: setting.apply == .restart,
             isToggle: setting.control == .toggle,
             isOn: current.value == "true",
@@ -163,6 +165,18 @@ extension PageRoutes {
             error: error?.message,
             draft: error.map(\.draft)
         )
+    }
+
+    /// Where a value comes from, as the page says it.
+    static func originText(_ origin: SettingOrigin, key: String) -> String {
+        switch origin {
+        case .commandLine: "the command line"
+        case .environment: "the environment (\(SettingsReference.environmentName(key)))"
+        case .file: "the settings file"
+        case .installation: "this installation"
+        case .user: "you"
+        case .factory: "the factory default"
+        }
     }
 
     static func defaultText(_ setting: Setting) -> String {

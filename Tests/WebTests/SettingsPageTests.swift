@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NorthwindStore
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+@testable import NorthwindWeb
+
+extension WebFixture {
+    /// Runs `body` against the app with `settings` over this fixture's store.
+    func test(settings: SettingsSources, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let resolved = try await Settings(sources: settings, backoffice: store.backoffice)
+        let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0), settings: resolved)
+        try await app.test(.router, body)
+    }
+}
+
+/// The settings page through the real router: made from the catalogue, checked on every save, per person.
+@Suite("Settings page")
+struct SettingsPageTests {
+    func page(_ client: any TestClientProtocol, _ session: BrowserSession) async throws -> String {
+        let response = try await client.execute(uri: "/settings", method: .get, headers: session.headers)
+        #expect(response.status == .ok)
+        return String(buffer: response.body)
+    }
+
+    @Test func aBadValueIsRefusedBesideItsFieldNamingTheKeyAndTheRule() async throws {
+        // Given a manager on the settings page
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // When they save a negative low-stock margin
+            let response = try await manager.post(client, "/settings", [("key", "stock.lowStockMargin"), ("value", "-3")])
+            // Then the page says which key broke which rule, keeps what was typed, and stores nothing
+            #expect(response.status == .unprocessableContent)
+            let html = String(buffer: response.body)
+            #expect(html.contains(#"id="stock-lowStockMargin-error" role="alert">stock.lowStockMargin must be at least 0<"#))
+            #expect(html.contains(#"value="-3""#))
+            #expect(try await fixture.store.backoffice.installationSettings().isEmpty)
+        }
+    }
+
+    @Test func aSavedValueShowsAsThisInstallationsAndResetBringsBackTheDefault() async throws {
+        // Given a manager who saves a page size
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let saved = try await manager.post(client, "/settings", [("key", "pages.pageSize"), ("value", "40")])
+            #expect(saved.status == .ok)
+            #expect(String(buffer: saved.body).contains(#"id="pages-pageSize-origin">This installation&#39;s value.<"#))
+            #expect(try await fixture.store.backoffice.installationSettings()["pages.pageSize"]?.changedBy == "andrew.fuller")
+            // When they reset it
+            let reset = try await manager.post(client, "/settings/reset", [("key", "pages.pageSize")])
+            // Then the factory default stands again, and nothing is stored
+            let html = String(buffer: reset.body)
+            #expect(html.contains("Rows per page: reset to its default, 25."))
+            #expect(html.contains(#"id="pages-pageSize-origin">The factory default.<"#))
+            #expect(try await fixture.store.backoffice.installationSettings()["pages.pageSize"] == nil)
+        }
+    }
+
+    @Test func aValueSetAboveTheStoreShowsReadOnlyWithItsOrigin() async throws {
+        // Given a server whose environment sets the page size
+        let fixture = try await WebFixture.make()
+        try await fixture.test(settings: SettingsSources(environment: ["NORTHWIND_PAGES_PAGE_SIZE": "40"])) { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // When a manager opens the settings page
+            let html = try await page(client, manager)
+            // Then the page size shows without a form, saying where it is set
+            let field = try #require(html.firstMatch(of: /<div class="setting" id="setting-pages-pageSize"[\s\S]*?<p class="hint">/)?.0)
+            #expect(field.contains(#"id="pages-pageSize-value">40<"#))
+            #expect(field.contains("Set by the environment (NORTHWIND_PAGES_PAGE_SIZE); change it there."))
+            #expect(!field.contains("<form"))
+        }
+    }
+
+    @Test func aRepresentativeKeepsTheirOwnSettingsButNotTheInstallations() async throws {
+        // Given a sales representative, who is no manager
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            // When they open the page, change their own density and try the installation's page size
+            let html = try await page(client, rep)
+            let own = try await rep.post(client, "/settings", [("key", "display.density"), ("value", "compact")])
+            let installation = try await rep.post(client, "/settings", [("key", "pages.pageSize"), ("value", "40")])
+            // Then they see only their own group, their choice is theirs alone, and the installation's is refused
+            #expect(html.contains(#"id="group-display""#) && !html.contains(#"id="group-server""#))
+            #expect(own.status == .ok)
+            #expect(String(buffer: own.body).contains(#"<body class="density-compact""#))
+            #expect(try await fixture.store.backoffice.userSettings(login: "nancy.davolio")["display.density"]?.value == "compact")
+            #expect(try await fixture.store.backoffice.userSettings(login: "andrew.fuller").isEmpty)
+            #expect(installation.status == .forbidden)
+            #expect(try await fixture.store.backoffice.installationSettings().isEmpty)
+        }
+    }
+
+    @Test func thePageSizeSettingDecidesHowManyRowsAListShows() async throws {
+        // Given twelve more customers and a page size of 10
+        let fixture = try await WebFixture.make()
+        for letter in "ABCDEFGHIJKL" {
+            _ = try await fixture.store.backoffice.create(Customer(code: "ZZZZ\(letter)", companyName: "Customer \(letter)"))
+        }
+        try await fixture.store.backoffice.storeSetting("pages.pageSize", "10")
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            // When the customer list opens
+            let response = try await client.execute(uri: "/customers", method: .get, headers: rep.headers)
+            // Then it shows ten rows and a next page
+            let html = String(buffer: response.body)
+            #expect(html.matches(of: /<a href="\/customers\/[A-Z]{5}">/).count == 10)
+            #expect(html.contains("page=2"))
+        }
+    }
+
+    @Test func theSessionLifetimeSettingDecidesHowLongASignInLasts() async throws {
+        // Given sessions that last two hours
+        let fixture = try await WebFixture.make()
+        try await fixture.store.backoffice.storeSetting("session.lifetimeHours", "2")
+        try await fixture.test { client in
+            // When someone signs in
+            let response = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            // Then the cookie and the stored session both end in two hours
+            let cookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("northwind_session=") })
+            #expect(cookie.contains("Max-Age=7200"))
+            let expires = try await fixture.store.backoffice.read { db in
+                try Timestamp.fetchOne(db, sql: "SELECT max(expiresAt) FROM access_tokens WHERE kind = 'session'")
+            }
+            let hours = Double(try #require(expires).milliseconds - Timestamp.now.milliseconds) / 3_600_000
+            #expect((1.9...2.0).contains(hours), "\(hours) hours")
+        }
+    }
+
+    @Test func theManagerTitlesSettingDecidesWhoIsAManagerWithoutARestart() async throws {
+        // Given a running app where a representative may not read reports
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let before = try await client.execute(uri: "/reports", method: .get, headers: rep.headers)
+            #expect(before.status == .forbidden)
+            // When a manager adds the representatives' title on the settings page
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let saved = try await manager.post(
+                client,
+                "/settings",
+                [("key", "session.managerTitles"), ("value", "Vice President, Sales; Sales Representative")]
+            )
+            #expect(saved.status == .ok)
+            // Then the representative reads reports at once
+            let after = try await client.execute(uri: "/reports", method: .get, headers: rep.headers)
+            #expect(after.status == .ok)
+        }
+    }
+
+    @Test func signingInWithNowhereToGoBackToLandsOnTheChosenStartPage() async throws {
+        // Given a representative who starts on the product list
+        let fixture = try await WebFixture.make()
+        try await fixture.store.backoffice.storeSetting("display.startPage", "products", user: "nancy.davolio")
+        try await fixture.test { client in
+            // When they sign in from the bare sign-in page
+            let page = try await client.execute(uri: "/signin", method: .get)
+            let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
+            let token = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
+            let response = try await client.execute(
+                uri: "/signin",
+                method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded", .cookie: String(cookie.split(separator: ";")[0])],
+                body: ByteBuffer(string: "_csrf=\(token)&login=nancy.davolio&password=rep-secret-1")
+            )
+            // Then they land on the products
+            #expect(response.status == .found)
+            #expect(response.headers[.location] == "/products")
+        }
+    }
+}
