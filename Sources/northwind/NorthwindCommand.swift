@@ -34,16 +34,30 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not fill a newly created store with demo data.")
     var empty = false
 
-    var configuration: StoreConfiguration {
-        let environment = ProcessInfo.processInfo.environment
-        return StoreConfiguration(
-            path: StoreConfiguration.resolvePath(explicit: store, environment: environment),
-            sqlDebug: sqlDebug || StoreConfiguration.sqlDebugRequested(environment: environment)
-        )
+    /// The store, opened where the settings say (`--store`, else `NORTHWIND_STORE_PATH`, else the settings file's
+    /// `store.path`, else the data folder), with the settings the domain's rules read.
+    func open(seedIfCreated: Bool = true) async throws -> Backoffice {
+        try await open(SettingsOptions.sources(), seedIfCreated: seedIfCreated).0
     }
 
-    func open(seedIfCreated: Bool = true) throws -> Backoffice {
-        try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
+    /// The store the settings name (`store.path`, `log.sqlDebug`), opened, and the settings over it; `sources` gain
+    /// this command's `--store` and `--sql-debug`. A value passed over for breaking a rule is said on stderr.
+    func open(_ sources: SettingsSources, seedIfCreated: Bool = true) async throws -> (Backoffice, Settings) {
+        var sources = sources
+        if let store { sources.commandLine["store.path"] = store }
+        if sqlDebug { sources.commandLine["log.sqlDebug"] = "true" }
+        let warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }
+        let settings = try await Settings(sources: sources, backoffice: nil, warn: warn)
+        let path = try settings.value("store.path").value
+        // Empty: the data folder's default (the environment's NORTHWIND_STORE is in `path` already).
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "NORTHWIND_STORE" }
+        let configuration = StoreConfiguration(
+            path: path.isEmpty ? StoreConfiguration.resolvePath(explicit: nil, environment: environment) : path,
+            sqlDebug: try settings.value("log.sqlDebug").value == "true"
+        )
+        let backoffice = try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
+        try await settings.reload(from: backoffice)
+        return (backoffice, settings)
     }
 }
 

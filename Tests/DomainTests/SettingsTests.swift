@@ -269,8 +269,8 @@ struct LiveSettingsTests {
             let updates = settings.updates()
             // When an operator edits the file
             try rewrite(file, #"{"pages": {"pageSize": 40}}"#)
-            // Then the new value stands within a second, from the file
-            #expect(await nextUpdate(updates, within: .seconds(1)))
+            // Then the new value stands (the file is looked at every 50 ms here), from the file
+            #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "40", origin: .file))
         }
     }
@@ -296,7 +296,7 @@ struct LiveSettingsTests {
         // When the file is saved half-written
         try rewrite(file, #"{"pages": {"pageSize": 4"#)
         // Then the last good value stands, and the problem is said once, naming the file
-        #expect(await nextUpdate(updates, within: .seconds(1)))
+        #expect(await nextUpdate(updates, within: .seconds(10)))
         #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "30", origin: .file))
         let problem = try #require(settings.fileProblem)
         #expect(problem.contains(file) && problem.contains("last good settings"))
@@ -314,13 +314,13 @@ struct LiveSettingsTests {
             // When the operator mends it
             try rewrite(file, #"{"pages": {"pageSize": 30}}"#)
             // Then its value stands and the problem is gone
-            #expect(await nextUpdate(updates, within: .seconds(1)))
+            #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(try settings.value("pages.pageSize").origin == .file)
             #expect(settings.fileProblem == nil)
         }
     }
 
-    @Test func aValueStoredByAnotherProcessShowsWithinASecond() async throws {
+    @Test func aValueStoredByAnotherProcessShowsWithoutARestart() async throws {
         // Given a server's settings over a store
         let store = try TemporaryStore()
         try await watched(store, file: nil) { settings in
@@ -328,8 +328,8 @@ struct LiveSettingsTests {
             // When the CLI, with a handle of its own on the same file, stores a value
             let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
             try await cli.storeSetting("stock.lowStockMargin", "5")
-            // Then the server's settings show it within a second, as this installation's value
-            #expect(await nextUpdate(updates, within: .seconds(1)))
+            // Then the server's settings show it, as this installation's value
+            #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(
                 try settings.value("stock.lowStockMargin") == SettingValue(key: "stock.lowStockMargin", value: "5", origin: .installation)
             )
@@ -351,11 +351,11 @@ struct LiveSettingsTests {
         // When a value is stored
         try await store.backoffice.storeSetting("log.level", "debug")
         // Then the settings follow
-        #expect(await nextUpdate(updates, within: .seconds(1)))
+        #expect(await nextUpdate(updates, within: .seconds(10)))
         #expect(try settings.value("log.level").value == "debug")
     }
 
-    @Test func aResetByAnotherProcessShowsWithinASecond() async throws {
+    @Test func aResetByAnotherProcessShowsWithoutARestart() async throws {
         // Given a stored value the server's settings show
         let store = try TemporaryStore()
         try await store.backoffice.storeSetting("pages.pageSize", "50")
@@ -365,9 +365,36 @@ struct LiveSettingsTests {
             // When another process resets it
             let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
             try await cli.removeSetting("pages.pageSize")
-            // Then the factory default shows again within a second
-            #expect(await nextUpdate(updates, within: .seconds(1)))
+            // Then the factory default shows again
+            #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "25", origin: .factory))
         }
+    }
+
+    @Test func theLowStockMarginCountsProductsJustAboveTheirReorderLevelAsLow() async throws {
+        // Given a product two units above its reorder level, which the classic rule does not call low
+        let store = try TemporaryStore()
+        let product = try await store.backoffice.createProduct(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
+        var query = ProductQuery()
+        query.lowStock = true
+        #expect(try await store.backoffice.listProducts(query).total == 0)
+        // When the shop sets a margin of five units and its settings are read (which puts it in force)
+        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        _ = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
+        // Then the product is low everywhere the rule is asked: the filtered list, the row, and the summary
+        #expect(try await store.backoffice.listProducts(query).items.map(\.product.id) == [product.id])
+        #expect(try store.backoffice.product(id: product.id ?? 0).isLowStock)
+        #expect(try await store.backoffice.shopSummary().lowStockProducts == 1)
+    }
+
+    @Test func aMarginFromAHigherLayerWinsOverTheStoredOne() async throws {
+        // Given a stored margin of five and an environment that sets none
+        let store = try TemporaryStore()
+        let product = try await store.backoffice.createProduct(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
+        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        // When the environment sets the margin to zero
+        _ = try await Settings(sources: SettingsSources(environment: ["NORTHWIND_STOCK_LOW_STOCK_MARGIN": "0"]), backoffice: store.backoffice)
+        // Then the product is not low
+        #expect(try store.backoffice.product(id: product.id ?? 0).isLowStock == false)
     }
 }

@@ -175,4 +175,21 @@ struct SettingsPageTests {
             #expect(response.headers[.location] == "/products")
         }
     }
+
+    @Test func aNewOrderStartsWithTheShopsDefaultShipperAndFreight() async throws {
+        // Given a shop whose orders go with its one shipper and 12.50 freight by default
+        let fixture = try await WebFixture.make()
+        let shipper = try #require(fixture.world.shipper.id)
+        try await fixture.store.backoffice.storeSetting("orders.defaultShipper", String(shipper))
+        try await fixture.store.backoffice.storeSetting("orders.defaultFreight", "12.5")
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            // When a representative opens a new order
+            let response = try await client.execute(uri: "/orders/new", method: .get, headers: rep.headers)
+            // Then the shipper is chosen and the freight filled in
+            let html = String(buffer: response.body)
+            #expect(html.contains(#"<option value="\#(shipper)" selected>"#))
+            #expect(html.contains(#"id="freight" name="freight" inputmode="decimal" value="12.50""#))
+        }
+    }
 }

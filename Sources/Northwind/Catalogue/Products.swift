@@ -7,6 +7,15 @@ public struct ProductRow: Codable, Sendable, FetchableRecord {
     public var product: Product
     public var categoryName: String?
     public var supplierName: String?
+    /// `stock.lowStockMargin` when the row was read.
+    public var lowStockMargin = 0
+
+    /// Low on stock by this shop's rule: `Product.isLowStock(margin:)` with the margin in force.
+    public var isLowStock: Bool { product.isLowStock(margin: lowStockMargin) }
+
+    enum CodingKeys: String, CodingKey {
+        case product, categoryName, supplierName
+    }
 }
 
 /// One location's stock of a product: an installation, by its site code.
@@ -26,7 +35,8 @@ public struct ProductQuery: Sendable {
     public var supplierID: Int64?
     /// nil lists both.
     public var discontinued: Bool?
-    /// Only products whose stock plus units on order is at or below their reorder level.
+    /// Only products whose stock plus units on order is at or below their reorder level (plus the shop's margin,
+    /// `stock.lowStockMargin`).
     public var lowStock = false
     public var sort: Sort = .name
     public var descending = false
@@ -38,6 +48,7 @@ public struct ProductQuery: Sendable {
 extension Backoffice {
     public func listProducts(_ query: ProductQuery = ProductQuery()) async throws(NorthwindError) -> Page<ProductRow> {
         try checkPaging(limit: query.limit, offset: query.offset)
+        let margin = rules.lowStockMargin
         // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
         var conditions: [String] = []
         var arguments: StatementArguments = []
@@ -55,6 +66,7 @@ extension Backoffice {
         }
         if query.lowStock {
             conditions.append(Product.lowStockSQL)
+            arguments += [margin]
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let column =
@@ -77,7 +89,7 @@ extension Backoffice {
                     """,
                 pageArguments
             )
-            return Page(items: items, total: total, offset: query.offset, limit: query.limit)
+            return Page(items: items.map { $0.judged(margin: margin) }, total: total, offset: query.offset, limit: query.limit)
         }
     }
 
@@ -116,9 +128,10 @@ extension Backoffice {
     public func searchProducts(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = Self.prefixPattern(text) else { return [] }
+        let margin = rules.lowStockMargin
         return try quickRead { db in
             try fetchAll(ProductRow.self, db, sql: Self.searchSQL, [pattern, Self.searchCandidates(limit), limit])
-        }
+        }.map { $0.judged(margin: margin) }
     }
 
     /// `"cote"* "de"*`: every word, as a prefix. Built by hand because GRDB's `FTS5Pattern` opens an in-memory
@@ -131,7 +144,7 @@ extension Backoffice {
     }
 
     public func product(id: Int64) throws(NorthwindError) -> ProductRow {
-        try quickRead { db in try Self.productRow(id: id, db) }
+        try quickRead { db in try Self.productRow(id: id, db) }.judged(margin: rules.lowStockMargin)
     }
 
     static func productRow(id: Int64, _ db: Database) throws -> ProductRow {
@@ -299,9 +312,15 @@ extension Backoffice {
 }
 
 extension Product {
-    /// Time to reorder: what is in stock and on order does not reach the reorder level. Discontinued products are
-    /// never reordered, so they never count as low. Saturating, so an out-of-range stored value cannot trap.
-    public var isLowStock: Bool { !discontinued && unitsInStock.saturatingAdd(unitsOnOrder) <= reorderLevel }
+    /// Time to reorder: what is in stock and on order does not reach the reorder level plus `margin` units
+    /// (`stock.lowStockMargin`). Discontinued products are never reordered, so they never count as low. Saturating,
+    /// so an out-of-range stored value cannot trap.
+    public func isLowStock(margin: Int) -> Bool {
+        !discontinued && unitsInStock.saturatingAdd(unitsOnOrder) <= reorderLevel.saturatingAdd(margin)
+    }
+
+    /// Low with no margin: the classic rule.
+    public var isLowStock: Bool { isLowStock(margin: 0) }
 
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
@@ -316,9 +335,9 @@ extension Product {
 }
 
 extension Product {
-    /// `isLowStock` in SQL, for queries over `products`. (The reorder-list report in `reports.sql` states the same
-    /// rule in its own query.)
-    static let lowStockSQL = "NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel"
+    /// `isLowStock(margin:)` in SQL, for queries over `products`; binds one argument, the margin. (The reorder-list
+    /// report in `reports.sql` states the classic rule, without a margin, in its own query.)
+    static let lowStockSQL = "NOT products.discontinued AND products.unitsInStock + products.unitsOnOrder <= products.reorderLevel + ?"
 }
 
 /// Whether a row with this id exists, through a cached statement.
@@ -327,6 +346,13 @@ func exists(_ db: Database, _ table: String, _ id: Int64) throws -> Bool {
 }
 
 extension ProductRow {
+    /// The row with the low-stock margin in force.
+    func judged(margin: Int) -> ProductRow {
+        var row = self
+        row.lowStockMargin = margin
+        return row
+    }
+
     /// Expects `products.*` followed by the category and supplier names, as `productRowSelect` selects them.
     public init(row: Row) throws {
         product = try Product(row: row)

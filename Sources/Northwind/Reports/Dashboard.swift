@@ -37,6 +37,7 @@ extension Backoffice {
     static let dashboardCategories = 8
 
     public func dashboard(today: LocalDate = .today) async throws(NorthwindError) -> Dashboard {
+        let lowStockMargin = rules.lowStockMargin
         let first = LocalDate(year: today.year, month: today.month, day: 1)!
         let lastMonthEnd = first.adding(days: -1)
         let lastMonthFirst = LocalDate(year: lastMonthEnd.year, month: lastMonthEnd.month, day: 1)!
@@ -78,7 +79,7 @@ extension Backoffice {
             var shown = Array(categories.prefix(Self.dashboardCategories))
             let others = categories.dropFirst(Self.dashboardCategories).reduce(Money.zero) { $0 + $1.sales }
             if others > .zero { shown.append(.init(name: "Other categories", sales: others)) }
-            let summary = try Self.shopSummary(db)
+            let summary = try Self.shopSummary(db, lowStockMargin: lowStockMargin)
             return Dashboard(
                 today: today,
                 monthToDate: Money(cents: sums?["monthToDate"] ?? 0),

@@ -180,6 +180,7 @@ public final class Settings: Sendable {
     static let storedTables: Set<String> = ["settings", "user_settings"]
 
     private func announce() {
+        backoffice.withLock { $0 }?.rules.update(from: self)
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
     }
 
@@ -193,6 +194,7 @@ public final class Settings: Sendable {
         self.backoffice.withLock { $0 = backoffice }
         installation.replace(with: ["": installationValues])
         users.replace(with: userValues)
+        backoffice.rules.update(from: self)
     }
 
     /// The value that stands for `key` (for `login`, when it is a user key), and where it comes from.

@@ -21,6 +21,10 @@ public struct Backoffice: Sendable {
     /// given the zone of the record about to be saved (`catalog`, `people`, `customers`), the only one it pulls.
     public var refreshBeforeEdit: (@Sendable (_ zone: String) async -> Void)?
 
+    /// The settings the domain's rules read (`stock.lowStockMargin`), kept current by the `Settings` read from this
+    /// store; a store opened without settings uses the factory defaults.
+    public let rules = ShopRules()
+
     public init(store: Store) { self.store = store }
 
     // MARK: Transactions

@@ -14,13 +14,15 @@ public struct ShopSummary: Sendable, Codable, Equatable {
 
 extension Backoffice {
     public func shopSummary() async throws(NorthwindError) -> ShopSummary {
-        try await read { db in try Self.shopSummary(db) }
+        let margin = rules.lowStockMargin
+        return try await read { db in try Self.shopSummary(db, lowStockMargin: margin) }
     }
 
-    static func shopSummary(_ db: Database) throws -> ShopSummary {
+    static func shopSummary(_ db: Database, lowStockMargin: Int) throws -> ShopSummary {
         ShopSummary(
             newOrders: try Int.fetchOne(db, sql: "SELECT count(*) FROM orders WHERE status = 'new'") ?? 0,
-            lowStockProducts: try Int.fetchOne(db, sql: "SELECT count(*) FROM products WHERE \(Product.lowStockSQL)") ?? 0
+            lowStockProducts: try Int.fetchOne(db, sql: "SELECT count(*) FROM products WHERE \(Product.lowStockSQL)", arguments: [lowStockMargin])
+                ?? 0
         )
     }
 }

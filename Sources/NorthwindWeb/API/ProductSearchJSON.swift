@@ -61,7 +61,7 @@ enum ProductSearchJSON {
         }
         json.raw(p.discontinued ? #""discontinued":true,"id":"# : #""discontinued":false,"id":"#)
         json.number(p.id ?? 0)
-        json.raw(p.isLowStock ? #","lowStock":true,"name":"# : #","lowStock":false,"name":"#)
+        json.raw(row.isLowStock ? #","lowStock":true,"name":"# : #","lowStock":false,"name":"#)
         json.string(p.name)
         if let quantity = p.quantityPerUnit {
             json.raw(#","quantityPerUnit":"#)

@@ -21,7 +21,7 @@ extension Components.Schemas.Product {
             categoryName: row.categoryName,
             discontinued: p.discontinued,
             id: Int(p.id ?? 0),
-            lowStock: p.isLowStock,
+            lowStock: row.isLowStock,
             name: p.name,
             quantityPerUnit: p.quantityPerUnit,
             recordID: p.recordID,

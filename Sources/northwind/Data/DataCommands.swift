@@ -21,7 +21,7 @@ struct SeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backoffice = try storeOptions.open(seedIfCreated: false)
+        let backoffice = try await storeOptions.open(seedIfCreated: false)
         let summary = try DemoData.seed(
             into: backoffice.store,
             options: .init(scale: scale, seed: seed, endDate: endDate ?? .today, replace: replace)
@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Replace whatever the store holds.") var replace = false
 
     func run() async throws {
-        let backoffice = try storeOptions.open(seedIfCreated: false)
+        let backoffice = try await storeOptions.open(seedIfCreated: false)
         let report = try ClassicImporter.importFile(atPath: file, into: backoffice.store, replace: replace)
         if output.json { return try printJSON(report) }
         var table = TextTable("Table", "Rows")

@@ -16,7 +16,7 @@ struct ProductsCommand: AsyncParsableCommand {
         var table = TextTable("ID", "Name", "Category", "Price", "Stock", "On order", "Reorder", "")
         for row in rows {
             let p = row.product
-            let flags = [p.isLowStock ? "LOW" : nil, p.discontinued ? "discontinued" : nil].compactMap { $0 }
+            let flags = [row.isLowStock ? "LOW" : nil, p.discontinued ? "discontinued" : nil].compactMap { $0 }
             table.add(
                 String(p.id ?? 0),
                 p.name,
@@ -71,7 +71,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "At most this many results.") var limit = 20
 
         func run() async throws {
-            let rows = try storeOptions.open().searchProducts(text, limit: limit)
+            let rows = try await storeOptions.open().searchProducts(text, limit: limit)
             if output.json { return try printJSON(Wire.products(rows)) }
             print(rows.isEmpty ? "No product matches '\(text)'." : ProductsCommand.table(rows))
         }
@@ -90,7 +90,7 @@ struct ProductsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             let row = try backoffice.product(id: id)
             let movements = try await backoffice.stockMovements(productID: id, limit: 10)
             if output.json { return try printJSON(Shown(product: Wire.product(row), movements: Wire.movements(movements))) }
@@ -102,7 +102,7 @@ struct ProductsCommand: AsyncParsableCommand {
                   Supplier:          \(text(row.supplierName))
                   Quantity per unit: \(text(p.quantityPerUnit))
                   Unit price:        \(p.unitPrice)
-                  Units in stock:    \(p.unitsInStock)\(p.isLowStock ? "  (low: at or below reorder level with what is on order)" : "")
+                  Units in stock:    \(p.unitsInStock)\(row.isLowStock ? "  (low: at or below reorder level with what is on order)" : "")
                   Units on order:    \(p.unitsOnOrder)
                   Reorder level:     \(p.reorderLevel)
                   Version:           \(p.version)
@@ -162,7 +162,7 @@ struct ProductsCommand: AsyncParsableCommand {
             var product = Product(name: "")
             fields.apply(to: &product)
             product.unitsInStock = stock
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             let created = try await backoffice.createProduct(product)
             if output.json { return try printJSON(Wire.product(try backoffice.product(id: created.id ?? 0))) }
             print("Added product #\(created.id ?? 0): \(created.name).")
@@ -177,7 +177,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @OptionGroup var fields: ProductFields
 
         func run() async throws {
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             var product = try backoffice.product(id: id).product
             fields.apply(to: &product)
             let saved = try await backoffice.updateProduct(product)
@@ -207,7 +207,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "A note for the audit trail, e.g. a delivery note number.") var note: String?
 
         func run() async throws {
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             let product = try await backoffice.receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
             if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock, \(product.unitsOnOrder) on order.")
@@ -224,7 +224,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "A note for the audit trail.") var note: String?
 
         func run() async throws {
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             let product = try await backoffice.adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
             if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock.")

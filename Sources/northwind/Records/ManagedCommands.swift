@@ -69,7 +69,7 @@ struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
     @Argument(help: "Its id.") var id: String
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         let record = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         if output.json { return try printJSON(Wire.record(record)) }
         print(describe(record))
@@ -115,7 +115,7 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         let current = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
         if output.json { return try printJSON(Wire.record(saved)) }
@@ -131,7 +131,7 @@ struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
     @Argument(help: "Its id.") var id: String
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         try await backoffice.delete(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         print("Deleted \(Kind.Record.entityName) \(id).")
     }
@@ -259,7 +259,7 @@ struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         if let set {
             guard let bytes = FileManager.default.contents(atPath: set) else { throw ValidationError("Cannot read \(set).") }
             try await Kind.save(

@@ -37,7 +37,7 @@ struct ReportCommand: AsyncParsableCommand {
             try list()
             return
         }
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         let parameters = try Self.parse(parameters)
         let start = ContinuousClock.now
         func printTiming(_ rows: Int) {

@@ -104,7 +104,7 @@ struct SetPasswordCommand: AsyncParsableCommand {
     @Option(help: "The login to sign in with (default: the current one, else firstname.lastname).") var login: String?
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         let password = try readPassword()
         let login = try await backoffice.setPassword(employeeID: id, password: password, login: login)
         print("Employee \(id) signs in as \(login).")
@@ -134,7 +134,7 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "What the token is for, e.g. 'stock scanner'.") var label: String?
 
     func run() async throws {
-        let backoffice = try storeOptions.open()
+        let backoffice = try await storeOptions.open()
         print(try await backoffice.issueAPIToken(employeeID: id, label: label))
     }
 }

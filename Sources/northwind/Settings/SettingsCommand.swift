@@ -14,6 +14,12 @@ struct SettingsOptions: ParsableArguments {
 
     /// The layers above the store; `commandLine` adds what a command's own options set (`--store`).
     func sources(commandLine extra: [String: String] = [:]) throws -> SettingsSources {
+        try Self.sources(assignments: assignments, file: file, commandLine: extra)
+    }
+
+    /// The layers above the store from `--setting` assignments, a settings file (nil: the default one), the
+    /// environment, and what a command's own options set.
+    static func sources(assignments: [String] = [], file: String? = nil, commandLine extra: [String: String] = [:]) throws -> SettingsSources {
         var commandLine: [String: String] = [:]
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
@@ -33,25 +39,10 @@ struct SettingsOptions: ParsableArguments {
         )
     }
 
-    /// The store the settings name (`store.path`, `log.sqlDebug`), opened, and the settings over it. A value passed
-    /// over for breaking a rule is said on stderr.
+    /// The store the settings name, opened, and the settings over it (`StoreOptions.open`); `commandLine` adds what a
+    /// command's own options set.
     func open(_ storeOptions: StoreOptions, commandLine: [String: String] = [:]) async throws -> (Backoffice, Settings) {
-        var extra = commandLine
-        if let store = storeOptions.store { extra["store.path"] = store }
-        if storeOptions.sqlDebug { extra["log.sqlDebug"] = "true" }
-        let sources = try sources(commandLine: extra)
-        let warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("warning: " + $0 + "\n").utf8)) }
-        let before = try await Settings(sources: sources, backoffice: nil, warn: warn)
-        let path = try before.value("store.path").value
-        // Empty: the data folder's default (the environment's NORTHWIND_STORE is in `path` already).
-        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "NORTHWIND_STORE" }
-        let configuration = StoreConfiguration(
-            path: path.isEmpty ? StoreConfiguration.resolvePath(explicit: nil, environment: environment) : path,
-            sqlDebug: try before.value("log.sqlDebug").value == "true"
-        )
-        let backoffice = try Backoffice.open(configuration, seedIfCreated: !storeOptions.empty)
-        try await before.reload(from: backoffice)
-        return (backoffice, before)
+        try await storeOptions.open(sources(commandLine: commandLine))
     }
 }
 

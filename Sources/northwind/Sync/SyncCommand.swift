@@ -23,7 +23,7 @@ struct SyncCommand: AsyncParsableCommand {
         @Argument(help: "The one-time token from `northwind-sync-server enroll`.") var token: String
 
         func run() async throws {
-            let backoffice = try storeOptions.open()
+            let backoffice = try await storeOptions.open()
             let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token)
             print("Joined \(membership.container) on \(membership.server) as \(membership.siteCode) (\(membership.role)).")
             print("Run `northwind sync now` to sync, or `northwind serve` to sync continuously.")
@@ -39,7 +39,7 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let backoffice = try storeOptions.open(seedIfCreated: false)
+            let backoffice = try await storeOptions.open(seedIfCreated: false)
             let report = try await ShopSyncEngine(backoffice: backoffice).syncNow()
             if output.json {
                 try printJSON(report)

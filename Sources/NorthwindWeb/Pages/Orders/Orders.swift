@@ -202,7 +202,10 @@ extension PageRoutes {
 
     @Sendable func newOrder(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
-        let form = NewOrderForm(customer: request.query("customer") ?? "", employeeID: me.employeeID)
+        var form = NewOrderForm(customer: request.query("customer") ?? "", employeeID: me.employeeID)
+        // The shop's defaults: a shipper number of 0 is none.
+        if let shipper = Int(env.setting("orders.defaultShipper")), shipper > 0 { form.shipVia = String(shipper) }
+        form.freight = env.setting("orders.defaultFreight")
         return try await renderNewOrder(form, errors: [], status: .ok, context: context)
     }
 

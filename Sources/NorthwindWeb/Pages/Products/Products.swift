@@ -55,7 +55,7 @@ struct ProductView {
         unitsOnOrder = product.unitsOnOrder
         reorderLevel = product.reorderLevel
         discontinued = product.discontinued
-        lowStock = product.isLowStock
+        lowStock = row.isLowStock
         version = product.version
     }
 }
@@ -153,7 +153,7 @@ extension PageRoutes {
             // Search ranks by relevance; filters still apply to what it found.
             rows = try backoffice.searchProducts(text, limit: 200).filter { row in
                 (query.categoryID == nil || row.product.categoryID == query.categoryID)
-                    && (!query.lowStock || row.product.isLowStock)
+                    && (!query.lowStock || row.isLowStock)
                     && (query.discontinued == nil || row.product.discontinued)
             }
             total = rows.count
