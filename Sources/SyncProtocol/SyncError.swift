@@ -61,6 +61,12 @@ public enum SyncLimits {
     public static let bytesPerRecord = 1024 * 1024
     public static let recordsPerChangesPage = 400
     public static let bytesPerAsset = 50 * 1024 * 1024
+    /// A user's private database holds at most this many records, and this many bytes of them (iCloud's key-value
+    /// store's quotas: 1,024 keys and 1 MB).
+    public static let recordsPerUser = 1024
+    public static let bytesPerUser = 1024 * 1024
+    /// The `Sync-User` header that names a user's private database.
+    public static let userHeader = "Sync-User"
 
     public static let summary =
         "limits: \(operationsPerRequest) operations and \(bytesPerRequest / 1024 / 1024) MB per request, "

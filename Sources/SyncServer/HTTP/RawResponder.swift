@@ -21,7 +21,7 @@ struct RawResponder<Context: RequestContext>: RouterMiddleware {
         var request = request
         let body = Data(try await request.collectBody(upTo: SyncLimits.bytesPerRequest).readableBytesView)
         let caller = try SyncRequest.requireCaller()
-        let scope = try service.scope(caller, container: container, database: database)
+        let scope = try service.scope(caller, container: container, database: database, user: SyncRequest.user)
         let answer: ByteBuffer
         if operation == "modify" {
             let batch = try Components.Schemas.ModifyRequest.decode(body)

@@ -24,12 +24,24 @@ struct SyncGate: RouterMiddleware {
             if request.uri.path != "/sync/v1/enroll" {
                 caller = try await authenticate(request)
             }
+            let user = try Self.user(request)
             return try await SyncRequest.$caller.withValue(caller) {
-                try await SyncRequest.$bodySize.withValue(body) { try await next(request, context) }
+                try await SyncRequest.$user.withValue(user) {
+                    try await SyncRequest.$bodySize.withValue(body) { try await next(request, context) }
+                }
             }
         } catch {
             return Self.response(for: Self.syncError(error, logger: context.logger))
         }
+    }
+
+    /// The user a `Sync-User` header names: 1 to 64 lowercase letters, digits, '.', '_', '@' or '-'.
+    static func user(_ request: Request) throws(SyncError) -> String? {
+        guard let name = HTTPField.Name(SyncLimits.userHeader), let user = request.headers[name] else { return nil }
+        guard user.wholeMatch(of: /[a-z0-9][a-z0-9._@-]{0,63}/) != nil else {
+            throw SyncError(.badRequest, "\(SyncLimits.userHeader) names a user in 1 to 64 lowercase letters, digits, '.', '_', '@' or '-'")
+        }
+        return user
     }
 
     /// The methods a protocol path takes, or nil when the path is none of the protocol's.

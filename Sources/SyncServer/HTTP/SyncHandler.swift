@@ -8,6 +8,8 @@ import SyncProtocol
 enum SyncRequest {
     @TaskLocal static var caller: Installation?
     @TaskLocal static var bodySize: Int = 0
+    /// The `Sync-User` header: the user whose private database a `private` request reads or writes.
+    @TaskLocal static var user: String?
 
     static func requireCaller() throws(SyncError) -> Installation {
         guard let caller else { throw SyncError(.authenticationFailed, "send Authorization: Bearer CREDENTIAL") }
@@ -29,7 +31,7 @@ struct SyncHandler: APIProtocol {
 
     private func scope(_ container: String, _ database: Components.Parameters.Database) throws -> (Installation, DatabaseScope) {
         let caller = try SyncRequest.requireCaller()
-        return (caller, try service.scope(caller, container: container, database: database.rawValue))
+        return (caller, try service.scope(caller, container: container, database: database.rawValue, user: SyncRequest.user))
     }
 
     func listZones(_ input: Operations.ListZones.Input) async throws -> Operations.ListZones.Output {

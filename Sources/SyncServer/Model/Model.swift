@@ -18,16 +18,20 @@ public struct Installation: Codable, Hashable, Sendable {
     public var revoked: Int64?
 }
 
-/// A container's database: `shared` by every installation, or one installation's `private` one.
+/// A container's database: `shared` by every installation, one installation's `private` one, or a user's private
+/// one (`private` with a `Sync-User` header), which every installation of the container reads and writes for that
+/// user, as a CloudKit private database belongs to an account rather than a device.
 public enum DatabaseScope: Hashable, Sendable {
     case shared
     case privateTo(site: String)
+    case user(String)
 
     /// How the scope is stored: `shared` or `private/CODE`.
     var key: String {
         switch self {
         case .shared: "shared"
         case .privateTo(let site): "private/\(site)"
+        case .user(let login): "user/\(login)"
         }
     }
 }

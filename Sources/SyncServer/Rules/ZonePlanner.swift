@@ -41,6 +41,9 @@ struct ZonePlanner: Sendable {
         case .privateTo(let site):
             owner = site
             writers = .owner
+        case .user:
+            // Whichever installation the user works at writes their zones.
+            writers = .all
         case .shared:
             if let siteZone {
                 guard siteZone == caller.siteCode else {

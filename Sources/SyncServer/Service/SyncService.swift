@@ -139,12 +139,17 @@ public struct SyncService: Sendable {
 
     // MARK: Scope
 
-    /// The database a caller names in the path: its own container only.
-    func scope(_ caller: Installation, container: String, database: String) throws(SyncError) -> DatabaseScope {
+    /// The database a caller names in the path: its own container only; `private` is the installation's own, or
+    /// with `user` that user's.
+    func scope(_ caller: Installation, container: String, database: String, user: String? = nil) throws(SyncError) -> DatabaseScope {
         guard container == caller.container else {
             throw SyncError(.accessDenied, "this credential belongs to container \(caller.container), not \(container)")
         }
-        return database == "private" ? .privateTo(site: caller.siteCode) : .shared
+        guard database == "private" else {
+            if user != nil { throw SyncError(.badRequest, "\(SyncLimits.userHeader) names a user's private database: send it with private only") }
+            return .shared
+        }
+        return user.map(DatabaseScope.user) ?? .privateTo(site: caller.siteCode)
     }
 
     // MARK: Zones
@@ -200,6 +205,7 @@ public struct SyncService: Sendable {
         bodySize: Int
     ) async throws(SyncError) -> String {
         try ModifyPlanner.checkRequest(request, bodySize: bodySize)
+        if case .user(let login) = scope { try await checkQuota(login, container: container, scope: scope, operations: request.operations) }
         var planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
         planner.requestBytes = bodySize
         let response = try await guarded {
@@ -215,6 +221,42 @@ public struct SyncService: Sendable {
         await signal.changed(container)
         return response
     }
+
+    /// Refuses a write that would take a user's private database over its quota. Checked before the write, so two
+    /// installations writing for the same user at the same instant could each pass it; the next write is refused.
+    private func checkQuota(
+        _ login: String,
+        container: String,
+        scope: DatabaseScope,
+        operations: [Components.Schemas.RecordOperation]
+    ) async throws(SyncError) {
+        let keys = operations.map { RecordKey(zoneName: $0.record.zoneID.zoneName, recordName: $0.record.recordName) }
+        let (usage, current) = try await guarded {
+            (try await storage.usage(container: container, scope: scope), try await storage.lookup(container: container, scope: scope, keys: keys))
+        }
+        var (records, bytes) = usage
+        for (key, operation) in zip(keys, operations) {
+            let existing = current[key].flatMap { $0.record.deleted ? nil : $0 }
+            let old = existing.map { Self.bytes($0.record) } ?? 0
+            switch operation.operationType {
+            case .delete, .forceDelete:
+                if existing != nil { (records, bytes) = (records - 1, bytes - old) }
+            default:
+                let new = Self.bytes(operation.record)
+                (records, bytes) = existing == nil ? (records + 1, bytes + new) : (records, bytes - old + new)
+            }
+        }
+        if records > SyncLimits.recordsPerUser || bytes > SyncLimits.bytesPerUser {
+            throw SyncError(
+                .quotaExceeded,
+                "user \(login)'s private database would hold \(records) records and \(bytes) bytes; its quota is "
+                    + "\(SyncLimits.recordsPerUser) records and \(SyncLimits.bytesPerUser / 1024 / 1024) MB: remove some first"
+            )
+        }
+    }
+
+    /// A record's size as stored.
+    static func bytes(_ record: SyncRecord) -> Int { (try? JSONEncoder().encode(record).count) ?? 0 }
 
     func lookup(
         _ caller: Installation,

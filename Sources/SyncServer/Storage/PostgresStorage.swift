@@ -372,6 +372,18 @@ final class PostgresStorage: SyncStorage {
         )
     }
 
+    func usage(container: String, scope: DatabaseScope) async throws -> (records: Int, bytes: Int) {
+        let rows = try await client.query(
+            """
+            SELECT count(*)::int8, coalesce(sum(octet_length(body)), 0)::int8 FROM records
+            WHERE container = \(container) AND scope = \(scope.key) AND NOT deleted
+            """,
+            logger: logger
+        )
+        for try await (records, bytes) in rows.decode((Int64, Int64).self) { return (Int(records), Int(bytes)) }
+        return (0, 0)
+    }
+
     func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord] {
         try await transaction(readOnly: true) { connection in
             try await self.records(connection, container: container, scope: scope, keys: keys)

@@ -278,6 +278,20 @@ final class SQLiteStorage: SyncStorage {
         )
     }
 
+    func usage(container: String, scope: DatabaseScope) async throws -> (records: Int, bytes: Int) {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*), coalesce(sum(length(CAST(body AS BLOB))), 0) FROM records
+                    WHERE container = ? AND scope = ? AND deleted = 0
+                    """,
+                arguments: [container, scope.key]
+            )
+            return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+    }
+
     func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord] {
         try await pool.read { db in try Self.records(db, container: container, scope: scope, keys: keys) }
     }

@@ -39,6 +39,9 @@ protocol SyncStorage: Sendable {
 
     func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord]
 
+    /// How many live records a database holds, and their bytes as stored.
+    func usage(container: String, scope: DatabaseScope) async throws -> (records: Int, bytes: Int)
+
     /// A page of a zone's changes after `after` (live records only when `after` is nil), read in one snapshot.
     /// A page never splits one change: it ends at a change's last record, even past `limit`.
     func changes(
