@@ -17,8 +17,14 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var waiting = 0
     /// Local changes still not acknowledged.
     public var pending = 0
+    /// Users' own settings sent and acknowledged, and received and written here.
+    public var userSettingsUploaded = 0
+    public var userSettingsDownloaded = 0
+    /// Users whose private database on the server is full: their changes wait here.
+    public var usersOverQuota: [String] = []
 
     public init() {}
+
 }
 
 /// Syncs one store with its sync server: pushes the outbox, then pulls every zone. It keeps no state of its own: the
@@ -95,6 +101,7 @@ public actor ShopSyncEngine {
             // Merges that kept local values send them up again.
             try await push(client, membership: membership, report: &report)
         }
+        if zones == nil { try await syncUserSettings(client, membership: membership, report: &report) }
         report.pending = try await domain { try await backoffice.pendingChanges() }
         return report
     }
@@ -243,7 +250,7 @@ public actor ShopSyncEngine {
     }
 
     /// A domain call; its errors (the store is unavailable, a write failed) stop the sync with their message.
-    private func domain<T>(_ body: () async throws -> T) async throws(ShopSyncError) -> T {
+    func domain<T>(_ body: () async throws -> T) async throws(ShopSyncError) -> T {
         do {
             return try await body()
         } catch {

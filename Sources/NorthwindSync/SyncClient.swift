@@ -93,11 +93,16 @@ struct SyncClient: Sendable {
         }
     }
 
-    /// Creates zones that do not exist yet; a zone that exists already is fine.
-    func createZones(_ names: [String]) async throws(ShopSyncError) {
+    /// Creates zones that do not exist yet (in `user`'s private database, when given); a zone that exists already
+    /// is fine.
+    func createZones(_ names: [String], user: String? = nil) async throws(ShopSyncError) {
         try await call("create zones") {
             let body = Components.Schemas.ZonesModifyRequest(operations: names.map { .init(operationType: .create, zoneID: ZoneID($0)) })
-            switch try await client.modifyZones(path: .init(container: container, database: .shared), body: .json(body)) {
+            switch try await client.modifyZones(
+                path: .init(container: container, database: Self.database(user)),
+                headers: .init(syncUser: user),
+                body: .json(body)
+            ) {
             case .ok(let ok):
                 for result in try ok.body.json.zones {
                     if let error = result.error, error.serverErrorCode != .exists {
@@ -109,21 +114,27 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// Sends one batch: atomic to the shared database, or each operation alone to `user`'s private one.
     func modify(
         clientID: String,
         batchID: String,
-        operations: [(String, SyncRecord)]
+        operations: [(String, SyncRecord)],
+        user: String? = nil
     ) async throws(ShopSyncError) -> [Components.Schemas.OperationResult] {
         try await call("send changes") {
             let body = Components.Schemas.ModifyRequest(
                 clientID: clientID,
                 batchID: batchID,
-                atomic: true,
+                atomic: user == nil,
                 operations: operations.enumerated().map { index, operation in
                     .init(opID: String(index), operationType: .init(rawValue: operation.0) ?? .update, record: operation.1)
                 }
             )
-            switch try await client.modifyRecords(path: .init(container: container, database: .shared), body: .json(body)) {
+            switch try await client.modifyRecords(
+                path: .init(container: container, database: Self.database(user)),
+                headers: .init(syncUser: user),
+                body: .json(body)
+            ) {
             case .ok(let ok): return try ok.body.json.records
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "take this store's changes")
             }
@@ -198,15 +209,24 @@ struct SyncClient: Sendable {
         }
     }
 
-    func changes(zone: String, token: String?) async throws(ShopSyncError) -> Components.Schemas.ZoneChanges {
+    func changes(zone: String, token: String?, user: String? = nil) async throws(ShopSyncError) -> Components.Schemas.ZoneChanges {
         try await call("fetch changes") {
             let body = Components.Schemas.ZoneChangesRequest(zones: [.init(zoneID: ZoneID(zone), syncToken: token)])
-            switch try await client.zoneChanges(path: .init(container: container, database: .shared), body: .json(body)) {
+            switch try await client.zoneChanges(
+                path: .init(container: container, database: Self.database(user)),
+                headers: .init(syncUser: user),
+                body: .json(body)
+            ) {
             case .ok(let ok): return try ok.body.json.zones[0]
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "send the changes of zone \(zone)")
             }
         }
     }
+}
+
+extension SyncClient {
+    /// The shared database, or a user's private one.
+    static func database(_ user: String?) -> Components.Parameters.Database { user == nil ? .shared : ._private }
 }
 
 /// A picture the server lacks and this store no longer holds (it changed since the batch naming it was built).

@@ -50,6 +50,7 @@ extension Backoffice {
                         """,
                     arguments: [login, key, value]
                 )
+                if db.changesCount > 0 { try Self.markUserSettingChanged(db, login: login, key: key) }
             } else {
                 try db.execute(
                     sql: """
@@ -74,6 +75,7 @@ extension Backoffice {
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(sql: "DELETE FROM user_settings WHERE login = ? AND key = ?", arguments: [login, key])
+                if db.changesCount > 0 { try Self.markUserSettingChanged(db, login: login, key: key) }
             } else {
                 try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             }

@@ -144,7 +144,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @Option(help: "For a user key: whose.") var user: String?
 
         func run() async throws {
-            let (_, settings) = try await settingsOptions.open(storeOptions)
+            let (backoffice, settings) = try await settingsOptions.open(storeOptions)
             let layers = try settings.explain(key, user: user)
             if output.json { return try printJSON(layers) }
             let setting = try Setting.named(key)
@@ -155,6 +155,12 @@ struct SettingsCommand: AsyncParsableCommand {
                 let value = layer.value.map { $0.isEmpty ? "(empty)" : $0 } ?? "—"
                 let line = layer.origin.rawValue.padding(toLength: width + 2, withPad: " ", startingAt: 0) + value + (layer.wins ? "   ← wins" : "")
                 print(line + (layer.problem.map { "   (ignored: \($0))" } ?? ""))
+            }
+            if let user, setting.syncs, let state = try await backoffice.userSettingStates(login: user)[key] {
+                if let reason = state.reason {
+                    print("The user's value was \(reason.text)\(state.reasonAt.map { " (\($0))" } ?? "").")
+                }
+                if state.pending { print("Changed here; it goes to the user's other installations at the next sync.") }
             }
         }
     }

@@ -47,6 +47,12 @@ struct SyncCommand: AsyncParsableCommand {
                 print("Sent \(report.uploaded), received \(report.downloaded), merged \(report.merged).")
                 if report.discarded > 0 { print("\(report.discarded) values were discarded by merges: see `northwind sync status`.") }
                 if report.waiting > 0 { print("\(report.waiting) received records wait for a record not here yet.") }
+                if report.userSettingsUploaded + report.userSettingsDownloaded > 0 {
+                    print("Users' own settings: sent \(report.userSettingsUploaded), received \(report.userSettingsDownloaded).")
+                }
+                for login in report.usersOverQuota {
+                    print("\(login)'s settings were not sent: their private database on the sync server is full (1,024 keys, 1 MB).")
+                }
                 print(report.pending == 0 ? "Nothing pending." : "\(report.pending) changes still pending.")
             }
             if report.pending > 0 { throw ExitCode(1) }

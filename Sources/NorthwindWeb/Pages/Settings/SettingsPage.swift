@@ -109,9 +109,10 @@ extension PageRoutes {
         // Read the stored layers now, not at the change feed's next tick: this page shows what was just saved.
         try await env.settings.reload(from: backoffice)
         let isManager = env.policy.isManager(me.employee)
+        let states = try await backoffice.userSettingStates(login: me.login)
         let groups = Setting.groups.compactMap { group -> SettingsPage.Group? in
             let fields = Setting.all.filter { $0.group == group.key && ($0.scope == .user || isManager) }.map { setting in
-                field(setting, login: me.login, error: error?.key == setting.key ? error : nil)
+                field(setting, login: me.login, state: states[setting.key], error: error?.key == setting.key ? error : nil)
             }
             return fields.isEmpty ? nil : SettingsPage.Group(id: "group-" + group.key, title: group.title, fields: fields)
         }
@@ -119,7 +120,12 @@ extension PageRoutes {
         return render("settings", page, status: status, context: context)
     }
 
-    private func field(_ setting: Setting, login: String, error: (key: String, message: String, draft: String)?) -> SettingsPage.Field {
+    private func field(
+        _ setting: Setting,
+        login: String,
+        state: UserSettingSyncState?,
+        error: (key: String, message: String, draft: String)?
+    ) -> SettingsPage.Field {
         let login = setting.scope == .user ? login : nil
         let current =
             (try? env.settings.value(setting.key, user: login)) ?? SettingValue(key: setting.key, value: setting.defaultValue, origin: .factory)
@@ -144,7 +150,7 @@ extension PageRoutes {
             origin: current.origin.isOverride
                 ? "Set by \(Self.originText(current.origin, key: setting.key)); change it there."
                 : current.origin == .installation || current.origin == .user
-                    ? (setting.scope == .user ? "Your own value." : "This installation's value.")
+                    ? (setting.scope == .user ? "Your own value\(state?.reason.map { ", \($0.text)" } ?? "")." : "This installation's value.")
                     : setting.control == .readOnly
                         ? "Read-only here: set it on the command line, in the environment or in the settings file." : "The factory default.",
             overridden: current.origin.isOverride || setting.control == .readOnly,

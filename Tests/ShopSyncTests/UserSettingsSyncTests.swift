@@ -1,0 +1,146 @@
+import Foundation
+import Northwind
+import NorthwindStore
+import NorthwindSync
+import SyncProtocol
+import Testing
+
+@testable import NorthwindTestSupport
+@testable import SyncServer
+
+extension Company {
+    /// Lets the demo data's first employee (the same person everywhere, by record id) sign in at `name` as `nancy`,
+    /// as `northwind set-password` does.
+    func letNancySignIn(at name: String) async throws -> Backoffice {
+        let backoffice = try open(name)
+        let first = try #require(try await open("hq").list(Employee.self, limit: 1).items.first)
+        let nancy = try #require(try await backoffice.list(Employee.self, limit: 1000).items.first { $0.recordID == first.recordID })
+        _ = try await backoffice.setPassword(employeeID: nancy.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+        return backoffice
+    }
+}
+
+/// A user's own settings follow them between installations, through their private database on the sync server.
+@Suite("Users' settings follow them", .serialized)
+struct UserSettingsSyncTests {
+    @Test func aPreferenceSetAtOneInstallationShowsAtAnotherAfterSync() async throws {
+        // Given head office and a shop, where Nancy signs in at both
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try await company.letNancySignIn(at: "hq")
+        let shop = try await company.letNancySignIn(at: "oxf")
+        // When she chooses compact lists at head office, and both sync
+        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        let sent = try await company.sync("hq")
+        let received = try await company.sync("oxf")
+        // Then the shop shows compact lists for her, brought by the first sync of her settings there
+        #expect(sent.userSettingsUploaded == 1)
+        #expect(received.userSettingsDownloaded == 1)
+        #expect(try await shop.userSettings(login: "nancy")["display.density"]?.value == "compact")
+        #expect(try await shop.userSettingStates(login: "nancy")["display.density"]?.reason == .initialSync)
+
+        // When she then picks her start page at the shop
+        try await shop.storeSetting("display.startPage", "orders", user: "nancy")
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then head office has it too, as a change from the server
+        #expect(try await hq.userSettings(login: "nancy")["display.startPage"]?.value == "orders")
+        #expect(try await hq.userSettingStates(login: "nancy")["display.startPage"]?.reason == .serverChange)
+    }
+
+    @Test func twoInstallationsEditingTheSameSettingAgreeOnTheLaterEdit() async throws {
+        // Given Nancy at both installations, in sync
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try await company.letNancySignIn(at: "hq")
+        let shop = try await company.letNancySignIn(at: "oxf")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // When head office sets one number format and, a moment later, the shop another, before either syncs
+        try await hq.storeSetting("display.numberFormat", "de", user: "nancy")
+        try await Task.sleep(for: .milliseconds(20))
+        try await shop.storeSetting("display.numberFormat", "ch", user: "nancy")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then both keep the later one
+        #expect(try await hq.userSettings(login: "nancy")["display.numberFormat"]?.value == "ch")
+        #expect(try await shop.userSettings(login: "nancy")["display.numberFormat"]?.value == "ch")
+        #expect(try await hq.pendingUserSettings(login: "nancy").isEmpty)
+        #expect(try await shop.pendingUserSettings(login: "nancy").isEmpty)
+    }
+
+    @Test func aResetFollowsTheUserToo() async throws {
+        // Given a density Nancy chose at head office, which the shop has
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try await company.letNancySignIn(at: "hq")
+        let shop = try await company.letNancySignIn(at: "oxf")
+        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // When she resets it at the shop, and both sync
+        try await shop.removeSetting("display.density", user: "nancy")
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then head office shows the default again
+        #expect(try await hq.userSettings(login: "nancy")["display.density"] == nil)
+    }
+
+    @Test func aUserWhoseServerDatabaseIsFullKeepsTheirChangeHereAndIsTold() async throws {
+        // Given Nancy, whose private database on the server already holds its quota of 1,024 records
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try await company.letNancySignIn(at: "hq")
+        try await company.sync("hq")
+        let service = try await SyncService.open(database: company.database)
+        let caller = try #require(try await service.installations(container: "acme").first { $0.role == .hq })
+        for batch in stride(from: 0, to: SyncLimits.recordsPerUser, by: SyncLimits.operationsPerRequest) {
+            let operations = (batch..<min(batch + SyncLimits.operationsPerRequest, SyncLimits.recordsPerUser)).map { index in
+                Components.Schemas.RecordOperation(
+                    opID: String(index),
+                    operationType: .create,
+                    record: SyncRecord(recordName: "other.\(index)", recordType: "UserSetting", zoneID: ZoneID("settings"))
+                )
+            }
+            let request = Components.Schemas.ModifyRequest(clientID: "filler", batchID: UUID().uuidString, operations: operations)
+            _ = try await service.modifyRecords(caller, container: "acme", scope: .user("nancy"), request: request, bodySize: 0)
+        }
+        await service.close()
+        // When she changes a setting at head office and it syncs
+        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        let report = try await company.sync("hq")
+        // Then the change stays here, pending, and says why
+        #expect(report.usersOverQuota == ["nancy"])
+        let state = try #require(try await hq.userSettingStates(login: "nancy")["display.density"])
+        #expect(state.pending && state.reason == .quotaViolation)
+        #expect(try await hq.userSettings(login: "nancy")["display.density"]?.value == "compact")
+    }
+
+    @Test func aRecordForAKeyThatDoesNotSyncIsPassedOver() async throws {
+        // Given a store where Nancy signs in
+        let store = try TemporaryStore()
+        let employee = try await store.backoffice.create(Employee(firstName: "Nancy", lastName: "Davolio"))
+        _ = try await store.backoffice.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+        // When her private database sends a record for an installation key, and one for a value no rule allows
+        let records = [
+            SyncRecord(
+                recordName: "server.port",
+                recordType: "UserSetting",
+                zoneID: ZoneID("settings"),
+                fields: ["value": .string("9999"), "clock": .string("001795460000000.HQ")]
+            ),
+            SyncRecord(
+                recordName: "display.density",
+                recordType: "UserSetting",
+                zoneID: ZoneID("settings"),
+                fields: ["value": .string("enormous"), "clock": .string("001795460000000.HQ")]
+            ),
+        ]
+        let changed = try await store.backoffice.applyUserSettings(login: "nancy", records: records, token: nil, reason: .serverChange)
+        // Then neither is written
+        #expect(changed.isEmpty)
+        #expect(try await store.backoffice.userSettings(login: "nancy").isEmpty)
+        #expect(try await store.backoffice.installationSettings().isEmpty)
+    }
+}
