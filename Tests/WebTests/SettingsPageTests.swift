@@ -193,3 +193,37 @@ struct SettingsPageTests {
         }
     }
 }
+
+/// `display.numberFormat` on the pages its owner reads.
+@Suite("Number format")
+struct NumberFormatTests {
+    @Test(arguments: [("en", "1,234.56"), ("de", "1.234,56"), ("fr", "1\u{202F}234,56"), ("ch", "1'234.56")])
+    func eachFormatWritesAThousandsAmountItsWay(choice: String, expected: String) {
+        // Given an amount over a thousand, when a format writes it, then it groups and marks decimals its way
+        #expect(NumberFormat(choice).money(Money(cents: 123_456)) == expected)
+    }
+
+    @Test func smallAndNegativeAmountsKeepTheirSignAndCents() {
+        #expect(NumberFormat("de").money(Money(cents: -5)) == "-0,05")
+        #expect(NumberFormat("en").money(Money(cents: -123_456_789)) == "-1,234,567.89")
+    }
+
+    @Test func aRepresentativeReadsPricesInTheirOwnFormat() async throws {
+        // Given a product at 1,234.56 and a representative who reads German numbers
+        let fixture = try await WebFixture.make()
+        var chai = fixture.world.chai
+        chai.unitPrice = Money(cents: 123_456)
+        _ = try await fixture.store.backoffice.updateProduct(chai)
+        try await fixture.store.backoffice.storeSetting("display.numberFormat", "de", user: "nancy.davolio")
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // When each opens the product list
+            let theirs = String(buffer: try await client.execute(uri: "/products", method: .get, headers: rep.headers).body)
+            let his = String(buffer: try await client.execute(uri: "/products", method: .get, headers: manager.headers).body)
+            // Then each reads the price their way
+            #expect(theirs.contains("1.234,56"))
+            #expect(his.contains("1,234.56"))
+        }
+    }
+}

@@ -16,7 +16,7 @@ struct PageRoutes: Sendable {
         router.get("signin", use: signInPage)
         router.post("signin", use: signIn)
         let pages = router.group().add(middleware: PageErrors(env: env)).add(middleware: RequirePageSignIn())
-            .add(middleware: CSRFCheck())
+            .add(middleware: CSRFCheck()).add(middleware: NumberFormatMiddleware(env: env))
         pages.post("signout", use: signOut)
         pages.get("/", use: home)
         pages.get("events", use: EventStream(feed: env.feed).stream)

@@ -58,6 +58,12 @@ struct ReportPage: PageModel {
 
 /// The Reports section: a page per report with its parameter form, a chart where one helps, the table, and CSV.
 extension PageRoutes {
+    /// A report's cell as its reader writes amounts; other values as they are.
+    static func shown(_ value: ReportValue) -> String {
+        if case .money(let money) = value { return money.shown }
+        return value.description
+    }
+
     /// Longer reports show their first rows; the CSV download has them all.
     static let reportRowLimit = 500
 
@@ -138,7 +144,7 @@ extension PageRoutes {
             }
             model.columns = table.columns.indices.map { ReportPage.Column(name: table.columns[$0], numeric: numeric[$0]) }
             model.rows = shown.map { row in
-                ReportPage.Row(cells: row.indices.map { ReportPage.Cell(text: row[$0].description, label: table.columns[$0], numeric: numeric[$0]) })
+                ReportPage.Row(cells: row.indices.map { ReportPage.Cell(text: Self.shown(row[$0]), label: table.columns[$0], numeric: numeric[$0]) })
             }
             model.rowText =
                 !table.isComplete
@@ -244,7 +250,7 @@ struct ReportChart {
                 let y = index * rowHeight + 4
                 return View.Bar(
                     label: bar.label,
-                    value: Money(cents: bar.cents).description,
+                    value: Money(cents: bar.cents).shown,
                     labelX: labelWidth - 8,
                     x: labelWidth,
                     y: y,

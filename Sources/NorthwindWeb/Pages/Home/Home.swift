@@ -26,10 +26,10 @@ extension PageRoutes {
         }
         let board = try await backoffice.dashboard()
         let dashboard = HomePage.Figures(
-            monthToDate: board.monthToDate.description,
+            monthToDate: board.monthToDate.shown,
             orders: board.ordersMonthToDate == 1 ? "1 order" : "\(board.ordersMonthToDate) orders",
-            lastMonthToDate: board.lastMonthToDate.description,
-            lastMonth: board.lastMonth.description,
+            lastMonthToDate: board.lastMonthToDate.shown,
+            lastMonth: board.lastMonth.shown,
             change: board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" },
             chart: board.categories.isEmpty
                 ? nil

@@ -37,7 +37,7 @@ struct OrderSummaryView {
         employeeName = summary.employeeName ?? ""
         orderDate = summary.order.orderDate.description
         requiredDate = summary.order.requiredDate?.description ?? ""
-        total = summary.total.description
+        total = summary.total.shown
         isNew = summary.order.status == .new
         supplyable = summary.isSupplyable
         status = summary.order.status.rawValue
@@ -159,19 +159,19 @@ extension PageRoutes {
                 OrderPage.Line(
                     productID: line.line.productID,
                     productName: line.productName,
-                    unitPrice: line.line.unitPrice.description,
+                    unitPrice: line.line.unitPrice.shown,
                     quantity: line.line.quantity,
                     discount: Self.percent(line.line.discount),
-                    total: line.total.description,
+                    total: line.total.shown,
                     // Mustache counts 0 as present, so the section needs a Bool.
                     isShort: line.short > 0,
                     short: line.short,
                     inStock: line.inStock
                 )
             },
-            subtotal: detail.subtotal.description,
-            freight: order.freight.description,
-            total: detail.total.description,
+            subtotal: detail.subtotal.shown,
+            freight: order.freight.shown,
+            total: detail.total.shown,
             error: error
         )
         return render("order", model, status: status, context: context)

@@ -50,7 +50,7 @@ struct ProductView {
         categoryName = row.categoryName ?? ""
         supplierName = row.supplierName ?? ""
         quantityPerUnit = product.quantityPerUnit ?? ""
-        unitPrice = product.unitPrice.description
+        unitPrice = product.unitPrice.shown
         unitsInStock = product.unitsInStock
         unitsOnOrder = product.unitsOnOrder
         reorderLevel = product.reorderLevel

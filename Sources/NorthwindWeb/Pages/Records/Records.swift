@@ -128,7 +128,7 @@ extension PageRoutes {
             category: .init(id: id, name: category.name, description: category.description ?? ""),
             hasPicture: try backoffice.categoryHasPicture(id: id),
             products: products.map {
-                CategoryPage.Product(id: $0.id ?? 0, name: $0.name, unitPrice: $0.unitPrice.description, unitsInStock: $0.unitsInStock)
+                CategoryPage.Product(id: $0.id ?? 0, name: $0.name, unitPrice: $0.unitPrice.shown, unitsInStock: $0.unitsInStock)
             }
         )
         return render("category", model, context: context)
