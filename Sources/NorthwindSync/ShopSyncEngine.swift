@@ -32,8 +32,13 @@ public struct SyncReport: Sendable, Codable, Equatable {
 /// at any point resumes where the store says.
 public actor ShopSyncEngine {
     let backoffice: Backoffice
+    /// Replaces the address the store joined with, when the sync server moved (`sync.server`).
+    let server: String?
 
-    public init(backoffice: Backoffice) { self.backoffice = backoffice }
+    public init(backoffice: Backoffice, server: String? = nil) {
+        self.backoffice = backoffice
+        self.server = server.flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// Enrols this store with a one-time token from `northwind-sync-server enroll` and joins its company. Head office,
     /// first in, uploads its data on the next sync; a later installation must be empty and downloads everything.
@@ -88,8 +93,8 @@ public actor ShopSyncEngine {
         guard let membership = try await domain({ try await backoffice.syncMembership() }) else {
             throw ShopSyncError(.notJoined, "This store has not joined a sync server: run `northwind sync join URL TOKEN` first.")
         }
-        guard let url = URL(string: membership.server) else {
-            throw ShopSyncError(.notJoined, "The saved server address \(membership.server) is not valid.")
+        guard let url = URL(string: server ?? membership.server) else {
+            throw ShopSyncError(.notJoined, "The server address \(server ?? membership.server) is not valid.")
         }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
@@ -101,14 +106,15 @@ public actor ShopSyncEngine {
             // Merges that kept local values send them up again.
             try await push(client, membership: membership, report: &report)
         }
-        if zones == nil { try await syncUserSettings(client, membership: membership, report: &report) }
+        // Users' settings come with every full sync, and go up with every push.
+        try await syncUserSettings(client, membership: membership, pulling: zones == nil, report: &report)
         report.pending = try await domain { try await backoffice.pendingChanges() }
         return report
     }
 
     /// Pulls what other installations saved in one zone, without sending anything.
     public func refresh(zone: String) async throws(ShopSyncError) {
-        guard let membership = try await domain({ try await backoffice.syncMembership() }), let url = URL(string: membership.server) else {
+        guard let membership = try await domain({ try await backoffice.syncMembership() }), let url = URL(string: server ?? membership.server) else {
             return
         }
         var report = SyncReport()
@@ -118,8 +124,12 @@ public actor ShopSyncEngine {
 
     /// A `Backoffice.refreshBeforeEdit` that pulls for at most `timeout`: an unreachable or slow server must not hold
     /// up an edit, which then saves as an offline one would (merged by clock if it meets another).
-    public static func refresher(for backoffice: Backoffice, timeout: Duration = .seconds(2)) -> @Sendable (String) async -> Void {
-        let engine = ShopSyncEngine(backoffice: backoffice)
+    public static func refresher(
+        for backoffice: Backoffice,
+        server: String? = nil,
+        timeout: Duration = .seconds(2)
+    ) -> @Sendable (String) async -> Void {
+        let engine = ShopSyncEngine(backoffice: backoffice, server: server)
         return { zone in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { try? await engine.refresh(zone: zone) }

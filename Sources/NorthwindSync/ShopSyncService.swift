@@ -10,20 +10,30 @@ import Synchronization
 /// to a minute, or waits what the server asked (`retryAfter`). Stops with the server, gracefully.
 public struct ShopSyncService: Service {
     let backoffice: Backoffice
-    let interval: Duration
+    /// Read before each wait, so that a change to `sync.interval` applies to the next one.
+    let interval: @Sendable () -> Duration
     let debounce: Duration
+    let server: String?
     let logger: Logger
 
-    public init(backoffice: Backoffice, interval: Duration = .seconds(60), debounce: Duration = .milliseconds(300), logger: Logger) {
+    /// `server`, when given, replaces the address the store joined with (`sync.server`).
+    public init(
+        backoffice: Backoffice,
+        interval: @escaping @Sendable () -> Duration = { .seconds(60) },
+        debounce: Duration = .milliseconds(300),
+        server: String? = nil,
+        logger: Logger
+    ) {
         self.backoffice = backoffice
         self.interval = interval
         self.debounce = debounce
+        self.server = server
         self.logger = logger
     }
 
     public func run() async throws {
-        guard let membership = try await backoffice.syncMembership(), let url = URL(string: membership.server) else { return }
-        let engine = ShopSyncEngine(backoffice: backoffice)
+        guard let membership = try await backoffice.syncMembership(), let url = URL(string: server ?? membership.server) else { return }
+        let engine = ShopSyncEngine(backoffice: backoffice, server: server)
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         let feed = try ChangeFeed(store: backoffice.store)
         defer { feed.close() }
@@ -44,7 +54,7 @@ public struct ShopSyncService: Service {
                     while !Task.isCancelled {
                         pending.add(.everything)
                         wake.yield()
-                        try? await Task.sleep(for: interval)
+                        try? await Task.sleep(for: interval())
                     }
                 }
                 group.addTask { await Self.listen(client, siteCode: membership.siteCode, pending: pending, wake: wake, logger: logger) }

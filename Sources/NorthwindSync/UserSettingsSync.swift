@@ -7,9 +7,16 @@ import SyncProtocol
 /// pull first (a later clock replaces the value here), then push what changed here (over the server's version when
 /// ours is later). `NSUbiquitousKeyValueStore` is the model: one record per key, the last writer winning.
 extension ShopSyncEngine {
-    func syncUserSettings(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
-        for login in try await domain({ try await backoffice.syncedLogins() }) {
-            try await pullUserSettings(client, login: login, report: &report)
+    /// Pulls every user's settings (when `pulling`), then pushes what changed here.
+    func syncUserSettings(
+        _ client: SyncClient,
+        membership: SyncMembership,
+        pulling: Bool,
+        report: inout SyncReport
+    ) async throws(ShopSyncError) {
+        let logins = try await domain { pulling ? try await backoffice.syncedLogins() : try await backoffice.loginsWithPendingSettings() }
+        for login in logins {
+            if pulling { try await pullUserSettings(client, login: login, report: &report) }
             try await pushUserSettings(client, login: login, membership: membership, report: &report)
         }
     }

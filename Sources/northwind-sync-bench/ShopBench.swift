@@ -74,7 +74,7 @@ struct ShopBench: AsyncParsableCommand {
     func latency(hq: Backoffice, shop: Backoffice) async throws {
         let logger = Self.quietLogger
         let services = [hq, shop].map { backoffice in
-            Task { try await ShopSyncService(backoffice: backoffice, interval: .seconds(3600), logger: logger).run() }
+            Task { try await ShopSyncService(backoffice: backoffice, interval: { .seconds(3600) }, logger: logger).run() }
         }
         defer { for service in services { service.cancel() } }
         try await Task.sleep(for: .seconds(2))
@@ -132,7 +132,7 @@ struct ShopBench: AsyncParsableCommand {
         }
         let without = try await rate()
         let logger = Self.quietLogger
-        let service = Task { try await ShopSyncService(backoffice: shop, interval: .seconds(3600), logger: logger).run() }
+        let service = Task { try await ShopSyncService(backoffice: shop, interval: { .seconds(3600) }, logger: logger).run() }
         defer { service.cancel() }
         let with = try await rate()
         say(row("orders taken + executed, sync running (orders/s)", ours: with, bare: without, goal: "≥ 80% of without"))

@@ -144,3 +144,20 @@ struct UserSettingsSyncTests {
         #expect(try await store.backoffice.installationSettings().isEmpty)
     }
 }
+
+extension ShopSyncEndToEndTests {
+    @Test func aMovedSyncServerIsReachedThroughTheSyncServerSetting() async throws {
+        // Given a shop that joined through an address that no longer answers
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        company.cutNetwork()
+        defer { company.restoreNetwork() }
+        let failed = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        #expect(failed.status != 0)
+        // When the operator sets the server's new address, and syncs
+        try company.northwind(["settings", "set", "sync.server", "http://127.0.0.1:\(company.server.port)"], store: "oxf")
+        let synced = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        // Then the sync goes through
+        #expect(synced.status == 0, "\(synced.stderr)")
+    }
+}

@@ -44,6 +44,11 @@ extension Backoffice {
         try await read { db in try String.fetchAll(db, sql: "SELECT login FROM credentials ORDER BY login") }
     }
 
+    /// Those whose changes wait to go up.
+    public func loginsWithPendingSettings() async throws(NorthwindError) -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "SELECT DISTINCT login FROM user_setting_sync WHERE pending ORDER BY login") }
+    }
+
     /// Notes, in the writer's transaction, that a user changed (or reset) a synced setting here.
     static func markUserSettingChanged(_ db: Database, login: String, key: String) throws {
         guard Setting.byKey[key]?.syncs == true else { return }

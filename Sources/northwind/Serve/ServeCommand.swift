@@ -54,18 +54,28 @@ struct ServeCommand: AsyncParsableCommand {
         if let problem = settings.problems(in: .commandLine).first { throw ValidationError(problem + ".") }
         let level = LiveLogLevel(.info)
         LoggingSystem.bootstrap { LiveLevelLogHandler(label: $0, level: level) }
-        if try await opened.syncMembership() != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened) }
+        // Empty: the address the store joined with.
+        let syncServer = try settings.value("sync.server").value
+        if try await opened.syncMembership() != nil {
+            opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer)
+        }
         let backoffice = opened
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080
-        let syncInterval = Int(try settings.value("sync.interval").value) ?? 60
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
         var services: [any Service] = [LogLevelService(level: level, settings: settings)]
         if try await backoffice.syncMembership() != nil {
+            // Read before each wait: a change to sync.interval applies to the next one.
+            let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
             services.append(
-                ShopSyncService(backoffice: backoffice, interval: .seconds(max(1, syncInterval)), logger: Logger(label: "northwind.sync"))
+                ShopSyncService(
+                    backoffice: backoffice,
+                    interval: interval,
+                    server: syncServer.isEmpty ? nil : syncServer,
+                    logger: Logger(label: "northwind.sync")
+                )
             )
         }
         let syncing = try await backoffice.syncMembership().map { "Syncing with \($0.server) as \($0.siteCode)." }

@@ -39,8 +39,9 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let backoffice = try await storeOptions.open(seedIfCreated: false)
-            let report = try await ShopSyncEngine(backoffice: backoffice).syncNow()
+            let (backoffice, settings) = try await storeOptions.open(SettingsOptions.sources(), seedIfCreated: false)
+            // sync.server, when set, replaces the address the store joined with.
+            let report = try await ShopSyncEngine(backoffice: backoffice, server: try settings.value("sync.server").value).syncNow()
             if output.json {
                 try printJSON(report)
             } else {
