@@ -16,6 +16,12 @@ public enum SettingsReference {
             "default. `northwind settings explain KEY` shows every layer. The settings file's JSON Schema is",
             "`northwind settings schema`.",
             "",
+            "\"At once\" means without a restart: a running server reads the settings file again within a second of a",
+            "change (a malformed file leaves the last good values in force, and says so), and stored values as soon as",
+            "they change, from the settings page (`/settings`) or the CLI. Keys that follow the user go to each of the",
+            "user's installations through their private database on the sync server: the later change wins, and at most",
+            "1,024 keys and 1 MB per user are kept there.",
+            "",
         ]
         for (group, title) in Setting.groups {
             let settings = Setting.all.filter { $0.group == group }
