@@ -21,6 +21,16 @@ struct SettingsCommandTests {
         return (store, ["--store", store.path], environment)
     }
 
+    @Test func theHelpOfSetNamesEverySettingOfTheCatalogue() throws {
+        // Given the catalogue, when someone asks how to set a setting
+        let result = try CLI.run(["settings", "set", "--help"])
+        // Then every key is listed with its type
+        #expect(result.status == 0)
+        for setting in Setting.all {
+            #expect(result.stdout.contains("\(setting.key) ") && result.stdout.contains(setting.kind.name), "\(setting.key)")
+        }
+    }
+
     @Test func aBadValueIsRefusedNamingTheKeyAndTheRule() throws {
         // Given a store
         let (store, storeArguments, environment) = try fixture()

@@ -44,6 +44,17 @@ public enum SettingsReference {
         return lines.joined(separator: "\n")
     }
 
+    /// Every key for the CLI's help, one per line: key, type, default and rules, then `(user)` for a user's own.
+    public static func helpText() -> String {
+        let width = Setting.all.map(\.key.count).max() ?? 0
+        return Setting.all.map { setting in
+            let rule = rules(setting).replacingOccurrences(of: "`", with: "")
+            let facts = [setting.kind.name, "default " + (setting.defaultValue.isEmpty ? "empty" : setting.defaultValue)] + (rule.isEmpty ? [] : [rule])
+            return setting.key.padding(toLength: width + 2, withPad: " ", startingAt: 0) + facts.joined(separator: "; ")
+                + (setting.scope == .user ? " (user)" : "")
+        }.joined(separator: "\n")
+    }
+
     /// `server.secureCookies` as `NORTHWIND_SERVER_SECURE_COOKIES`, as swift-configuration's environment provider reads it.
     public static func environmentName(_ key: String) -> String {
         var name = "NORTHWIND"

@@ -99,7 +99,8 @@ struct SettingsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
             abstract: "Store a value at this installation, or for a user (--user).",
-            discussion: "The value is checked against the setting's rules first. A running server sees the change within a second."
+            discussion: "The value is checked against the setting's rules first. A running server sees the change within a second.\n\n"
+                + SettingsReference.helpText()
         )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var settingsOptions: SettingsOptions
