@@ -58,6 +58,25 @@ struct SettingsCommandTests {
         #expect(layers.map(\.wins) == [false, true, false, false, false])
     }
 
+    @Test func aSecretIsNeverPrinted() throws {
+        // Given an enrolment token stored with the CLI
+        let (_, storeArguments, environment) = try fixture()
+        let set = try CLI.run(["settings", "set", "sync.enrolmentToken", "s3cret-token-42"] + storeArguments, environment: environment)
+        // When the settings are listed, read and explained
+        let outputs = try [["list"], ["list", "--json"], ["get", "sync.enrolmentToken"], ["explain", "sync.enrolmentToken"]].map {
+            try CLI.run(["settings"] + $0 + storeArguments, environment: environment).stdout
+        }
+        // Then each says that it is set, and none shows it
+        for output in [set.stdout] + outputs {
+            #expect(output.contains("(set)") && !output.contains("s3cret-token-42"), "\(output)")
+        }
+    }
+
+    @Test func noSecretFollowsTheUser() {
+        // Given the catalogue, then no secret syncs, and no user key is a secret that could
+        #expect(Setting.all.filter { $0.kind == .secret }.allSatisfy { !$0.syncs && $0.scope != .user })
+    }
+
     @Test func unsetBringsBackTheDefault() throws {
         // Given a page size stored here
         let (_, storeArguments, environment) = try fixture()

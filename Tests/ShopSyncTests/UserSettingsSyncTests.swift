@@ -161,3 +161,36 @@ extension ShopSyncEndToEndTests {
         #expect(synced.status == 0, "\(synced.stderr)")
     }
 }
+
+extension ShopSyncEndToEndTests {
+    @Test func aShopWithAnEnrolmentTokenInItsSettingsJoinsWhenItFirstServes() async throws {
+        // Given head office on a sync server, and a new, empty shop whose environment holds the server and a token
+        let company = try Company()
+        try await company.start(shops: [])
+        let token = try await company.token(role: .shop)
+        guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
+        // When the shop's server first starts
+        let process = try ChildProcess(
+            binary.path,
+            ["serve", "--store", company.store("oxf"), "--empty", "--port", "0"],
+            environment: ["NORTHWIND_SYNC_SERVER": company.url, "NORTHWIND_SYNC_ENROLMENT_TOKEN": token],
+            output: .pipe,
+            errors: .toOutput
+        )
+        defer {
+            process.signal(SIGTERM)
+            process.waitUntilExit()
+        }
+        var seen = ""
+        while !seen.contains("Syncing with") {
+            let chunk = process.output!.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        drain(process.output!)
+        // Then it joins, says so, syncs, and never prints the token
+        #expect(seen.contains("Joined container acme at \(company.url)"), "\(seen)")
+        #expect(seen.contains("Syncing with \(company.url)"))
+        #expect(!seen.contains(token))
+    }
+}

@@ -227,3 +227,23 @@ struct NumberFormatTests {
         }
     }
 }
+
+extension SettingsPageTests {
+    @Test func aSecretIsWriteOnly() async throws {
+        // Given a manager who saves an enrolment token on the settings page
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let saved = try await manager.post(client, "/settings", [("key", "sync.enrolmentToken"), ("value", "s3cret-token-42")])
+            // When the page is shown again, and its blank field is saved
+            let page = try await page(client, manager)
+            let blank = try await manager.post(client, "/settings", [("key", "sync.enrolmentToken"), ("value", "")])
+            // Then the token is stored but never sent back, its field is a password field, and a blank save keeps it
+            #expect(try await fixture.store.backoffice.installationSettings()["sync.enrolmentToken"]?.value == "s3cret-token-42")
+            for html in [String(buffer: saved.body), page, String(buffer: blank.body)] { #expect(!html.contains("s3cret-token-42")) }
+            #expect(page.contains(#"<input type="password" id="sync-enrolmentToken" name="value" autocomplete="new-password" placeholder="(set)">"#))
+            #expect(String(buffer: blank.body).contains("Enrolment token: unchanged."))
+            #expect(try await fixture.store.backoffice.installationSettings()["sync.enrolmentToken"]?.value == "s3cret-token-42")
+        }
+    }
+}

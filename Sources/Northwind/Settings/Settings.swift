@@ -206,6 +206,12 @@ public final class Settings: Sendable {
         return SettingValue(key: key, value: setting.display(value), origin: origin)
     }
 
+    /// A secret's value itself, for the code that uses it; never show or log it. Empty when no layer sets it.
+    public func secret(_ key: String) throws(NorthwindError) -> String {
+        let setting = try Setting.named(key)
+        return reader.string(forKey: Self.configKey(setting, login: nil), isSecret: true) ?? setting.defaultValue
+    }
+
     /// Every setting's value and origin, in catalogue order; user keys only with a `login`.
     public func all(user login: String? = nil) -> [SettingValue] {
         Setting.all.filter { $0.scope != .user || login != nil }.compactMap { try? value($0.key, user: login) }

@@ -67,9 +67,21 @@ extension Setting {
             .string,
             default: "",
             title: "Sync server address",
-            footer: "Empty: the address given to `northwind sync join`. Set it when the sync server moves.",
+            footer:
+                "Empty: the address given to `northwind sync join`. Set it when the sync server moves, or with an enrolment token for a shop that joins by itself.",
             rules: Rules(pattern: "(https?://[^ ]+)?", patternMeaning: "an http:// or https:// address", maximumLength: 2048),
             scope: .shop,
+            apply: .restart
+        ),
+        Setting(
+            "sync.enrolmentToken",
+            .secret,
+            default: "",
+            title: "Enrolment token",
+            footer:
+                "A one-time token from `northwind-sync-server enroll`. With the sync server's address, a store that has not joined joins when the server starts: for installing a shop unattended.",
+            rules: Rules(maximumLength: 200),
+            scope: .system,
             apply: .restart
         ),
         Setting(

@@ -49,7 +49,8 @@ public enum SettingsReference {
         let width = Setting.all.map(\.key.count).max() ?? 0
         return Setting.all.map { setting in
             let rule = rules(setting).replacingOccurrences(of: "`", with: "")
-            let facts = [setting.kind.name, "default " + (setting.defaultValue.isEmpty ? "empty" : setting.defaultValue)] + (rule.isEmpty ? [] : [rule])
+            let facts =
+                [setting.kind.name, "default " + (setting.defaultValue.isEmpty ? "empty" : setting.defaultValue)] + (rule.isEmpty ? [] : [rule])
             return setting.key.padding(toLength: width + 2, withPad: " ", startingAt: 0) + facts.joined(separator: "; ")
                 + (setting.scope == .user ? " (user)" : "")
         }.joined(separator: "\n")

@@ -56,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { LiveLevelLogHandler(label: $0, level: level) }
         // Empty: the address the store joined with.
         let syncServer = try settings.value("sync.server").value
+        try await joinIfAsked(opened, settings: settings, server: syncServer)
         if try await opened.syncMembership() != nil {
             opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer)
         }
@@ -99,6 +100,25 @@ struct ServeCommand: AsyncParsableCommand {
             }
         )
         try await app.runService()
+    }
+}
+
+extension ServeCommand {
+    /// An unattended first start: a store that has not joined joins with `sync.enrolmentToken` at `sync.server`. A
+    /// failure is said and the server serves without sync, so that a shop can still sell.
+    func joinIfAsked(_ backoffice: Backoffice, settings: Settings, server: String) async throws {
+        let token = try settings.secret("sync.enrolmentToken")
+        guard !token.isEmpty, try await backoffice.syncMembership() == nil else { return }
+        let say = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        guard !server.isEmpty else {
+            return say("warning: sync.enrolmentToken is set but sync.server is not: set the sync server's address to join it.")
+        }
+        do {
+            let membership = try await ShopSyncEngine.join(backoffice, server: server, token: token)
+            say("Joined container \(membership.container) at \(server) as \(membership.siteCode).")
+        } catch {
+            say("warning: could not join the sync server at \(server): \(error). Serving without sync; mend the setting and restart.")
+        }
     }
 }
 

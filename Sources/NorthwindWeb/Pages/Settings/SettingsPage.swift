@@ -62,6 +62,10 @@ extension PageRoutes {
         let (me, setting, form) = try await settingForm(request, context: context, to: "change this installation's settings")
         // A toggle's unchecked box sends nothing but the hidden "false" before it.
         let text = setting.control == .toggle ? (form.all("value").last ?? "false") : (form["value"] ?? "")
+        // A secret's field is always blank: leaving it so keeps the secret (reset removes it).
+        if setting.kind == .secret, text.isEmpty {
+            return try await renderSettings(context: context, saved: "\(setting.title): unchanged.")
+        }
         do throws(NorthwindError) {
             try await backoffice.storeSetting(
                 setting.key,
