@@ -31,15 +31,12 @@ struct HTTPHardeningTests {
         // Given the sign-in page reached through a crafted link
         let fixture = try await WebFixture.make()
         try await fixture.test(live: true) { client in
-            let page = try await client.execute(uri: "/signin?next=/%09/evil.example/", method: .get)
-            let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
-            let token = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
             // When the user signs in from it
-            let response = try await client.execute(
-                uri: "/signin",
-                method: .post,
-                headers: [.contentType: "application/x-www-form-urlencoded", .cookie: String(cookie.split(separator: ";")[0])],
-                body: ByteBuffer(string: "_csrf=\(token)&login=nancy.davolio&password=rep-secret-1&next=%2F%09%2Fevil.example%2F")
+            let response = try await BrowserSession.postSignIn(
+                client,
+                login: "nancy.davolio",
+                password: "rep-secret-1",
+                next: "/\t/evil.example/"
             )
             // Then they land on this site's home page
             #expect(response.status == .found)

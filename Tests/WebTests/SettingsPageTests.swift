@@ -161,15 +161,7 @@ struct SettingsPageTests {
         try await fixture.store.backoffice.storeSetting("display.startPage", "products", user: "nancy.davolio")
         try await fixture.test { client in
             // When they sign in from the bare sign-in page
-            let page = try await client.execute(uri: "/signin", method: .get)
-            let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
-            let token = try #require(String(buffer: page.body).firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
-            let response = try await client.execute(
-                uri: "/signin",
-                method: .post,
-                headers: [.contentType: "application/x-www-form-urlencoded", .cookie: String(cookie.split(separator: ";")[0])],
-                body: ByteBuffer(string: "_csrf=\(token)&login=nancy.davolio&password=rep-secret-1")
-            )
+            let response = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1", next: nil)
             // Then they land on the products
             #expect(response.status == .found)
             #expect(response.headers[.location] == "/products")

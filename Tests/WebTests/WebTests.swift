@@ -48,15 +48,17 @@ struct BrowserSession {
     var cookie: String
     var csrf: String
 
-    /// Opens the sign-in page and posts its form, as a browser does: the page's token goes back in the form and
-    /// in its cookie.
+    /// Opens the sign-in page (reached from `next`, or from nowhere when nil) and posts its form, as a browser
+    /// does: the page's token goes back in the form and in its cookie.
     static func postSignIn(
         _ client: any TestClientProtocol,
         login: String,
         password: String,
-        token: String? = nil
+        token: String? = nil,
+        next: String? = "/orders"
     ) async throws -> TestResponse {
-        let page = try await client.execute(uri: "/signin?next=%2Forders", method: .get)
+        let next = next?.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+        let page = try await client.execute(uri: "/signin" + (next.map { "?next=\($0)" } ?? ""), method: .get)
         let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix("northwind_signin=") })
         #expect(cookie.contains("SameSite=Strict"))
         #expect(cookie.contains("HttpOnly"))
@@ -68,7 +70,7 @@ struct BrowserSession {
                 .contentType: "application/x-www-form-urlencoded",
                 .cookie: String(cookie.split(separator: ";")[0]),
             ],
-            body: ByteBuffer(string: "_csrf=\(token ?? String(formToken))&login=\(login)&password=\(password)&next=%2Forders")
+            body: ByteBuffer(string: "_csrf=\(token ?? String(formToken))&login=\(login)&password=\(password)" + (next.map { "&next=\($0)" } ?? ""))
         )
     }
 
