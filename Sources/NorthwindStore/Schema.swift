@@ -144,6 +144,10 @@ public enum Schema {
                       login TEXT PRIMARY KEY NOT NULL,
                       token TEXT
                     ) WITHOUT ROWID;
+                    -- Values stored before they synced go up (those of keys that sync), with the oldest clock: a value
+                    -- already on the server wins.
+                    INSERT INTO user_setting_sync (login, key, clock, pending)
+                      SELECT login, key, '000000000000000.-', 1 FROM user_settings;
                     """
             )
         }

@@ -10,7 +10,7 @@ import Synchronization
 /// to a minute, or waits what the server asked (`retryAfter`). Stops with the server, gracefully.
 public struct ShopSyncService: Service {
     let backoffice: Backoffice
-    /// Read before each wait, so that a change to `sync.interval` applies to the next one.
+    /// Read every second while waiting, so that a change to `sync.interval` applies within a second.
     let interval: @Sendable () -> Duration
     let debounce: Duration
     let server: String?
@@ -54,7 +54,12 @@ public struct ShopSyncService: Service {
                     while !Task.isCancelled {
                         pending.add(.everything)
                         wake.yield()
-                        try? await Task.sleep(for: interval())
+                        // A second at a time, so that a shorter `sync.interval` applies within a second.
+                        var waited = Duration.zero
+                        while waited < interval(), !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(1))
+                            waited += .seconds(1)
+                        }
                     }
                 }
                 group.addTask { await Self.listen(client, siteCode: membership.siteCode, pending: pending, wake: wake, logger: logger) }

@@ -15,7 +15,8 @@ extension ShopSyncEngine {
         report: inout SyncReport
     ) async throws(ShopSyncError) {
         let logins = try await domain { pulling ? try await backoffice.syncedLogins() : try await backoffice.loginsWithPendingSettings() }
-        for login in logins {
+        // A login the protocol cannot name (a space, a character beyond ASCII) keeps its settings here.
+        for login in logins where login.wholeMatch(of: /[a-z0-9][a-z0-9._@-]{0,63}/) != nil {
             if pulling { try await pullUserSettings(client, login: login, report: &report) }
             try await pushUserSettings(client, login: login, membership: membership, report: &report)
         }
@@ -81,8 +82,10 @@ extension ShopSyncEngine {
                     report.userSettingsDownloaded += changed.count
                 case .goneOnServer:
                     try await domain { try await backoffice.forgetUserSettingTag(login: login, key: record.recordName) }
-                default:
-                    throw ShopSyncError(.refused(.internalError), "The sync server did not take \(login)'s setting \(record.recordName).")
+                case .refused(let reason), .missingReference(let reason):
+                    throw ShopSyncError(.refused(.internalError), "The sync server did not take \(login)'s setting \(record.recordName): \(reason)")
+                case .notApplied:
+                    throw ShopSyncError(.refused(.internalError), "The sync server did not apply \(login)'s setting \(record.recordName).")
                 }
             }
         }

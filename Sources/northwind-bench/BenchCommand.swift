@@ -239,7 +239,8 @@ struct Bench {
             let parameters = given.filter { name, _ in
                 definition.parameters.contains { $0.name == name && ($0.isRequired || $0.kind == .year) }
             }
-            var named: [String: Any] = [:]
+            // The shop's low-stock margin, which the runner binds itself (the factory default here).
+            var named: [String: Any] = ["margin": backoffice.rules.lowStockMargin]
             for parameter in definition.parameters {
                 let value = parameters[parameter.name] ?? parameter.defaultValue ?? ""
                 if [.year, .count].contains(parameter.kind) {

@@ -72,11 +72,6 @@ struct SettingsCommandTests {
         }
     }
 
-    @Test func noSecretFollowsTheUser() {
-        // Given the catalogue, then no secret syncs, and no user key is a secret that could
-        #expect(Setting.all.filter { $0.kind == .secret }.allSatisfy { !$0.syncs && $0.scope != .user })
-    }
-
     @Test func unsetBringsBackTheDefault() throws {
         // Given a page size stored here
         let (_, storeArguments, environment) = try fixture()

@@ -397,4 +397,19 @@ struct LiveSettingsTests {
         // Then the product is not low
         #expect(try store.backoffice.product(id: product.id ?? 0).isLowStock == false)
     }
+
+    @Test func theReorderListTakesTheLowStockMarginToo() async throws {
+        // Given a product two units above its reorder level, with a supplier to order from
+        let store = try TemporaryStore()
+        let supplier = try await store.backoffice.create(Supplier(companyName: "Exotic Liquids"))
+        _ = try await store.backoffice.createProduct(Product(name: "Chai", supplierID: supplier.id, unitsInStock: 12, reorderLevel: 10))
+        #expect(try await store.backoffice.runReport("reorder_list").rows.isEmpty)
+        // When the shop's margin is five units
+        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        _ = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
+        // Then the reorder list names it, as the dashboard counts it
+        let rows = try await store.backoffice.runReport("reorder_list").rows
+        #expect(rows.count == 1)
+        #expect(try await store.backoffice.shopSummary().lowStockProducts == 1)
+    }
 }

@@ -11,11 +11,11 @@ import Testing
 extension Company {
     /// Lets the demo data's first employee (the same person everywhere, by record id) sign in at `name` as `nancy`,
     /// as `northwind set-password` does.
-    func letNancySignIn(at name: String) async throws -> Backoffice {
+    func letNancySignIn(at name: String, login: String = "nancy") async throws -> Backoffice {
         let backoffice = try open(name)
         let first = try #require(try await open("hq").list(Employee.self, limit: 1).items.first)
         let nancy = try #require(try await backoffice.list(Employee.self, limit: 1000).items.first { $0.recordID == first.recordID })
-        _ = try await backoffice.setPassword(employeeID: nancy.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+        _ = try await backoffice.setPassword(employeeID: nancy.id ?? 0, password: "nancy-secret", login: login, cost: 4)
         return backoffice
     }
 }
@@ -46,6 +46,21 @@ struct UserSettingsSyncTests {
         // Then head office has it too, as a change from the server
         #expect(try await hq.userSettings(login: "nancy")["display.startPage"]?.value == "orders")
         #expect(try await hq.userSettingStates(login: "nancy")["display.startPage"]?.reason == .serverChange)
+    }
+
+    @Test func aLoginWithCapitalsSyncsAsTheSameUser() async throws {
+        // Given a user who signs in as "Nancy.D" at both installations
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try await company.letNancySignIn(at: "hq", login: "Nancy.D")
+        let shop = try await company.letNancySignIn(at: "oxf", login: "Nancy.D")
+        // When she chooses compact lists at head office, and both sync
+        try await hq.storeSetting("display.density", "compact", user: "Nancy.D")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then the shop has it, whichever way her login is written
+        #expect(try await shop.userSettings(login: "nancy.d")["display.density"]?.value == "compact")
+        #expect(try await hq.pendingUserSettings(login: "Nancy.D").isEmpty)
     }
 
     @Test func twoInstallationsEditingTheSameSettingAgreeOnTheLaterEdit() async throws {
@@ -154,9 +169,11 @@ extension ShopSyncEndToEndTests {
         defer { company.restoreNetwork() }
         let failed = try CLI.run(["sync", "now", "--store", company.store("oxf")])
         #expect(failed.status != 0)
-        // When the operator sets the server's new address, and syncs
-        try company.northwind(["settings", "set", "sync.server", "http://127.0.0.1:\(company.server.port)"], store: "oxf")
-        let synced = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        // When the operator gives the server's new address in the environment, and syncs
+        let synced = try CLI.run(
+            ["sync", "now", "--store", company.store("oxf")],
+            environment: ["NORTHWIND_SYNC_SERVER": "http://127.0.0.1:\(company.server.port)"]
+        )
         // Then the sync goes through
         #expect(synced.status == 0, "\(synced.stderr)")
     }

@@ -155,6 +155,26 @@ struct SettingsPageTests {
         }
     }
 
+    @Test func theManagerTitlesSettingAppliesToTheAPIWithoutARestart() async throws {
+        // Given a representative's API token, refused the reports
+        let fixture = try await WebFixture.make()
+        try await fixture.test { client in
+            let before = try await client.execute(uri: "/api/v1/reports", method: .get, headers: bearer(fixture.repToken))
+            #expect(before.status == .forbidden)
+            // When a manager adds the representatives' title on the settings page
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let saved = try await manager.post(
+                client,
+                "/settings",
+                [("key", "session.managerTitles"), ("value", "Vice President, Sales; Sales Representative")]
+            )
+            #expect(saved.status == .ok)
+            // Then the same token reads them
+            let after = try await client.execute(uri: "/api/v1/reports", method: .get, headers: bearer(fixture.repToken))
+            #expect(after.status == .ok)
+        }
+    }
+
     @Test func signingInWithNowhereToGoBackToLandsOnTheChosenStartPage() async throws {
         // Given a representative who starts on the product list
         let fixture = try await WebFixture.make()

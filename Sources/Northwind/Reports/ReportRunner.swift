@@ -141,6 +141,8 @@ extension Backoffice {
             errors.append(.init("to", "must not be before from (\(from))"))
         }
         try errors.throwIfAny()
+        // The shop's low-stock margin (`stock.lowStockMargin`), for a query that names `:margin`; nobody passes it.
+        arguments["margin"] = rules.lowStockMargin.databaseValue
         return PreparedReport(report: report, sql: sql, values: values, arguments: arguments)
     }
 

@@ -367,15 +367,15 @@ ORDER BY sqlserver_key(p.name), p.name;
 
 -- name: reorder_list
 -- params: none. money: none.
--- Products still sold whose stock plus units on order is at or below their reorder level, grouped by supplier
--- (products without one last). SuggestedQuantity brings stock plus units on order up to twice the reorder level,
--- and is at least one unit.
+-- Products still sold whose stock plus units on order is at or below their reorder level plus the shop's low-stock
+-- margin (stock.lowStockMargin, bound as :margin; 0 by default), grouped by supplier (products without one last).
+-- SuggestedQuantity brings stock plus units on order up to twice the reorder level, and is at least one unit.
 SELECT coalesce(s.companyName, '(no supplier)') AS "Supplier", s.phone AS "Phone", p.id AS "ProductID",
        p.name AS "ProductName", p.unitsInStock AS "UnitsInStock", p.unitsOnOrder AS "UnitsOnOrder",
        p.reorderLevel AS "ReorderLevel", max(2 * p.reorderLevel - p.unitsInStock - p.unitsOnOrder, 1) AS "SuggestedQuantity"
 FROM products p
 LEFT JOIN suppliers s ON s.id = p.supplierID
-WHERE p.discontinued = 0 AND p.unitsInStock + p.unitsOnOrder <= p.reorderLevel
+WHERE p.discontinued = 0 AND p.unitsInStock + p.unitsOnOrder <= p.reorderLevel + :margin
 ORDER BY s.id IS NULL, sqlserver_key(s.companyName), s.companyName, s.id, sqlserver_key(p.name), p.name, p.id;
 
 -- name: order_backlog

@@ -76,8 +76,9 @@ public final class Settings: Sendable {
     private let reader: ConfigReader
     private let file: SettingsFile?
     private let warn: @Sendable (String) -> Void
-    /// The store the stored layers were last read from.
+    /// The store the stored layers were last read from, and the change log's position at that read.
     private let backoffice = Mutex<Backoffice?>(nil)
+    private let readAt = Mutex<Int64>(-1)
     private let subscribers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
     /// The layers from `sources`, over the values stored in `backoffice`'s store (none when nil: a store that is
@@ -162,22 +163,24 @@ public final class Settings: Sendable {
             if let backoffice = backoffice.withLock({ $0 }) {
                 let changes = feed.subscribe()
                 group.addTask { [self] in
-                    for await batch in changes where batch.tables.contains(where: Self.storedTables.contains) {
-                        do {
-                            try await reload(from: backoffice)
-                            announce()
-                        } catch {
-                            warn("The stored settings could not be read again (\(error)); the last ones read stay in force.")
-                        }
-                    }
+                    // Once now, for what was written before the subscription began; then after every batch. The
+                    // feed keeps only the newest batches for a slow reader, so the one naming a settings table may
+                    // be skipped: a later one still brings a read, and the read finds whatever changed.
+                    await reloadAndAnnounce(from: backoffice)
+                    for await _ in changes { await reloadAndAnnounce(from: backoffice) }
                 }
             }
             await group.waitForAll()
         }
     }
 
-    /// The tables the stored layers live in.
-    static let storedTables: Set<String> = ["settings", "user_settings"]
+    private func reloadAndAnnounce(from backoffice: Backoffice) async {
+        do {
+            if try await reloadStored(from: backoffice) { announce() }
+        } catch {
+            warn("The stored settings could not be read again (\(error)); the last ones read stay in force.")
+        }
+    }
 
     private func announce() {
         backoffice.withLock { $0 }?.rules.update(from: self)
@@ -186,15 +189,28 @@ public final class Settings: Sendable {
 
     /// Reads the stored layers again (after a change in the store, from this process or another).
     public func reload(from backoffice: Backoffice) async throws(NorthwindError) {
-        let (installationValues, userValues) = try await backoffice.read { db in
+        try await reloadStored(from: backoffice)
+    }
+
+    /// Reads the stored layers, and puts them in force unless a later read already has (reads from the page and
+    /// from the watcher may overtake each other). Returns whether a value changed.
+    @discardableResult
+    private func reloadStored(from backoffice: Backoffice) async throws(NorthwindError) -> Bool {
+        let (position, installationValues, userValues) = try await backoffice.read { db in
             (
-                try Backoffice.storedSettings(db, login: nil).mapValues(\.value), try Backoffice.everyUsersSettings(db)
+                try Backoffice.changeLogPosition(db), try Backoffice.storedSettings(db, login: nil).mapValues(\.value),
+                try Backoffice.everyUsersSettings(db)
             )
         }
         self.backoffice.withLock { $0 = backoffice }
-        installation.replace(with: ["": installationValues])
-        users.replace(with: userValues)
+        let changed = readAt.withLock { readAt -> Bool in
+            guard position >= readAt else { return false }
+            readAt = position
+            let installationChanged = installation.replace(with: ["": installationValues])
+            return users.replace(with: userValues) || installationChanged
+        }
         backoffice.rules.update(from: self)
+        return changed
     }
 
     /// The value that stands for `key` (for `login`, when it is a user key), and where it comes from.

@@ -68,10 +68,12 @@ extension Setting {
             default: "",
             title: "Sync server address",
             footer:
-                "Empty: the address given to `northwind sync join`. Set it when the sync server moves, or with an enrolment token for a shop that joins by itself.",
+                "Empty: the address given to `northwind sync join`. Set it when the sync server moves, or with an enrolment token for a shop that joins by itself. Set on the command line, in the environment or in the settings file: the installation's sync credential goes to this address, so the settings page cannot change it.",
+            control: .readOnly,
             rules: Rules(pattern: "(https?://[^ ]+)?", patternMeaning: "an http:// or https:// address", maximumLength: 2048),
             scope: .shop,
-            apply: .restart
+            apply: .restart,
+            outsideStore: true
         ),
         Setting(
             "sync.enrolmentToken",

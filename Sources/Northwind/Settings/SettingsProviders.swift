@@ -106,7 +106,7 @@ final class StoredSettingsProvider: ConfigProvider {
     let origin: SettingOrigin
     private let values: MutableInMemoryProvider
     private let mapped: KeyMappingProvider<MutableInMemoryProvider>
-    private let loaded = Mutex<Set<AbsoluteConfigKey>>([])
+    private let loaded = Mutex<[AbsoluteConfigKey: String]>([:])
 
     init(origin: SettingOrigin) {
         self.origin = origin
@@ -119,23 +119,26 @@ final class StoredSettingsProvider: ConfigProvider {
 
     var providerName: String { origin.rawValue }
 
-    /// Replaces the layer's values: `values[login or ""][key] = canonical text`.
-    func replace(with stored: [String: [String: String]]) {
-        var next: [AbsoluteConfigKey: ConfigValue] = [:]
+    /// Replaces the layer's values (`stored[login or ""][key] = canonical text`), under a lock so that two calls
+    /// never mix. Returns whether any value changed.
+    func replace(with stored: [String: [String: String]]) -> Bool {
+        var next: [AbsoluteConfigKey: String] = [:]
         for (login, settings) in stored {
-            for (key, value) in settings {
-                guard let setting = Setting.byKey[key] else { continue }
+            for (key, value) in settings where Setting.byKey[key] != nil {
                 let context: [String: ConfigContextValue] = login.isEmpty ? [:] : ["user": .string(login)]
-                next[AbsoluteConfigKey(key.split(separator: ".").map(String.init), context: context)] =
-                    ConfigValue(.string(value), isSecret: setting.kind == .secret)
+                next[AbsoluteConfigKey(key.split(separator: ".").map(String.init), context: context)] = value
             }
         }
-        let removed = loaded.withLock { loaded in
-            defer { loaded = Set(next.keys) }
-            return loaded.subtracting(next.keys)
+        return loaded.withLock { loaded in
+            guard loaded != next else { return false }
+            for key in loaded.keys where next[key] == nil { values.setValue(nil, forKey: key) }
+            for (key, value) in next where loaded[key] != value {
+                let isSecret = Setting.byKey[key.components.joined(separator: ".")]?.kind == .secret
+                values.setValue(ConfigValue(.string(value), isSecret: isSecret), forKey: key)
+            }
+            loaded = next
+            return true
         }
-        for key in removed { values.setValue(nil, forKey: key) }
-        for (key, value) in next { values.setValue(value, forKey: key) }
     }
 
     func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult { try mapped.value(forKey: key, type: type) }

@@ -95,6 +95,11 @@ extension Backoffice {
         return settings
     }
 
+    /// The change log's last entry: every write of settings moves it.
+    static func changeLogPosition(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0
+    }
+
     /// Every user's stored values: `[login: [key: value]]`.
     static func everyUsersSettings(_ db: Database) throws -> [String: [String: String]] {
         var settings: [String: [String: String]] = [:]

@@ -39,9 +39,9 @@ extension Backoffice {
     public static let userSettingsZone = "settings"
     static let userSettingRecordType = "UserSetting"
 
-    /// Everyone who can sign in here: whose settings follow them.
+    /// Everyone who can sign in here, by their canonical (lowercased) login: whose settings follow them.
     public func syncedLogins() async throws(NorthwindError) -> [String] {
-        try await read { db in try String.fetchAll(db, sql: "SELECT login FROM credentials ORDER BY login") }
+        try await read { db in try String.fetchAll(db, sql: "SELECT login FROM credentials ORDER BY login") }.map(Self.canonicalLogin)
     }
 
     /// Those whose changes wait to go up.
@@ -70,7 +70,8 @@ extension Backoffice {
     /// The user's changes waiting to go up, as records for their private zone, each with the server's version tag
     /// when it has one (then it is an update).
     public func pendingUserSettings(login: String) async throws(NorthwindError) -> [SyncRecord] {
-        try await read { db in
+        let login = Self.canonicalLogin(login)
+        return try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -79,7 +80,7 @@ extension Backoffice {
                     WHERE s.login = ? AND s.pending ORDER BY s.key
                     """,
                 arguments: [login]
-            ).map { row in
+            ).filter { Setting.byKey[$0["key"] as String]?.syncs == true }.map { row in
                 // No value is a reset: it syncs too (NULL removes the server's value), so the default shows everywhere.
                 let value = (row["value"] as String?).map(FieldValue.string) ?? .null
                 let fields: [String: FieldValue] = ["clock": .string(row["clock"]), "value": value]
@@ -97,6 +98,7 @@ extension Backoffice {
     /// Records that the server took `record` as sent: it is no longer pending, unless the user changed it again
     /// since it was read.
     public func acknowledgeUserSetting(login: String, saved record: SyncRecord) async throws(NorthwindError) {
+        let login = Self.canonicalLogin(login)
         let clock = Self.clock(of: record)
         try await write { db in
             try db.execute(
@@ -108,6 +110,7 @@ extension Backoffice {
 
     /// The server no longer has the record an update named: the next push creates it again.
     public func forgetUserSettingTag(login: String, key: String) async throws(NorthwindError) {
+        let login = Self.canonicalLogin(login)
         try await write { db in
             try db.execute(sql: "UPDATE user_setting_sync SET serverTag = NULL WHERE login = ? AND key = ?", arguments: [login, key])
         }
@@ -225,8 +228,10 @@ extension Backoffice {
         }
     }
 
+    /// The record's sync clock, if it is one: a clock of any other form would sort after every real one and win
+    /// for ever.
     private static func clock(of record: SyncRecord) -> String? {
-        if case .string(let clock)? = record.fields["clock"], !clock.isEmpty { return clock }
+        if case .string(let clock)? = record.fields["clock"], clock.wholeMatch(of: /[0-9]{15}\.[A-Za-z0-9_-]{1,64}/) != nil { return clock }
         return nil
     }
 }

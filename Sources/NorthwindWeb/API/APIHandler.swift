@@ -23,7 +23,7 @@ struct APIHandler: APIProtocol {
             serverURL: URL(string: "/")!,
             // Compact, as machines read it; sorted, so an answer is the same bytes each time.
             configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [OperationGate(policy: policy, cache: env.cache, backoffice: backoffice)]
+            middlewares: [OperationGate(policy: { [env] in env.policy }, cache: env.cache, backoffice: backoffice)]
         )
     }
 

@@ -29,7 +29,8 @@ enum APIRequest {
 /// 404), and whether the body is strict JSON of a size we take (415, 413, 400). Product searches are answered
 /// here, written by `ProductSearchJSON` and kept in `ResponseCache` until the store changes.
 struct OperationGate: ServerMiddleware {
-    let policy: AccessPolicy
+    /// Who is a manager as `session.managerTitles` says now: asked at each request, so a change applies at once.
+    let policy: @Sendable () -> AccessPolicy
     let cache: ResponseCache
     let backoffice: Backoffice
 
@@ -59,7 +60,7 @@ struct OperationGate: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let context = APIRequest.context else { throw WebError.unauthorized() }
-        if let action = Self.managersOnly[operationID] { _ = try context.requireManager(policy, to: action) }
+        if let action = Self.managersOnly[operationID] { _ = try context.requireManager(policy(), to: action) }
         if let id = metadata.pathParameters["id"], Int64(id) == nil {
             throw WebError.notFound("That address names no record: ids are whole numbers.")
         }
@@ -71,7 +72,8 @@ struct OperationGate: ServerMiddleware {
             return try await next(request, HTTPBody(bytes), metadata)
         }
         if operationID == Operations.SearchProducts.id, let path = request.path, let search = ProductSearchJSON.parameters(path) {
-            let answer = try cache.body(for: path) {
+            // The low-stock margin is part of the answer, and may change without a write to the store (the file).
+            let answer = try cache.body(for: "\(backoffice.rules.lowStockMargin) \(path)") {
                 ProductSearchJSON.list(try backoffice.searchProducts(search.text, limit: try Paging.limit(search.limit, default: 20)))
             }
             let head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"])

@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
         var services: [any Service] = [LogLevelService(level: level, settings: settings)]
         if try await backoffice.syncMembership() != nil {
-            // Read before each wait: a change to sync.interval applies to the next one.
+            // Read every second while waiting: a change to sync.interval applies at once.
             let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
             services.append(
                 ShopSyncService(

@@ -105,11 +105,17 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var settingsOptions: SettingsOptions
         @Argument(help: "The setting's key, e.g. pages.pageSize.") var key: String
-        @Argument(help: "The new value.") var value: String
+        @Argument(help: "The new value; - reads it from standard input, which keeps a secret out of the process list and the shell's history.")
+        var value: String
         @Option(help: "For a user key: whose.") var user: String?
 
         func run() async throws {
             let (backoffice, settings) = try await settingsOptions.open(storeOptions)
+            var value = value
+            if value == "-" {
+                guard let line = readLine(strippingNewline: true) else { throw ValidationError("No value on standard input.") }
+                value = line
+            }
             let stored = try await backoffice.storeSetting(key, value, user: user, by: "cli")
             try await settings.reload(from: backoffice)
             let setting = try Setting.named(key)
