@@ -164,6 +164,16 @@ struct Bench {
         for i in 0..<reads { _ = try await raw.time { try bare.run(lookupSQL, 1 + (i * 7919) % productCount) } }
         report("product lookup", ours, raw)
 
+        // A setting as a page reads it (a handful per request): through every layer, held in memory, against the
+        // stored value read with the C API.
+        try await backoffice.storeSetting("pages.pageSize", "40")
+        let settings = try await Settings(sources: SettingsSources(), backoffice: backoffice)
+        let settingSQL = "SELECT value FROM settings WHERE key = ?"
+        (ours, raw) = (Sample(), Sample())
+        for _ in 0..<reads { _ = try ours.timeSync { try settings.value("pages.pageSize") } }
+        for _ in 0..<reads { _ = try raw.timeSync { try bare.run(settingSQL, "pages.pageSize") } }
+        report("setting read (pages.pageSize, stored)", ours, raw)
+
         let pageSQL = """
             SELECT products.*, categories.name AS categoryName, suppliers.companyName AS supplierName
             FROM products LEFT JOIN categories ON categories.id = products.categoryID
