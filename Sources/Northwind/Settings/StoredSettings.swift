@@ -113,7 +113,10 @@ extension Backoffice {
     private static func checkWhere(_ setting: Setting, login: String?) throws(NorthwindError) {
         if setting.outsideStore {
             throw .invalid([
-                .init(setting.key, "is read before the store is opened: set it on the command line, in the environment or in the settings file")
+                .init(
+                    setting.key,
+                    "is never kept in the store (docs/settings.md says why): set it on the command line, in the environment or in the settings file"
+                )
             ])
         }
         if setting.scope == .user, login == nil {
