@@ -36,11 +36,6 @@ public struct StoreConfiguration: Sendable {
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
         return dataHome + "/northwind/northwind.sqlite"
     }
-
-    /// Whether `NORTHWIND_SQL_DEBUG` asks for the SQL log.
-    public static func sqlDebugRequested(environment: [String: String]) -> Bool {
-        ["1", "true", "yes"].contains(environment["NORTHWIND_SQL_DEBUG"]?.lowercased() ?? "")
-    }
 }
 
 /// The one owner of a store file: its connection pool, migrations and external binary files.

@@ -105,8 +105,6 @@ struct StoreTests {
         #expect(
             StoreConfiguration.resolvePath(explicit: nil, environment: ["HOME": "/home/ann"]) == "/home/ann/.local/share/northwind/northwind.sqlite"
         )
-        #expect(StoreConfiguration.sqlDebugRequested(environment: ["NORTHWIND_SQL_DEBUG": "1"]))
-        #expect(!StoreConfiguration.sqlDebugRequested(environment: [:]))
     }
 
     @Test func openingCreatesAndSeedsOnlyANewStore() async throws {

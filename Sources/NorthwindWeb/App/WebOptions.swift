@@ -12,6 +12,7 @@ import ServiceLifecycle
 public struct WebOptions: Sendable {
     public var host: String
     public var port: Int
+    /// The manager titles for an app built without settings (tests); with settings, `session.managerTitles` decides.
     public var policy: AccessPolicy
     /// Mark the session cookie Secure. Browsers accept Secure cookies over plain HTTP on loopback only, so a server
     /// reached over plain HTTP on a LAN needs this off (behind TLS, leave it on).

@@ -52,14 +52,13 @@ struct ServeCommand: AsyncParsableCommand {
         var opened = store
         // A value on the command line that breaks a rule is an error here, not a warning: the operator is at the terminal.
         if let problem = settings.problems(in: .commandLine).first { throw ValidationError(problem + ".") }
-        let level = LiveLogLevel(.info)
+        let level = LiveLogLevel(Logger.Level(rawValue: try settings.value("log.level").value) ?? .info)
         LoggingSystem.bootstrap { LiveLevelLogHandler(label: $0, level: level) }
         // Empty: the address the store joined with.
         let syncServer = try settings.value("sync.server").value
         try await joinIfAsked(opened, settings: settings, server: syncServer)
-        if try await opened.syncMembership() != nil {
-            opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer)
-        }
+        let membership = try await opened.syncMembership()
+        if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
@@ -67,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         let port = Int(try settings.value("server.port").value) ?? 8080
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
         var services: [any Service] = [LogLevelService(level: level, settings: settings)]
-        if try await backoffice.syncMembership() != nil {
+        if membership != nil {
             // Read every second while waiting: a change to sync.interval applies at once.
             let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
             services.append(
@@ -79,10 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             )
         }
-        let syncing = try await backoffice.syncMembership().map { "Syncing with \($0.server) as \($0.siteCode)." }
+        let syncing = membership.map { "Syncing with \(syncServer.isEmpty ? $0.server : syncServer) as \($0.siteCode)." }
         let app = try await WebApp.build(
             backoffice: backoffice,
-            options: WebOptions(host: host, port: port, policy: policy, secureCookies: !insecureCookies),
+            options: WebOptions(host: host, port: port, secureCookies: !insecureCookies),
             settings: settings,
             logger: Logger(label: "northwind.web"),
             services: services,

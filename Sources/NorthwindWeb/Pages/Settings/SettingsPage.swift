@@ -133,10 +133,8 @@ extension PageRoutes {
         let login = setting.scope == .user ? login : nil
         let current =
             (try? env.settings.value(setting.key, user: login)) ?? SettingValue(key: setting.key, value: setting.defaultValue, origin: .factory)
-        let stored =
-            (try? env.settings.explain(setting.key, user: login))?.contains { layer in
-                (layer.origin == .installation || layer.origin == .user) && layer.value != nil
-            } ?? false
+        // Shown only when no layer above overrides it, so a stored value is then the one that wins.
+        let stored = current.origin == .installation || current.origin == .user
         var options: [SelectOption] = []
         if case .choice(let choices) = setting.kind {
             options = choices.map { SelectOption(value: $0.value, label: $0.title, selected: $0.value == current.value) }
@@ -153,7 +151,7 @@ extension PageRoutes {
             value: isSecret ? "" : current.value,
             origin: current.origin.isOverride
                 ? "Set by \(Self.originText(current.origin, key: setting.key)); change it there."
-                : current.origin == .installation || current.origin == .user
+                : stored
                     ? (setting.scope == .user ? "Your own value\(state?.reason.map { ", \($0.text)" } ?? "")." : "This installation's value.")
                     : setting.control == .readOnly
                         ? "Read-only here: set it on the command line, in the environment or in the settings file." : "The factory default.",
