@@ -84,6 +84,19 @@ struct DemoDataTests {
         #expect(try store.count("SELECT count(DISTINCT recordID) FROM order_lines") == store.count("SELECT count(*) FROM order_lines"))
     }
 
+    @Test func aMovementRecordedAfterSeedingIsTheNewest() async throws {
+        // Given a demo whose last day has not reached 08:00 UTC yet (tomorrow is always so)
+        var options = Self.options
+        options.endDate = LocalDate.today.adding(days: 1)
+        let store = try TemporaryStore(seed: options)
+        let productID = try #require(try await store.backoffice.listProducts().items.first?.product.id)
+        // When stock is received now
+        _ = try await store.backoffice.receiveStock(productID: productID, quantity: 4)
+        // Then it heads the product's movements, ahead of the opening balance
+        let newest = try #require(try await store.backoffice.stockMovements(productID: productID, limit: 1).first)
+        #expect((newest.reason, newest.delta) == (.received, 4))
+    }
+
     @Test func seedingRefusesAStoreThatHoldsDataUnlessReplacing() throws {
         let store = try TemporaryStore(seed: Self.options)
         #expect(throws: NorthwindError.self) { try DemoData.seed(into: store.store, options: Self.options) }

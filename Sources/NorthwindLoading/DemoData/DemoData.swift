@@ -332,7 +332,9 @@ private struct Generator {
             ]
         )
         var movement = BulkInsert(db, into: "stock_movements", columns: ["recordID", "productID", "delta", "reason", "createdAt"])
-        let openedAt = Timestamp(options.endDate, hour: 8)
+        // The shelf as it stands when the demo is seeded: never dated after now, or a movement recorded before 08:00
+        // UTC on the demo's last day would sort behind the opening balance.
+        let openedAt = min(Timestamp(options.endDate, hour: 8), .now)
         var facts: [ProductFacts] = []
         facts.reserveCapacity(77 * scale)
         for index in 0..<(77 * scale) {
