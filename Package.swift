@@ -42,6 +42,8 @@ let package = Package(
         // The sync server's PostgreSQL engine, and TLS to PostgreSQL.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Backups and document packages are ZIP archives.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // The rule between targets, and where to find things, is in docs/architecture.md; ArchitectureTests enforce it.
@@ -66,6 +68,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             resources: [.copy("Reports/reports.sql")],
             swiftSettings: swiftSettings
@@ -207,6 +210,9 @@ let package = Package(
             dependencies: [
                 "NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", "SyncProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Crafted archives, to check what import refuses.
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/DomainTests",
             swiftSettings: swiftSettings

@@ -85,7 +85,7 @@ public struct ExternalStorage: Sendable {
         return removed
     }
 
-    static func referencedFiles(_ db: Database) throws -> Set<String> {
+    package static func referencedFiles(_ db: Database) throws -> Set<String> {
         var names = Set<String>()
         for (table, attribute) in Schema.binaryAttributes {
             names.formUnion(try String.fetchAll(db, sql: "SELECT \(attribute)File FROM \(table) WHERE \(attribute)File IS NOT NULL"))

@@ -24,6 +24,10 @@ public final class QuickReaders: Sendable {
         return try queues[index].inDatabase(body)
     }
 
+    func close() throws {
+        for queue in queues { try queue.close() }
+    }
+
     /// Runs `body` in one read-only transaction on the next connection, so that its statements see one snapshot.
     public func snapshot<T>(_ body: (Database) throws -> T) throws -> T {
         let index = next.add(1, ordering: .relaxed).oldValue % queues.count

@@ -21,7 +21,7 @@ public enum Schema {
         || lower(hex(randomblob(6))))
         """
 
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: classic schema", migrate: createClassicSchema)
         migrator.registerMigration("v1: change log", migrate: createChangeLog)

@@ -46,6 +46,8 @@ public final class Store: Sendable {
     public let binaries: ExternalStorage
     /// Connections for single-statement reads on hot paths.
     package let quick: QuickReaders
+    /// Held while the store is open, so that a restore cannot swap the files from under it.
+    private let lock: StoreLock
 
     /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
     public init(_ configuration: StoreConfiguration) throws(NorthwindError) {
@@ -57,6 +59,7 @@ public final class Store: Sendable {
         } catch {
             throw .storeUnavailable("Cannot create the store's folder \(directory.path): \(error.localizedDescription)")
         }
+        lock = try StoreFiles(path: configuration.path).lockShared()
         var config = Configuration()
         config.foreignKeysEnabled = true
         // Another process (the CLI beside the server) may hold the write lock for a moment.
@@ -89,9 +92,16 @@ public final class Store: Sendable {
         }
         do {
             pool = try DatabasePool(path: configuration.path, configuration: config)
+            if try pool.read(Schema.migrator.hasBeenSuperseded) {
+                throw NorthwindError.invalidState(
+                    "The store at \(configuration.path) was last opened by a newer Northwind: install that version or a later one to open it."
+                )
+            }
             try Schema.migrator.migrate(pool)
             try pool.write { db in try StoreMetadata.prepare(db) }
             quick = try QuickReaders(path: configuration.path, count: 4, configuration: config)
+        } catch let error as NorthwindError {
+            throw error
         } catch {
             throw .storeUnavailable("Cannot open the store at \(configuration.path): \(error)")
         }
@@ -100,6 +110,18 @@ public final class Store: Sendable {
             threshold: configuration.externalStorageThreshold
         )
         binaries.sweepOrphans(in: pool, olderThan: configuration.orphanGracePeriod)
+    }
+
+    /// Closes every connection now, leaving no write-ahead log behind, instead of when the last reference goes: a
+    /// restore closes the store it staged before swapping it in. Any use after this fails.
+    public func close() throws(NorthwindError) {
+        do {
+            try quick.close()
+            try pool.close()
+            lock.release()
+        } catch {
+            throw .storeUnavailable("Cannot close the store at \(configuration.path): \(error)")
+        }
     }
 
     /// Whether the store holds no business data yet (metadata aside).

@@ -18,7 +18,7 @@ struct NorthwindCommand: AsyncParsableCommand {
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
             ShippersCommand.self, TransfersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self,
-            SeedCommand.self, SettingsCommand.self,
+            SeedCommand.self, SettingsCommand.self, BackupCommand.self,
         ]
     )
 }
@@ -43,6 +43,15 @@ struct StoreOptions: ParsableArguments {
     /// The store the settings name (`store.path`, `log.sqlDebug`), opened, and the settings over it; `sources` gain
     /// this command's `--store` and `--sql-debug`. A value passed over for breaking a rule is said on stderr.
     func open(_ sources: SettingsSources, seedIfCreated: Bool = true) async throws -> (Backoffice, Settings) {
+        let (configuration, settings) = try await locate(sources)
+        let backoffice = try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
+        try await settings.reload(from: backoffice)
+        return (backoffice, settings)
+    }
+
+    /// Where the store is, without opening it, and the settings that do not live in it (a restore must not create
+    /// the store it is about to replace).
+    func locate(_ sources: SettingsSources) async throws -> (StoreConfiguration, Settings) {
         var sources = sources
         if let store { sources.commandLine["store.path"] = store }
         if sqlDebug { sources.commandLine["log.sqlDebug"] = "true" }
@@ -55,9 +64,7 @@ struct StoreOptions: ParsableArguments {
             path: path.isEmpty ? StoreConfiguration.resolvePath(explicit: nil, environment: environment) : path,
             sqlDebug: try settings.value("log.sqlDebug").value == "true"
         )
-        let backoffice = try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
-        try await settings.reload(from: backoffice)
-        return (backoffice, settings)
+        return (configuration, settings)
     }
 }
 

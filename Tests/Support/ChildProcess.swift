@@ -78,7 +78,8 @@ final class ChildProcess: Sendable {
         // Nothing else of the test process's (sockets, proxies' connections) may live on in the child.
         _ = Self.closeFrom?(&actions, 3)
 
-        let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A server under test makes no scheduled backups (in the tester's own data folder) unless a test asks.
+        let environment = ProcessInfo.processInfo.environment.merging(["NORTHWIND_BACKUP_EVERY": "off"]) { $1 }.merging(environment) { $1 }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

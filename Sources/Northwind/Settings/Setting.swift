@@ -156,6 +156,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
         ("store", "Store"),
         ("log", "Logging"),
         ("sync", "Sync"),
+        ("backup", "Backups"),
         ("stock", "Stock"),
         ("orders", "Orders"),
         ("pages", "Pages"),

@@ -97,6 +97,69 @@ extension Setting {
             apply: .live
         ),
         Setting(
+            "backup.directory",
+            .string,
+            default: "",
+            title: "Backup folder",
+            footer:
+                "Empty: northwind/backups in the data folder ($XDG_DATA_HOME, else ~/.local/share). Put it on another disk to survive losing this one. Set on the command line, in the environment or in the settings file: a backup must be found without the store.",
+            control: .readOnly,
+            rules: Rules(maximumLength: 4096),
+            scope: .system,
+            apply: .live,
+            outsideStore: true
+        ),
+        Setting(
+            "backup.every",
+            .choice([Choice("off", "Never"), Choice("hourly", "Every hour"), Choice("daily", "Every day")]),
+            default: "hourly",
+            title: "Back up automatically",
+            footer: "While `northwind serve` runs. Each backup is checked as it is written.",
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
+            "backup.keepHourly",
+            .int,
+            default: "24",
+            title: "Hourly backups to keep",
+            footer: "The newest backup of each of this many recent hours.",
+            rules: Rules(minimum: 0, maximum: 10000),
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
+            "backup.keepDaily",
+            .int,
+            default: "14",
+            title: "Daily backups to keep",
+            footer: "The newest backup of each of this many recent days.",
+            rules: Rules(minimum: 0, maximum: 10000),
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
+            "backup.keepWeekly",
+            .int,
+            default: "8",
+            title: "Weekly backups to keep",
+            footer: "The newest backup of each of this many recent weeks (from Monday).",
+            rules: Rules(minimum: 0, maximum: 10000),
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
+            "backup.keepMonthly",
+            .int,
+            default: "12",
+            title: "Monthly backups to keep",
+            footer:
+                "The newest backup of each of this many recent months. Backups made by hand and before a restore are never removed, nor is the newest good one.",
+            rules: Rules(minimum: 0, maximum: 10000),
+            scope: .system,
+            apply: .live
+        ),
+        Setting(
             "stock.lowStockMargin",
             .int,
             default: "0",

@@ -213,7 +213,10 @@ extension Backoffice {
                 if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
             }
             if !operations.isEmpty {
-                var batch = OutboxBatch(throughSeq: last, batchID: "\(site.siteCode)-\(first["seq"] as Int64)-\(last)", operations: operations)
+                // A restored store's positions repeat ones sent before; its epoch keeps the ids apart.
+                let epoch = try state(db, "epoch").map { "~" + $0 } ?? ""
+                let batchID = "\(site.siteCode)\(epoch)-\(first["seq"] as Int64)-\(last)"
+                var batch = OutboxBatch(throughSeq: last, batchID: batchID, operations: operations)
                 try setState(db, "pendingBatch", batch.stored)
                 try setState(db, "pendingBatchID", batch.batchID)
                 batch.assets = try assetBytes(db, of: operations, site: site)

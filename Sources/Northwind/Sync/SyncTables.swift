@@ -162,7 +162,7 @@ enum RecordMapping {
     }
 
     static func sha256(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: bytes).hex
     }
 
     static func field(_ value: DatabaseValue) -> FieldValue? {

@@ -47,6 +47,8 @@ struct PageRoutes: Sendable {
         pages.get("settings", use: settingsPage)
         pages.post("settings", use: saveSetting)
         pages.post("settings/reset", use: resetSetting)
+        pages.get("backups", use: backupsPage)
+        pages.post("backups", use: createBackup)
     }
 
     // MARK: Helpers

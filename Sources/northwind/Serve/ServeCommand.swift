@@ -65,7 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
-        var services: [any Service] = [LogLevelService(level: level, settings: settings)]
+        var services: [any Service] = [
+            LogLevelService(level: level, settings: settings),
+            BackupScheduleService(backoffice: backoffice, settings: settings, logger: Logger(label: "northwind.backup")),
+        ]
         if membership != nil {
             // Read every second while waiting: a change to sync.interval applies at once.
             let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
