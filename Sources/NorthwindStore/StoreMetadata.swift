@@ -26,6 +26,14 @@ public enum StoreMetadata {
         try nextOrderNumbers(db, count: 1)[0]
     }
 
+    /// The next quote number, e.g. "7KQ2XM-Q12": like an order number, with a sequence of its own.
+    public static func nextQuoteNumber(_ db: Database) throws -> String {
+        let site = try siteCode(db)
+        let last = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'quoteSequence'")) ?? 0
+        try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES ('quoteSequence', ?)", arguments: [String(last + 1)])
+        return "\(site)-Q\(last + 1)"
+    }
+
     /// Reserves `count` consecutive order numbers at once (used by seeding).
     public static func nextOrderNumbers(_ db: Database, count: Int) throws -> [String] {
         let site = try siteCode(db)

@@ -129,28 +129,31 @@ extension Backoffice {
             throw .invalid("requiredDate", "must not be before the order date \(orderDate)")
         }
         if let error = Limits.check(draft.freight, Limits.money, "freight") { throw .invalid([error]) }
-        return try await write { db in
-            let customer = try Self.customer(code: draft.customerCode, db)
-            try Self.checkEmployee(draft.employeeID, db)
-            if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {
-                throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
-            }
-            var order = Order(
-                number: try StoreMetadata.nextOrderNumber(db),
-                customerID: customer.id ?? 0,
-                employeeID: draft.employeeID,
-                orderDate: orderDate,
-                requiredDate: draft.requiredDate,
-                shipVia: draft.shipVia,
-                freight: draft.freight
-            )
-            order.shipName = customer.companyName
-            (order.shipAddress, order.shipCity, order.shipRegion) = (customer.address, customer.city, customer.region)
-            (order.shipPostalCode, order.shipCountry) = (customer.postalCode, customer.country)
-            try Self.insert(&order, db)
-            try Self.insertLines(draft.lines, orderID: order.id ?? 0, db)
-            return try Self.orderDetail(number: order.number, db)
+        return try await write { db in try Self.insertOrder(draft, orderDate: orderDate, db) }
+    }
+
+    /// Inserts a validated draft's order and lines inside the caller's transaction.
+    static func insertOrder(_ draft: OrderDraft, orderDate: LocalDate, _ db: Database) throws -> OrderDetail {
+        let customer = try Self.customer(code: draft.customerCode, db)
+        try Self.checkEmployee(draft.employeeID, db)
+        if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {
+            throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
         }
+        var order = Order(
+            number: try StoreMetadata.nextOrderNumber(db),
+            customerID: customer.id ?? 0,
+            employeeID: draft.employeeID,
+            orderDate: orderDate,
+            requiredDate: draft.requiredDate,
+            shipVia: draft.shipVia,
+            freight: draft.freight
+        )
+        order.shipName = customer.companyName
+        (order.shipAddress, order.shipCity, order.shipRegion) = (customer.address, customer.city, customer.region)
+        (order.shipPostalCode, order.shipCountry) = (customer.postalCode, customer.country)
+        try Self.insert(&order, db)
+        try Self.insertLines(draft.lines, orderID: order.id ?? 0, db)
+        return try Self.orderDetail(number: order.number, db)
     }
 
     public func listOrders(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {

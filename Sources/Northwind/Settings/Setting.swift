@@ -159,6 +159,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
         ("backup", "Backups"),
         ("stock", "Stock"),
         ("orders", "Orders"),
+        ("documents", "Documents"),
         ("pages", "Pages"),
         ("session", "Sign-in"),
         ("display", "Display (your own)"),

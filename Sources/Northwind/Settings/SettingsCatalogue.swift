@@ -190,6 +190,16 @@ extension Setting {
             apply: .live
         ),
         Setting(
+            "documents.autosaveSeconds",
+            .int,
+            default: "15",
+            title: "Autosave after (seconds)",
+            footer: "A document being edited saves by itself this long after the last change, and when its page closes.",
+            rules: Rules(minimum: 1, maximum: 600),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
             "pages.pageSize",
             .int,
             default: "25",

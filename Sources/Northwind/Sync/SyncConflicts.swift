@@ -22,28 +22,36 @@ public struct SyncConflict: Sendable, Codable, Equatable, Identifiable {
 extension Backoffice {
     /// The conflict inbox, newest first: open ones only unless `all`.
     public func syncConflicts(all: Bool = false) async throws(NorthwindError) -> [SyncConflict] {
-        try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, tableName, recordID, field, keptValue, keptSite, lostValue, lostSite, reason, createdAt, resolvedAt
-                    FROM sync_conflicts \(all ? "" : "WHERE resolvedAt IS NULL") ORDER BY id DESC
-                    """
-            ).map { row in
-                SyncConflict(
-                    id: row["id"],
-                    table: row["tableName"],
-                    recordID: row["recordID"],
-                    field: row["field"],
-                    kept: Self.display(row["keptValue"]),
-                    keptSite: row["keptSite"],
-                    lost: Self.display(row["lostValue"]),
-                    lostSite: row["lostSite"],
-                    reason: row["reason"],
-                    createdAt: row["createdAt"],
-                    resolvedAt: row["resolvedAt"]
-                )
-            }
+        try await read { db in try Self.syncConflicts(db, where: all ? "1" : "resolvedAt IS NULL") }
+    }
+
+    /// The inbox entries with these ids, newest first.
+    static func syncConflicts(_ db: Database, ids: [Int64]) throws -> [SyncConflict] {
+        guard !ids.isEmpty else { return [] }
+        return try syncConflicts(db, where: "id IN (\(ids.map(String.init).joined(separator: ", ")))")
+    }
+
+    private static func syncConflicts(_ db: Database, where condition: String) throws -> [SyncConflict] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, tableName, recordID, field, keptValue, keptSite, lostValue, lostSite, reason, createdAt, resolvedAt
+                FROM sync_conflicts WHERE \(condition) ORDER BY id DESC
+                """
+        ).map { row in
+            SyncConflict(
+                id: row["id"],
+                table: row["tableName"],
+                recordID: row["recordID"],
+                field: row["field"],
+                kept: Self.display(row["keptValue"]),
+                keptSite: row["keptSite"],
+                lost: Self.display(row["lostValue"]),
+                lostSite: row["lostSite"],
+                reason: row["reason"],
+                createdAt: row["createdAt"],
+                resolvedAt: row["resolvedAt"]
+            )
         }
     }
 

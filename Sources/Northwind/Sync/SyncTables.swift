@@ -52,6 +52,10 @@ struct SyncTable: Sendable {
         // A transfer lives in the sender's zone; the destination's movement in names it across zones.
         SyncTable("stock_transfers", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
+        // Quotes are shared, so that two installations may edit one; a version is never changed once saved.
+        SyncTable("quotes", .shared("customers")),
+        SyncTable("quote_lines", .shared("customers")),
+        SyncTable("quote_versions", .shared("customers"), appendOnly: true),
     ]
 
     static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

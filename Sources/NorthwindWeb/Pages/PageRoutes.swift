@@ -47,6 +47,7 @@ struct PageRoutes: Sendable {
         pages.get("settings", use: settingsPage)
         pages.post("settings", use: saveSetting)
         pages.post("settings/reset", use: resetSetting)
+        registerQuotes(on: pages)
         pages.get("backups", use: backupsPage)
         pages.post("backups", use: createBackup)
     }

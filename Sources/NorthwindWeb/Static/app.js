@@ -49,7 +49,11 @@ async function api(path, options = {}) {
   const headers = { "Accept": "application/json", "X-CSRF-Token": csrf(), ...(options.body ? { "Content-Type": "application/json" } : {}) };
   const response = await fetch(path, { credentials: "same-origin", ...options, headers });
   const body = response.status === 204 ? null : await response.json();
-  if (!response.ok) throw new Error(body && body.detail ? body.detail : response.statusText);
+  if (!response.ok) {
+    const error = new Error(body && body.detail ? body.detail : response.statusText);
+    error.status = response.status;
+    throw error;
+  }
   return body;
 }
 
@@ -157,6 +161,264 @@ function phoneOrder(form) {
   update();
 }
 
+// The quote editor: edits are named undo steps; the quote saves by itself a few seconds after the last change and
+// when the page closes; the undo history is saved with it, so it outlives the tab. Another person's take-over makes
+// the page read-only and says who.
+function quoteEditor(root) {
+  const number = root.dataset.number;
+  const doc = JSON.parse(root.dataset.document);
+  const autosaveMs = (parseInt(root.dataset.autosave, 10) || 15) * 1000;
+  const copy = (value) => JSON.parse(JSON.stringify(value));
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  let base = copy(doc.content);
+  let content = copy(doc.content);
+  let history = doc.history || { undo: [], redo: [] };
+  let totals = doc.lineTotals || {};
+  let readOnly = root.hasAttribute("data-readonly");
+  let dirty = false, saving = false, timer = null, failures = 0;
+  const stateText = document.getElementById("save-state");
+  const tbody = root.querySelector("#quote-lines tbody");
+  const undoButton = document.getElementById("undo");
+  const redoButton = document.getElementById("redo");
+  const money = (cents) => (cents / 100).toFixed(2);
+  const stored = "quote-draft:" + number;
+  const products = new Map();
+
+  function say(text, problem) {
+    stateText.textContent = text;
+    stateText.classList.toggle("error", !!problem);
+  }
+
+  function cell(child, className) {
+    const td = document.createElement("td");
+    if (className) td.className = className;
+    if (typeof child === "string") td.textContent = child; else if (child) td.append(child);
+    return td;
+  }
+
+  function input(type, value, label, onChange) {
+    const element = document.createElement("input");
+    element.type = type;
+    element.value = value;
+    element.setAttribute("aria-label", label);
+    element.disabled = readOnly;
+    if (type === "number") element.min = "0";
+    element.addEventListener("change", () => onChange(element.value));
+    return element;
+  }
+
+  function lineRow(line) {
+    const row = document.createElement("tr");
+    row.dataset.line = line.lineID;
+    const current = () => row.line;
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "Remove";
+    remove.className = "remove-line";
+    remove.addEventListener("click", () => {
+      const position = content.lines.findIndex((l) => l.lineID === line.lineID);
+      record("Remove " + line.productName, [{ field: "line", lineID: line.lineID, before: JSON.stringify({ line: current(), position }), after: null }]);
+    });
+    row.append(
+      cell(line.productName),
+      cell(input("number", line.quantity, "Quantity of " + line.productName, (value) =>
+        record("Change quantity of " + line.productName, [{ field: "quantity", lineID: line.lineID, before: String(current().quantity), after: value }])), "num"),
+      cell(input("text", money(line.unitPrice), "Unit price of " + line.productName, (value) =>
+        record("Change price of " + line.productName, [{ field: "unitPrice", lineID: line.lineID, before: String(current().unitPrice), after: String(Math.round(parseFloat(value) * 100)) }])), "num"),
+      cell(input("number", Math.round(line.discount * 1000) / 10, "Discount of " + line.productName + " in percent", (value) =>
+        record("Change discount of " + line.productName, [{ field: "discount", lineID: line.lineID, before: String(current().discount), after: String((parseFloat(value) || 0) / 100) }])), "num"),
+      cell("", "num line-total"),
+      cell(remove)
+    );
+    return row;
+  }
+
+  function render() {
+    const validUntil = document.getElementById("quote-validUntil");
+    const notes = document.getElementById("quote-notes");
+    validUntil.value = content.validUntil;
+    if (document.activeElement !== notes) notes.value = content.notes;
+    validUntil.disabled = notes.disabled = readOnly;
+    // Rows are kept and updated in place, so that a field keeps its focus while the rest follows.
+    const rows = new Map([...tbody.querySelectorAll("tr[data-line]")].map((row) => [row.dataset.line, row]));
+    const wanted = content.lines.map((line) => {
+      const row = rows.get(line.lineID) && rows.get(line.lineID).querySelector("input") ? rows.get(line.lineID) : lineRow(line);
+      const inputs = row.querySelectorAll("input");
+      const values = [line.quantity, money(line.unitPrice), Math.round(line.discount * 1000) / 10];
+      inputs.forEach((element, index) => {
+        if (element !== document.activeElement) element.value = values[index];
+        element.disabled = readOnly;
+      });
+      row.querySelector(".remove-line").disabled = readOnly;
+      const changed = !same(line, base.lines.find((l) => l.lineID === line.lineID));
+      row.querySelector(".line-total").textContent = changed ? "…" : (totals[line.lineID] || "");
+      row.line = line;
+      return row;
+    });
+    if (wanted.length !== tbody.children.length || wanted.some((row, index) => tbody.children[index] !== row)) tbody.replaceChildren(...wanted);
+    const total = document.getElementById("quote-total");
+    total.textContent = same(content, base) && doc.total ? doc.total : "…";
+    const last = (stack) => stack[stack.length - 1];
+    undoButton.disabled = readOnly || !history.undo.length;
+    redoButton.disabled = readOnly || !history.redo.length;
+    undoButton.textContent = history.undo.length ? "Undo " + last(history.undo).name : "Undo";
+    redoButton.textContent = history.redo.length ? "Redo " + last(history.redo).name : "Redo";
+    document.querySelectorAll("#add-product, #add-line").forEach((element) => { element.disabled = readOnly; });
+  }
+
+  // Applies a step's changes, forwards (after) or backwards (before).
+  function apply(changes, forwards) {
+    for (const change of forwards ? changes : [...changes].reverse()) {
+      const value = forwards ? change.after : change.before;
+      if (change.field === "line") {
+        content.lines = content.lines.filter((l) => l.lineID !== change.lineID);
+        if (value != null) {
+          const { line, position } = JSON.parse(value);
+          content.lines.splice(Math.min(position, content.lines.length), 0, line);
+        }
+        continue;
+      }
+      const line = change.lineID ? content.lines.find((l) => l.lineID === change.lineID) : content;
+      if (!line) continue;
+      if (change.field === "quantity" || change.field === "unitPrice") line[change.field] = parseInt(value, 10) || 0;
+      else if (change.field === "discount") line.discount = parseFloat(value) || 0;
+      else line[change.field] = value;
+    }
+  }
+
+  function record(name, changes) {
+    if (readOnly) return;
+    apply(changes, true);
+    history.undo.push({ name, changes });
+    if (history.undo.length > 100) history.undo.shift();
+    history.redo = [];
+    changed();
+  }
+
+  function step(from, to, forwards) {
+    if (readOnly || !from.length) return;
+    const taken = from.pop();
+    apply(taken.changes, forwards);
+    to.push(taken);
+    changed();
+  }
+
+  function changed() {
+    dirty = true;
+    localStorage.setItem(stored, JSON.stringify({ revision: doc.revision, base, content, history }));
+    say("Unsaved changes");
+    render();
+    clearTimeout(timer);
+    timer = setTimeout(save, autosaveMs);
+  }
+
+  function takenOver(detail) {
+    readOnly = true;
+    clearTimeout(timer);
+    const notice = document.getElementById("quote-taken");
+    notice.textContent = detail;
+    notice.hidden = false;
+    say(dirty ? "Not saved: read-only now" : "Saved", dirty);
+    render();
+  }
+
+  async function save(keepalive) {
+    if (!dirty || readOnly || (saving && !keepalive)) return;
+    saving = true;
+    const sent = copy(content);
+    say("Saving…");
+    try {
+      const saved = await api("/quotes/" + encodeURIComponent(number) + "/draft", {
+        method: "POST", keepalive: !!keepalive, body: JSON.stringify({ base, content: sent, history }),
+      });
+      Object.assign(doc, saved);
+      totals = saved.lineTotals;
+      base = copy(saved.content);
+      if (same(content, sent)) content = copy(saved.content);
+      dirty = !same(content, sent) && !same(content, saved.content);
+      failures = 0;
+      if (!dirty) localStorage.removeItem(stored);
+      say(dirty ? "Unsaved changes" : saved.madeVersion ? "Saved, and a version kept" : "Saved");
+      render();
+      if (dirty) { clearTimeout(timer); timer = setTimeout(save, autosaveMs); }
+    } catch (error) {
+      if (error.status === 409) return takenOver(error.message);
+      failures += 1;
+      const wait = Math.min(60, 2 ** failures);
+      say("Not saved: " + error.message + (error.status === 422 ? "" : " Trying again in " + wait + " s."), true);
+      if (error.status !== 422) { clearTimeout(timer); timer = setTimeout(save, wait * 1000); }
+    } finally {
+      saving = false;
+    }
+  }
+
+  async function ping() {
+    if (readOnly) return;
+    try {
+      await api("/quotes/" + encodeURIComponent(number) + "/ping", { method: "POST", body: "{}" });
+    } catch (error) {
+      if (error.status === 409) takenOver(error.message);
+    }
+  }
+
+  document.getElementById("quote-validUntil").addEventListener("change", (event) =>
+    record("Change validity", [{ field: "validUntil", lineID: null, before: content.validUntil, after: event.target.value }]));
+  document.getElementById("quote-notes").addEventListener("change", (event) =>
+    record("Change notes", [{ field: "notes", lineID: null, before: content.notes, after: event.target.value }]));
+  undoButton.addEventListener("click", () => step(history.undo, history.redo, false));
+  redoButton.addEventListener("click", () => step(history.redo, history.undo, true));
+  document.addEventListener("keydown", (event) => {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || ["INPUT", "TEXTAREA"].includes(event.target.tagName)) return;
+    event.preventDefault();
+    if (event.shiftKey) step(history.redo, history.undo, true); else step(history.undo, history.redo, false);
+  });
+
+  const productInput = document.getElementById("add-product");
+  productInput.addEventListener("input", debounce(async () => {
+    const q = productInput.value.trim();
+    if (!q || products.has(q)) return;
+    const found = await api("/api/v1/products/search?limit=15&q=" + encodeURIComponent(q));
+    document.getElementById("product-options").replaceChildren(...found.items.filter((p) => !p.discontinued).map((p) => {
+      const text = p.name + " (#" + p.id + ")";
+      products.set(text, p);
+      return option(text, p.unitPrice);
+    }));
+  }, 200));
+  document.getElementById("add-line").addEventListener("click", () => {
+    const product = products.get(productInput.value.trim());
+    if (!product) { say("Pick a product from the list first.", true); return; }
+    const line = { lineID: crypto.randomUUID(), productID: product.id, productName: product.name, quantity: 1, unitPrice: Math.round(parseFloat(product.unitPrice) * 100), discount: 0 };
+    record("Add " + product.name, [{ field: "line", lineID: line.lineID, before: null, after: JSON.stringify({ line, position: content.lines.length }) }]);
+    productInput.value = "";
+  });
+
+  // A draft this browser kept, from a visit whose last save never arrived, comes back as unsaved changes.
+  const kept = JSON.parse(localStorage.getItem(stored) || "null");
+  if (kept && kept.revision === doc.revision && !same(kept.content, content) && !readOnly) {
+    content = kept.content;
+    history = kept.history;
+    changed();
+  } else {
+    localStorage.removeItem(stored);
+    render();
+  }
+  // Saving a version or converting starts from what the page shows: unsaved changes are saved first.
+  document.querySelectorAll("#save-version, #convert").forEach((form) => form.addEventListener("submit", async (event) => {
+    if (!dirty) return;
+    event.preventDefault();
+    clearTimeout(timer);
+    await save();
+    if (!dirty) form.submit();
+  }));
+  setInterval(ping, 20000);
+  // Closing the page saves what is unsaved, and lets the quote go for the next person.
+  window.addEventListener("pagehide", () => {
+    save(true);
+    if (!readOnly) fetch("/quotes/" + encodeURIComponent(number) + "/close", { method: "POST", keepalive: true, credentials: "same-origin", headers: { "X-CSRF-Token": csrf() } });
+  });
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") save(true); });
+}
+
 // A slider shows its value beside it as it moves (the settings page's sliders).
 document.addEventListener("input", (event) => {
   if (event.target.type !== "range") return;
@@ -171,4 +433,6 @@ document.addEventListener("DOMContentLoaded", () => {
     form.addEventListener("submit", (event) => { if (!confirm(form.dataset.confirm)) event.preventDefault(); }));
   const order = document.getElementById("new-order");
   if (order) phoneOrder(order);
+  const quote = document.getElementById("quote-editor");
+  if (quote) quoteEditor(quote);
 });

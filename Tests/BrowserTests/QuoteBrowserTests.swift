@@ -1,0 +1,120 @@
+import Foundation
+import NorthwindStore
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+/// The quote editor on the real `northwind serve`, in Chromium.
+extension BrowserTests {
+    /// Adds the first product whose name starts like `name`, through the editor's product field.
+    func addProduct(_ browser: Browser, _ name: String) async throws {
+        try await browser.find("#add-product").replace(with: String(name.prefix(4)))
+        var option = ""
+        try await waitFor("the product list to offer \(name)") {
+            option = try await browser.execute("return document.querySelector('#product-options option')?.value || ''") as? String ?? ""
+            return option.hasPrefix(name)
+        }
+        try await browser.find("#add-product").replace(with: option)
+        try await browser.find("#add-line").click()
+    }
+
+    /// Selects what a field holds and types over it, then leaves it with Tab: one change, as a person makes it
+    /// (WebDriver's clear would fire a change of its own, to empty).
+    func overwrite(_ browser: Browser, _ css: String, with text: String) async throws {
+        try await browser.find(css).type("\u{E009}a\u{E000}" + text + "\u{E004}")
+    }
+
+    /// The editor's line rows, as the browser shows them.
+    func lineCount(_ browser: Browser) async throws -> Int {
+        try await browser.execute("return document.querySelectorAll('#quote-lines tbody tr').length") as? Int ?? -1
+    }
+
+    @Test func aQuoteDraftedInTheBrowserSurvivesClosingTheTabUndoesTwiceAndBecomesAnOrder() async throws {
+        // Given a representative drafting a new quote, with autosave far off so that nothing saves by itself
+        try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "600"]) { server, driver in
+            let backoffice = try server.backoffice()
+            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+            let names = try await backoffice.listProducts().items.filter { !$0.product.discontinued }.prefix(2).map(\.product.name)
+            let browser = try await driver.newBrowser()
+            try await browser.signIn(server, as: server.rep, next: "/quotes")
+            try await browser.find("#customer").replace(with: customer)
+            try await browser.find("#new-quote button[type=submit]").click()
+            try await waitFor("the editor to open") { try await browser.url.contains("/quotes/") }
+            let number = try #require(URL(string: try await browser.url)?.lastPathComponent)
+            try await addProduct(browser, names[0])
+            try await addProduct(browser, names[1])
+            try await overwrite(browser, "#quote-lines tbody tr:first-child input[type=number]", with: "7")
+            try await browser.waitForText("#undo", "the last step") { $0 == "Undo Change quantity of \(names[0])" }
+            #expect(try await browser.text("#save-state") == "Unsaved changes")
+
+            // When the tab is closed without saving, and the quote opened again in a new one
+            let opened = try await browser.command("POST", "window/new", ["type": "tab"]) as? [String: Any]
+            let tab = try #require(opened?["handle"] as? String)
+            try await browser.command("DELETE", "window")
+            try await browser.command("POST", "window", ["handle": tab])
+            try await waitFor("the closing page's save to reach the store") {
+                let quote = try await backoffice.quote(number: number)
+                return quote.content.lines.map(\.quantity) == [7, 1]
+            }
+            try await browser.go(server.url("/quotes/\(number)"))
+
+            // Then the work is there, with its undo history: two undos take back the quantity and the second product
+            #expect(try await lineCount(browser) == 2)
+            try await browser.find("#undo").click()
+            try await browser.waitForText("#undo", "the step before") { $0 == "Undo Add \(names[1])" }
+            try await browser.find("#undo").click()
+            try await waitFor("the second line to go") { try await lineCount(browser) == 1 }
+            #expect(try await browser.text("#redo") == "Redo Add \(names[1])")
+            #expect(try await browser.execute("return document.querySelector('#quote-lines tbody input[type=number]').value") as? String == "1")
+
+            // And converting saves first, then makes an order at the quoted price
+            try await browser.find("#convert-button").click()
+            try await waitFor("the order page") { try await browser.url.contains("/orders/") }
+            let quote = try await backoffice.quote(number: number)
+            let order = try await backoffice.order(number: try #require(quote.orderNumber))
+            #expect(order.lines.map(\.line.quantity) == [1])
+            #expect(order.lines.map(\.line.unitPrice) == quote.content.lines.map(\.unitPrice))
+            #expect(try await browser.consoleErrors().isEmpty)
+        }
+    }
+
+    @Test func aSecondEditorSeesTheQuoteReadOnlyTakesItOverAndTheFirstIsTold() async throws {
+        // Given a representative editing a quote, with autosave after a second
+        try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
+            let backoffice = try server.backoffice()
+            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+            let product = try #require(try await backoffice.listProducts().items.first { !$0.product.discontinued }?.product.id)
+            let quote = try await backoffice.createQuote(
+                QuoteContent(
+                    customerCode: customer,
+                    validUntil: .today.adding(days: 30),
+                    lines: [try backoffice.newQuoteLine(productID: product, quantity: 3)]
+                ),
+                by: QuoteEditor(login: "setup", name: "Setup")
+            )
+            let rep = try await driver.newBrowser()
+            try await rep.signIn(server, as: server.rep, next: "/quotes/\(quote.number)")
+            try await overwrite(rep, "#quote-notes", with: "First call")
+            try await rep.waitForText("#save-state", "the autosave") { $0 == "Saved" }
+
+            // When a manager opens it
+            let manager = try await driver.newBrowser()
+            try await manager.signIn(server, as: server.manager, next: "/quotes/\(quote.number)")
+            // Then they see it read-only, with who is editing it
+            let notice = try await manager.text("#quote-readonly p")
+            #expect(notice.hasSuffix("is editing this quote: you see it read-only."))
+            #expect(try await manager.find("#quote-notes").isEnabled == false)
+
+            // When they take it over, and the representative changes something
+            try await manager.find("#take-over").click()
+            try await waitFor("the manager's editor to be enabled") { try await manager.find("#quote-notes").isEnabled }
+            try await overwrite(rep, "#quote-notes", with: "Second call")
+            // Then the representative is told who took it, and their page turns read-only; the manager's notes stand
+            let told = try await rep.waitForText("#quote-taken", "the take-over") { !$0.isEmpty }
+            #expect(told.contains("took quote \(quote.number) over; it is read-only for you now"))
+            #expect(try await rep.find("#quote-notes").isEnabled == false)
+            #expect(try await backoffice.quote(number: quote.number).content.notes == "First call")
+        }
+    }
+}
