@@ -69,8 +69,10 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // The printable renditions inside document packages.
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Reports/reports.sql")],
+            resources: [.copy("Reports/reports.sql"), .copy("Documents/Renditions")],
             swiftSettings: swiftSettings
         ),
         // Demo data and the classic import, through the store's bulk-load entry.

@@ -18,7 +18,7 @@ struct NorthwindCommand: AsyncParsableCommand {
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
             ShippersCommand.self, TransfersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self,
-            SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self,
+            SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self, DocumentsCommand.self,
         ]
     )
 }

@@ -13,8 +13,8 @@ struct QuoteTests {
     static let janet = QuoteEditor(login: "janet.leverling", name: "Janet Leverling")
 
     /// A demo store with a quote for VINET: 10 of product 1 and 5 of product 2 at 10% off.
-    static func quoted() async throws -> (TemporaryStore, Quote) {
-        let store = try TemporaryStore(seed: DemoData.Options(scale: 1, seed: 5, endDate: LocalDate("2026-06-30") ?? .today))
+    static func quoted(in given: TemporaryStore? = nil) async throws -> (TemporaryStore, Quote) {
+        let store = try given ?? TemporaryStore(seed: DemoData.Options(scale: 1, seed: 5, endDate: LocalDate("2026-06-30") ?? .today))
         let b = store.backoffice
         let customer = try #require(try await b.list(Customer.self, limit: 1).items.first?.code)
         let ids = try await b.listProducts().items.filter { !$0.product.discontinued }.prefix(2).compactMap(\.product.id)
@@ -195,5 +195,54 @@ struct QuoteTests {
         #expect(error?.description.contains("lines[0].quantity") == true)
         #expect(error?.description.contains("lines[1].discount") == true)
         #expect(try await b.quote(number: quote.number) == quote)
+    }
+}
+
+@Suite("Quotes edited at two installations")
+struct QuoteSyncTests {
+    @Test func differentFieldsMergeAndTheSameFieldKeepsBothSidesAsAConflict() async throws {
+        // Given a quote made at head office and carried to London
+        let pair = try await StockTransferTests.Pair.make()
+        let office = pair.office.backoffice
+        let london = pair.london.backoffice
+        let customer = try #require(try await office.list(Customer.self, limit: 1).items.first?.code)
+        let made = try await office.createQuote(
+            QuoteContent(
+                customerCode: customer,
+                validUntil: LocalDate("2026-12-31") ?? .today,
+                notes: "Draft",
+                lines: [try office.newQuoteLine(productID: pair.productID, quantity: 4)]
+            ),
+            by: QuoteTests.nancy
+        )
+        try await StockTransferTests.Pair.relay(from: pair.office, to: pair.london)
+        let there = try await london.quote(number: made.number)
+        // When, offline, head office changes the quantity and the notes, and London the validity and the notes, later
+        _ = try await office.openQuote(number: made.number, editor: QuoteTests.nancy)
+        var here = made.content
+        here.lines[0].quantity = 9
+        here.notes = "Notes from head office"
+        _ = try await office.saveQuoteDraft(number: made.number, base: made.content, content: here, history: QuoteHistory(), editor: QuoteTests.nancy)
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await london.openQuote(number: made.number, editor: QuoteTests.janet)
+        var away = there.content
+        away.validUntil = LocalDate("2027-01-15") ?? .today
+        away.notes = "Notes from London"
+        _ = try await london.saveQuoteDraft(
+            number: made.number,
+            base: there.content,
+            content: away,
+            history: QuoteHistory(),
+            editor: QuoteTests.janet
+        )
+        // and London's changes reach head office
+        try await StockTransferTests.Pair.relay(from: pair.london, to: pair.office)
+        // Then head office has both changes to different fields, and the notes are in conflict with both sides kept
+        let session = try await office.openQuote(number: made.number, editor: QuoteTests.nancy)
+        #expect(session.quote.content.lines[0].quantity == 9)
+        #expect(session.quote.content.validUntil == LocalDate("2027-01-15"))
+        #expect(session.state.contains(.inConflict))
+        let notes = try #require(session.conflicts.first { $0.field == "notes" })
+        #expect(Set([notes.kept, notes.lost]) == ["Notes from head office", "Notes from London"])
     }
 }

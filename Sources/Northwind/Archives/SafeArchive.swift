@@ -33,7 +33,14 @@ struct SafeArchive {
     let paths: [String]
     private let entries: [String: Entry]
 
+    /// The type its `mimetype` entry names: one of those the caller accepts.
+    private(set) var mediaType: String
+
     init(url: URL, mediaType: String, limits: ArchiveLimits, what: String) throws(NorthwindError) {
+        try self.init(url: url, mediaTypes: [mediaType], limits: limits, what: what)
+    }
+
+    init(url: URL, mediaTypes: [String], limits: ArchiveLimits, what: String) throws(NorthwindError) {
         self.url = url
         let archive: Archive
         do {
@@ -83,10 +90,12 @@ struct SafeArchive {
         }
         self.paths = paths
         self.entries = entries
+        mediaType = ""
         let declared = String(decoding: try read("mimetype", limit: 200), as: UTF8.self)
-        guard declared == mediaType else {
-            throw .importFailed("\(url.lastPathComponent) is not a \(what): its type is \(declared), not \(mediaType).")
+        guard mediaTypes.contains(declared) else {
+            throw .importFailed("\(url.lastPathComponent) is not a \(what): its type is \(declared), not \(mediaTypes.joined(separator: " or ")).")
         }
+        mediaType = declared
     }
 
     /// Why a path may not be unpacked, or nil when it is plain.
@@ -229,8 +238,8 @@ enum ZipDirectory {
 }
 
 /// "1 change", "3 changes".
-public func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
+public func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
 }
 
 /// A size as people read it: "512 bytes", "840 KiB", "12.5 MiB".

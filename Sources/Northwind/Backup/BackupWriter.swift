@@ -82,7 +82,7 @@ enum BackupWriter {
                 try linkOrCopy(pictures.appendingPathComponent(name), to: staging.appendingPathComponent("pictures/" + name))
             }
             var counts: [String: Int] = [:]
-            for table in Store.syncedTables {
+            for table in Store.syncedTables where try db.tableExists(table) {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
             }
             let membership = try Backoffice.membership(db)

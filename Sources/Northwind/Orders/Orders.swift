@@ -133,14 +133,21 @@ extension Backoffice {
     }
 
     /// Inserts a validated draft's order and lines inside the caller's transaction.
-    static func insertOrder(_ draft: OrderDraft, orderDate: LocalDate, _ db: Database) throws -> OrderDetail {
+    /// `number` and `recordID` keep an imported order's own.
+    static func insertOrder(
+        _ draft: OrderDraft,
+        orderDate: LocalDate,
+        number: String? = nil,
+        recordID: String? = nil,
+        _ db: Database
+    ) throws -> OrderDetail {
         let customer = try Self.customer(code: draft.customerCode, db)
         try Self.checkEmployee(draft.employeeID, db)
         if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {
             throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
         }
         var order = Order(
-            number: try StoreMetadata.nextOrderNumber(db),
+            number: try number ?? StoreMetadata.nextOrderNumber(db),
             customerID: customer.id ?? 0,
             employeeID: draft.employeeID,
             orderDate: orderDate,
@@ -148,6 +155,7 @@ extension Backoffice {
             shipVia: draft.shipVia,
             freight: draft.freight
         )
+        if let recordID { order.recordID = recordID }
         order.shipName = customer.companyName
         (order.shipAddress, order.shipCity, order.shipRegion) = (customer.address, customer.city, customer.region)
         (order.shipPostalCode, order.shipCountry) = (customer.postalCode, customer.country)

@@ -228,6 +228,28 @@ extension Backoffice {
         }
     }
 
+    // MARK: Imports
+
+    /// A quote from a package: its own record id, lines and number (the caller picks a free one).
+    static func insertImportedQuote(_ content: QuoteContent, number: String, recordID: String, _ db: Database) throws {
+        let customerID = try customer(code: content.customerCode, db).id ?? 0
+        try db.execute(
+            sql: "INSERT INTO quotes (recordID, number, customerID, validUntil, notes, createdBy) VALUES (?, ?, ?, ?, ?, 'import')",
+            arguments: [recordID, number, customerID, content.validUntil.description, content.notes]
+        )
+        let quoteID = db.lastInsertedRowID
+        for (position, line) in content.lines.enumerated() {
+            try insertQuoteLine(line, quoteID: quoteID, position: position, db)
+        }
+        try insertVersion(try quote(number: number, db), label: "Imported", author: "import", db)
+    }
+
+    /// A package's content over a quote that is here already: the fields that differ are written, and kept as a version.
+    static func applyImported(_ content: QuoteContent, over current: Quote, _ db: Database) throws {
+        try apply(from: current.content, to: content, quote: current, db)
+        try insertVersion(try quote(number: current.number, db), label: "Imported", author: "import", db)
+    }
+
     // MARK: Rules
 
     static func validate(_ content: QuoteContent) throws(NorthwindError) {

@@ -1,0 +1,320 @@
+import Foundation
+import GRDB
+import NorthwindStore
+
+/// A package whose every check passed, with its content decoded.
+public struct ValidatedPackage: Sendable {
+    public enum Content: Sendable {
+        case quote(QuoteDocument)
+        case order(OrderDocument)
+        /// With the pictures its categories name, by entry path.
+        case catalog(CatalogDocument, media: [String: Data])
+    }
+    public var manifest: DocumentManifest
+    public var content: Content
+}
+
+public enum DocumentPackages {
+    /// A document is small: a catalogue of a thousand products with their pictures fits well within these.
+    static let limits = ArchiveLimits(entries: 5000, totalBytes: 256 << 20, compressionRatio: 100)
+
+    /// Opens and checks a `.nwdoc` before anything in it is used: the archive's table of contents
+    /// (`SafeArchive`), the manifest (format, kind, the version it needs), every entry against the manifest (nothing
+    /// more, nothing missing, each size and SHA-256), the content as its kind's JSON, and the content's own rules.
+    public static func validate(_ file: URL) throws(NorthwindError) -> ValidatedPackage {
+        let name = file.lastPathComponent
+        let archive = try SafeArchive(url: file, mediaTypes: DocumentKind.allCases.map(\.mediaType), limits: limits, what: "Northwind document")
+        let manifest: DocumentManifest
+        do {
+            manifest = try JSONDecoder().decode(DocumentManifest.self, from: try archive.read("manifest.json", limit: 4 << 20))
+        } catch let error as NorthwindError {
+            throw error
+        } catch {
+            throw .importFailed("\(name) is not a Northwind document: its manifest cannot be read (\(error)).")
+        }
+        guard manifest.format == DocumentManifest.format, archive.mediaType == manifest.kind.mediaType else {
+            throw .importFailed(
+                "\(name) is not a Northwind document: its manifest says \(manifest.format) \(manifest.kind.rawValue), its type \(archive.mediaType)."
+            )
+        }
+        guard manifest.minReaderVersion <= DocumentManifest.formatVersion else {
+            throw .importFailed(
+                "\(name) was made by \(manifest.generator.app) \(manifest.generator.version) in document format \(manifest.formatVersion), which this Northwind (\(NorthwindVersion.current)) cannot read: upgrade Northwind to import it."
+            )
+        }
+        let listed = Set(manifest.entries.map(\.path))
+        guard listed.count == manifest.entries.count else { throw .importFailed("\(name) is refused: its manifest lists an entry twice.") }
+        for path in archive.paths where !["mimetype", "manifest.json"].contains(path) && !listed.contains(path) {
+            throw .importFailed("\(name) is refused: it holds \(path), which its manifest does not list.")
+        }
+        var bytes: [String: Data] = [:]
+        for entry in manifest.entries {
+            guard archive.contains(entry.path) else {
+                throw .importFailed("\(name) is refused: its manifest lists \(entry.path), which it does not hold.")
+            }
+            var data = Data()
+            let read = try archive.stream(entry.path, limit: entry.size) { data.append($0) }
+            guard read.size == entry.size, read.sha256 == entry.sha256 else {
+                throw .importFailed("\(name) is refused: \(entry.path) does not match its checksum in the manifest.")
+            }
+            bytes[entry.path] = data
+        }
+        guard manifest.root == manifest.kind.root, let content = bytes[manifest.root] else {
+            throw .importFailed("\(name) is refused: its content should be \(manifest.kind.root).")
+        }
+        let decoded: ValidatedPackage.Content
+        switch manifest.kind {
+        case .quote:
+            let document = try decode(QuoteDocument.self, content, name)
+            try check(schemaVersion: document.schemaVersion, QuoteDocument.schemaVersion, name)
+            try check(document.lines, name)
+            decoded = .quote(document)
+        case .order:
+            let document = try decode(OrderDocument.self, content, name)
+            try check(schemaVersion: document.schemaVersion, OrderDocument.schemaVersion, name)
+            try check(document.lines, name)
+            decoded = .order(document)
+        case .catalog:
+            let document = try decode(CatalogDocument.self, content, name)
+            try check(schemaVersion: document.schemaVersion, CatalogDocument.schemaVersion, name)
+            var media: [String: Data] = [:]
+            for category in document.categories {
+                guard let path = category.picture else { continue }
+                guard let picture = bytes[path], path.hasPrefix("media/") else {
+                    throw .importFailed("\(name) is refused: the category \(category.name) names a picture, \(path), that it does not hold.")
+                }
+                guard Picture.unwrap([UInt8](picture))?.contentType.hasPrefix("image/") == true else {
+                    throw .importFailed("\(name) is refused: \(path) is not a picture.")
+                }
+                media[path] = picture
+            }
+            for product in document.products {
+                if let error = Limits.check(product.unitPrice, Limits.money, "\(product.name): unitPrice") {
+                    throw .importFailed("\(name) is refused: \(error.field) \(error.message).")
+                }
+                if product.name.trimmingCharacters(in: .whitespaces).isEmpty || product.name.count > 200 {
+                    throw .importFailed("\(name) is refused: a product's name is empty or longer than 200 characters.")
+                }
+            }
+            decoded = .catalog(document, media: media)
+        }
+        return ValidatedPackage(manifest: manifest, content: decoded)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ name: String) throws(NorthwindError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw .importFailed("\(name) is refused: its content is not a valid \(T.self): \(error).")
+        }
+    }
+
+    private static func check(schemaVersion: Int, _ ours: Int, _ name: String) throws(NorthwindError) {
+        guard schemaVersion <= ours else {
+            throw .importFailed(
+                "\(name) is refused: its content is in schema version \(schemaVersion); this Northwind reads up to \(ours). Upgrade Northwind to import it."
+            )
+        }
+    }
+
+    /// A package's lines obey the rules of an order's.
+    private static func check(_ lines: [DocumentLine], _ name: String) throws(NorthwindError) {
+        // Products are numbered here by their reference, so that one named twice is caught as on an order.
+        var numbers: [String: Int64] = [:]
+        var drafts: [OrderLineDraft] = []
+        for line in lines {
+            let key = line.product.recordID + "\u{0}" + line.product.name
+            let number = numbers[key] ?? Int64(numbers.count + 1)
+            numbers[key] = number
+            drafts.append(OrderLineDraft(productID: number, quantity: line.quantity, discount: line.discount, unitPrice: line.unitPrice))
+        }
+        do {
+            if !drafts.isEmpty { try Backoffice.validate(lines: drafts) }
+        } catch {
+            throw .importFailed("\(name) is refused: \(error.description).")
+        }
+    }
+}
+
+extension Backoffice {
+    /// Imports a package, all or nothing; with `dryRun`, says what it would add and update and changes nothing.
+    /// A quote or an order finds its customer by code (adding it when missing) and its products by record id, then
+    /// by name; a catalogue adds missing categories and products and updates prices. Nothing is ever deleted.
+    public func importDocument(_ file: URL, dryRun: Bool) async throws(NorthwindError) -> DocumentImportPlan {
+        let package = try DocumentPackages.validate(file)
+        let binaries = store.binaries
+        if dryRun {
+            do {
+                try await store.pool.write { db in
+                    throw DryRun(plan: try Self.importPackage(package, binaries: binaries, db))
+                }
+            } catch let dry as DryRun {
+                return dry.plan
+            } catch {
+                throw NorthwindError.translating(error)
+            }
+            throw .storeUnavailable("The dry run did not finish.")
+        }
+        return try await write { db in try Self.importPackage(package, binaries: binaries, db) }
+    }
+
+    /// Carries a dry run's plan out of the transaction it rolls back.
+    private struct DryRun: Error { var plan: DocumentImportPlan }
+
+    private static func importPackage(_ package: ValidatedPackage, binaries: ExternalStorage, _ db: Database) throws -> DocumentImportPlan {
+        switch package.content {
+        case .quote(let document):
+            var plan = DocumentImportPlan(kind: .quote, title: "Quote \(document.number)", adds: [], updates: [], unchanged: 0)
+            let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
+            let lines = try document.lines.map { line in
+                QuoteLine(
+                    lineID: line.lineID,
+                    productID: try productID(line.product, db),
+                    productName: line.product.name,
+                    quantity: line.quantity,
+                    unitPrice: line.unitPrice,
+                    discount: line.discount
+                )
+            }
+            let content = QuoteContent(customerCode: customerCode, validUntil: document.validUntil, notes: document.notes, lines: lines)
+            if let number = try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE recordID = ?", arguments: [package.manifest.documentId]) {
+                let current = try quote(number: number, db)
+                if current.content == content {
+                    plan.unchanged += 1
+                } else {
+                    try applyImported(content, over: current, db)
+                    plan.updates.append("quote \(number) to the package's content")
+                }
+            } else {
+                let number =
+                    try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE number = ?", arguments: [document.number]) == nil
+                    ? document.number : try StoreMetadata.nextQuoteNumber(db)
+                try insertImportedQuote(content, number: number, recordID: package.manifest.documentId, db)
+                plan.adds.append("quote \(number) for \(document.customer.companyName), \(counted(lines.count, "line"))")
+            }
+            return plan
+        case .order(let document):
+            var plan = DocumentImportPlan(kind: .order, title: "Order \(document.number)", adds: [], updates: [], unchanged: 0)
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM orders WHERE recordID = ?)", arguments: [package.manifest.documentId]) == true
+            {
+                plan.unchanged += 1
+                return plan
+            }
+            let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
+            let draft = OrderDraft(
+                customerCode: customerCode,
+                employeeID: nil,
+                orderDate: document.orderDate,
+                requiredDate: document.requiredDate,
+                freight: document.freight,
+                lines: try document.lines.map {
+                    OrderLineDraft(productID: try productID($0.product, db), quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
+                }
+            )
+            let free = try String.fetchOne(db, sql: "SELECT number FROM orders WHERE number = ?", arguments: [document.number]) == nil
+            let detail = try insertOrder(
+                draft,
+                orderDate: document.orderDate,
+                number: free ? document.number : nil,
+                recordID: package.manifest.documentId,
+                db
+            )
+            plan.adds.append(
+                "order \(detail.order.number) for \(document.customer.companyName), \(counted(draft.lines.count, "line")), to ship from here"
+            )
+            return plan
+        case .catalog(let document, let media):
+            var plan = DocumentImportPlan(
+                kind: .catalog,
+                title: document.onlyCategory.map { "Catalogue: \($0)" } ?? "Catalogue",
+                adds: [],
+                updates: [],
+                unchanged: 0
+            )
+            var categoryIDs: [String: Int64] = [:]
+            for category in document.categories {
+                if let id = try Int64.fetchOne(
+                    db,
+                    sql: "SELECT id FROM categories WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
+                    arguments: [category.recordID, category.name, category.recordID]
+                ) {
+                    categoryIDs[category.name] = id
+                    plan.unchanged += 1
+                    continue
+                }
+                var row = Category(recordID: category.recordID, name: category.name, description: category.description)
+                try row.insert(db)
+                let id = row.id ?? 0
+                if let path = category.picture, let bytes = media[path], let picture = Picture.unwrap([UInt8](bytes)) {
+                    try binaries.save(
+                        db,
+                        BinaryContent(bytes: Data(picture.bytes), contentType: picture.contentType),
+                        table: "categories",
+                        attribute: "picture",
+                        id: id
+                    )
+                }
+                categoryIDs[category.name] = id
+                plan.adds.append("category \(category.name)\(category.picture == nil ? "" : ", with its picture")")
+            }
+            for product in document.products {
+                if let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, unitPriceCents FROM products WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
+                    arguments: [product.recordID, product.name, product.recordID]
+                ) {
+                    let price = Money(cents: row["unitPriceCents"])
+                    if price == product.unitPrice {
+                        plan.unchanged += 1
+                    } else {
+                        try db.execute(
+                            sql: "UPDATE products SET unitPriceCents = ?, version = version + 1 WHERE id = ?",
+                            arguments: [product.unitPrice.cents, row["id"] as Int64]
+                        )
+                        plan.updates.append("the price of \(product.name): \(price) → \(product.unitPrice)")
+                    }
+                    continue
+                }
+                var row = Product(
+                    name: product.name,
+                    categoryID: product.category.flatMap { categoryIDs[$0] },
+                    quantityPerUnit: product.quantityPerUnit,
+                    unitPrice: product.unitPrice,
+                    reorderLevel: product.reorderLevel,
+                    discontinued: product.discontinued
+                )
+                row.recordID = product.recordID
+                try row.insert(db)
+                plan.adds.append("product \(product.name) at \(product.unitPrice)")
+            }
+            return plan
+        }
+    }
+
+    /// The customer's code here: theirs if a customer has it, after adding them when none does.
+    private static func ensureCustomer(_ party: DocumentParty, plan: inout DocumentImportPlan, _ db: Database) throws -> String {
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM customers WHERE code = ?)", arguments: [party.code]) == true { return party.code }
+        var customer = Customer(code: party.code, companyName: party.companyName)
+        (customer.contactName, customer.address, customer.city, customer.region) = (party.contactName, party.address, party.city, party.region)
+        (customer.postalCode, customer.country, customer.phone) = (party.postalCode, party.country, party.phone)
+        try customer.insert(db)
+        plan.adds.append("customer \(party.code) (\(party.companyName))")
+        return party.code
+    }
+
+    /// A product here: by record id (stores that sync share them), else by its exact name.
+    private static func productID(_ product: DocumentProductRef, _ db: Database) throws -> Int64 {
+        guard
+            let id = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM products WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
+                arguments: [product.recordID, product.name, product.recordID]
+            )
+        else {
+            throw NorthwindError.importFailed(
+                "This store has no product \(product.name): import a catalogue that has it first. Nothing was imported."
+            )
+        }
+        return id
+    }
+}

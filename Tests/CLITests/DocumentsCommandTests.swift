@@ -1,0 +1,94 @@
+import Foundation
+import Northwind
+import NorthwindLoading
+import NorthwindStore
+import Testing
+
+@testable import NorthwindTestSupport
+
+@Suite("Documents on the command line", .serialized)
+struct DocumentsCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A quote made with the CLI, and its number.
+    static func quote(_ fixture: BackupCommandTests.Fixture) async throws -> String {
+        let backoffice = try Backoffice.open(StoreConfiguration(path: fixture.store.path), seedIfCreated: false)
+        let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+        try backoffice.store.close()
+        let made = try fixture.run(["quotes", "new", "--customer", customer, "--line", "1:3", "--line", "2:5:0.1", "--notes", "First call"])
+        #expect(made.status == 0, "\(made.stderr)")
+        return try #require(made.stdout.firstMatch(of: /Quote (\S+) —/).map { String($0.1) })
+    }
+
+    @Test(.enabled(if: JSONSchemaSupport.enabled, Comment(rawValue: JSONSchemaSupport.skipMessage)))
+    func everyKindsExportedContentAndManifestMatchThePublishedSchemas() async throws {
+        // Given a quote, an order and the catalogue exported with the CLI
+        let fixture = try await BackupCommandTests.Fixture()
+        let number = try await Self.quote(fixture)
+        let order = try #require(
+            try fixture.run(["orders", "list", "--limit", "1"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-[0-9]+)\b/).map { String($0.1) }
+        )
+        var files: [(String, String)] = []
+        for (kind, argument) in [("quote", number), ("order", order), ("catalog", nil)] {
+            let file = fixture.place.directory.appendingPathComponent("\(kind).nwdoc").path
+            let exported = try fixture.run(["documents", "export", kind] + (argument.map { [$0] } ?? []) + ["-o", file])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            files.append((kind, file))
+        }
+        // When each package's content and manifest are checked against docs/schemas with Python's jsonschema
+        for (kind, file) in files {
+            let script = """
+                import json, sys, zipfile, jsonschema
+                package = zipfile.ZipFile(sys.argv[1])
+                for entry, schema in [(sys.argv[2], sys.argv[3]), ("manifest.json", sys.argv[4])]:
+                    jsonschema.validate(json.loads(package.read(entry)), json.load(open(schema)))
+                print("valid")
+                """
+            let schemas = Self.repository.appendingPathComponent("docs/schemas")
+            let (status, stdout, stderr) = try ChildProcess.run(
+                "/usr/bin/python3",
+                [
+                    "-c", script, file, "content/\(kind).json", schemas.appendingPathComponent("\(kind).schema.json").path,
+                    schemas.appendingPathComponent("manifest.schema.json").path,
+                ]
+            )
+            // Then each is valid
+            #expect(status.status == 0 && stdout.contains("valid"), "\(kind): \(stderr)")
+        }
+    }
+
+    @Test func validateAndADryRunImportSayWhatTheyFindAndChangeNothing() async throws {
+        // Given a quote's package from one store, and another store
+        let fixture = try await BackupCommandTests.Fixture()
+        let other = try await BackupCommandTests.Fixture()
+        let number = try await Self.quote(fixture)
+        let file = fixture.place.directory.appendingPathComponent("quote.nwdoc").path
+        #expect(try fixture.run(["documents", "export", "quote", number, "-o", file]).status == 0)
+        // When it is validated, then imported at the other store as a dry run, then for real
+        let valid = try CLI.run(["documents", "validate", file])
+        let dry = try other.run(["documents", "import", file, "--dry-run"])
+        let listedBefore = try other.run(["quotes", "list"])
+        let imported = try other.run(["documents", "import", file])
+        // Then each says what it found; the dry run changed nothing, and the import added the quote
+        #expect(valid.status == 0)
+        #expect(valid.stdout.contains("quote.nwdoc: a valid quote, made by northwind \(NorthwindVersion.current)"), "\(valid.stdout)")
+        #expect(dry.stdout.contains("Quote \(number):\n  add quote \(number) for "), "\(dry.stdout)")
+        #expect(dry.stdout.contains("Dry run: nothing changed."))
+        #expect(listedBefore.stdout.contains("No quotes yet"))
+        #expect(imported.stdout.contains("Imported: 1 addition, 0 updates."), "\(imported.stdout) \(imported.stderr)")
+        #expect(try other.run(["quotes", "show", number]).stdout.contains("First call"))
+    }
+
+    @Test func somethingThatIsNotAPackageIsRefusedWithExitStatusOne() async throws {
+        // Given a text file named like a package
+        let place = BackupPlace()
+        try FileManager.default.createDirectory(at: place.directory, withIntermediateDirectories: true)
+        let file = place.directory.appendingPathComponent("notes.nwdoc")
+        try Data("hello".utf8).write(to: file)
+        // When it is validated
+        let result = try CLI.run(["documents", "validate", file.path])
+        // Then it is refused, saying why
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("notes.nwdoc is not a Northwind document: it cannot be read as a ZIP archive."), "\(result.stderr)")
+    }
+}
