@@ -419,6 +419,45 @@ function quoteEditor(root) {
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") save(true); });
 }
 
+// Importing a package: check it first (a dry run), then import it, showing what it adds and updates.
+function importForm(form) {
+  let bytes = null;
+  const plan = document.getElementById("import-plan");
+  const failed = document.getElementById("import-error");
+  const done = document.getElementById("import-done");
+  async function send(dryRun) {
+    failed.hidden = done.hidden = true;
+    const response = await fetch("/documents/import?dryRun=" + (dryRun ? "1" : "0"), {
+      method: "POST", body: bytes, credentials: "same-origin",
+      headers: { "Accept": "application/json", "Content-Type": "application/zip", "X-CSRF-Token": csrf() },
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      plan.hidden = true;
+      failed.textContent = body.detail || response.statusText;
+      failed.hidden = false;
+      return;
+    }
+    document.getElementById("import-title").textContent = body.title;
+    document.getElementById("import-lines").replaceChildren(...body.lines.map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line.trim();
+      return item;
+    }));
+    plan.hidden = false;
+    document.getElementById("import-now").hidden = body.imported;
+    if (body.imported) { done.textContent = "Imported."; done.hidden = false; }
+  }
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = document.getElementById("package").files[0];
+    if (!file) return;
+    bytes = await file.arrayBuffer();
+    send(true);
+  });
+  document.getElementById("import-now").addEventListener("click", () => send(false));
+}
+
 // A slider shows its value beside it as it moves (the settings page's sliders).
 document.addEventListener("input", (event) => {
   if (event.target.type !== "range") return;
@@ -435,4 +474,6 @@ document.addEventListener("DOMContentLoaded", () => {
   if (order) phoneOrder(order);
   const quote = document.getElementById("quote-editor");
   if (quote) quoteEditor(quote);
+  const importing = document.getElementById("import-form");
+  if (importing) importForm(importing);
 });

@@ -282,7 +282,7 @@ extension PageRoutes {
     }
 
     /// Runs `body` and answers JSON: its result, or the problem (status and detail) it threw.
-    private func jsonAnswer(_ request: Request, _ context: WebContext, _ body: () async throws -> some Encodable) async -> Response {
+    func jsonAnswer(_ request: Request, _ context: WebContext, _ body: () async throws -> some Encodable) async -> Response {
         do {
             return Self.jsonResponse(try Self.json(try await body()), status: .ok)
         } catch {
