@@ -117,4 +117,28 @@ extension BrowserTests {
             #expect(try await backoffice.quote(number: quote.number).content.notes == "First call")
         }
     }
+
+    @Test func aSaveThatFailsKeepsTheDraftSaysWhyAndTriesAgain() async throws {
+        // Given a representative editing a quote, with autosave after a second
+        try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
+            let backoffice = try server.backoffice()
+            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await backoffice.createQuote(
+                QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), lines: []),
+                by: QuoteEditor(login: "setup", name: "Setup")
+            )
+            let browser = try await driver.newBrowser()
+            try await browser.signIn(server, as: server.rep, next: "/quotes/\(quote.number)")
+            try await browser.find("#quote-notes")
+            // When the server dies (kill -9) and they go on typing
+            server.process.signal(SIGKILL)
+            await server.process.exit()
+            try await overwrite(browser, "#quote-notes", with: "Written while the server was gone")
+            // Then the page says the save failed and that it will try again, and the draft is kept in the browser
+            let said = try await browser.waitForText("#save-state", "the failed save") { $0.hasPrefix("Not saved:") }
+            #expect(said.contains("Trying again in"), "\(said)")
+            let kept = try await browser.execute("return localStorage.getItem(arguments[0]) || ''", ["quote-draft:" + quote.number]) as? String ?? ""
+            #expect(kept.contains("Written while the server was gone"))
+        }
+    }
 }
