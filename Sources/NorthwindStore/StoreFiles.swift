@@ -64,8 +64,9 @@ public struct StoreFiles: Sendable {
             } else {
                 // Staging never reached the journal (the old store stands; the half-built new one goes), or the swap
                 // was done and only its leftovers remain.
-                try? fileManager.removeItem(at: stagingFolder)
-                try? fileManager.removeItem(at: replaced)
+                for leftover in [stagingFolder, replaced] where fileManager.fileExists(atPath: leftover.path) {
+                    try fileManager.removeItem(at: leftover)
+                }
             }
         } catch let error as NorthwindError {
             throw error
@@ -83,8 +84,9 @@ public struct StoreFiles: Sendable {
         if fileManager.fileExists(atPath: staged.path) {
             // The old database, its log and its pictures leave before the new database arrives: the new file must
             // never meet the old write-ahead log.
-            for (index, old) in ([database] + companions).enumerated() where fileManager.fileExists(atPath: old.path) {
-                try fileManager.moveItem(at: old, to: replaced.appendingPathComponent("\(index)-" + old.lastPathComponent))
+            for old in [database] + companions where fileManager.fileExists(atPath: old.path) {
+                // Names never taken twice, so that a second run after a crash cannot collide with the first's.
+                try fileManager.moveItem(at: old, to: replaced.appendingPathComponent(UUID().uuidString + "-" + old.lastPathComponent))
                 CrashPoint.reach("restore-aside")
             }
             CrashPoint.reach("restore-aside-done")
@@ -132,14 +134,23 @@ public struct StoreFiles: Sendable {
     func lockShared() throws(NorthwindError) -> StoreLock {
         let lock = try StoreLock(file: lockFile)
         let fileManager = FileManager.default
-        if [journal, stagingFolder, replaced].contains(where: { fileManager.fileExists(atPath: $0.path) }) {
-            // Someone may be restoring right now; if so, the exclusive lock is theirs and we wait for the shared one.
-            if lock.tryLock(exclusive: true) { try recover() }
+        let leftovers = { [journal, stagingFolder, replaced].contains { fileManager.fileExists(atPath: $0.path) } }
+        while true {
+            if leftovers() {
+                // A restore runs now (its lock is exclusive: wait for it), or one was cut short: finish it alone.
+                guard lock.lock(exclusive: true, wait: true) else {
+                    throw .storeUnavailable("Cannot lock \(lockFile.path): \(String(cString: strerror(errno)))")
+                }
+                try recover()
+                lock.release()
+            }
+            guard lock.lock(exclusive: false, wait: true) else {
+                throw .storeUnavailable("Cannot lock \(lockFile.path): \(String(cString: strerror(errno)))")
+            }
+            // A restore may have been killed while we waited: look again now that we hold the lock.
+            guard leftovers() else { return lock }
+            lock.release()
         }
-        guard lock.lock(exclusive: false, wait: true) else {
-            throw .storeUnavailable("Cannot lock \(lockFile.path): \(String(cString: strerror(errno)))")
-        }
-        return lock
     }
 
     /// The store to oneself, for a restore: refused while any other program (a server, a command) has it open.

@@ -23,15 +23,27 @@ public enum StoreMetadata {
     /// installation's site code; the sequence after it is local. Call inside the write transaction that inserts
     /// the order, so that a rollback gives the number back.
     public static func nextOrderNumber(_ db: Database) throws -> String {
-        try nextOrderNumbers(db, count: 1)[0]
+        // A number already taken (a restored store's sequence is behind what sync brings back; an import keeps its
+        // order's number) is passed over.
+        while true {
+            let number = try nextOrderNumbers(db, count: 1)[0]
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM orders WHERE number = ?)", arguments: [number]) == false { return number }
+        }
     }
 
     /// The next quote number, e.g. "7KQ2XM-Q12": like an order number, with a sequence of its own.
     public static func nextQuoteNumber(_ db: Database) throws -> String {
         let site = try siteCode(db)
-        let last = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'quoteSequence'")) ?? 0
-        try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES ('quoteSequence', ?)", arguments: [String(last + 1)])
-        return "\(site)-Q\(last + 1)"
+        var last = try Int.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM store_metadata WHERE key = 'quoteSequence'")) ?? 0
+        repeat {
+            last += 1
+        } while try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM quotes WHERE number = ?)",
+            arguments: ["\(site)-Q\(last)"]
+        ) == true
+        try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES ('quoteSequence', ?)", arguments: [String(last)])
+        return "\(site)-Q\(last)"
     }
 
     /// Reserves `count` consecutive order numbers at once (used by seeding).

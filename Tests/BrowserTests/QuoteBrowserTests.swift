@@ -141,4 +141,80 @@ extension BrowserTests {
             #expect(kept.contains("Written while the server was gone"))
         }
     }
+
+    @Test func aVersionSavedOnThePageCanBeRestoredAfterLaterChanges() async throws {
+        // Given a representative editing a quote, with autosave after a second
+        try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
+            let backoffice = try server.backoffice()
+            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await backoffice.createQuote(
+                QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), notes: "As sent", lines: []),
+                by: QuoteEditor(login: "setup", name: "Setup")
+            )
+            let browser = try await driver.newBrowser()
+            try await browser.signIn(server, as: server.rep, next: "/quotes/\(quote.number)")
+            // When they save a version named "Sent", change the notes, then restore "Sent"
+            try await browser.find("#version-label").type("Sent")
+            try await browser.find("#save-version button[type=submit]").click()
+            try await browser.waitForText("#versions tbody tr:first-child td:nth-child(2)", "the new version") { $0 == "Sent" }
+            try await overwrite(browser, "#quote-notes", with: "Changed since")
+            try await browser.waitForText("#save-state", "the autosave") { $0 == "Saved" }
+            try await browser.find("#versions tbody tr:first-child button").click()
+            // Then the notes are as sent again, and the restore is a version of its own, after "Sent" and "Created"
+            try await browser.waitForText("#versions tbody tr:first-child td:nth-child(2)", "the restore") { $0.hasPrefix("Restored “Sent”") }
+            #expect(try await value(browser, "quote-notes") == "As sent")
+            let labels =
+                try await browser.execute("return [...document.querySelectorAll('#versions tbody tr td:nth-child(2)')].map(c => c.textContent)")
+                as? [String]
+            #expect(labels?.dropFirst() == ["Sent", "Created"])
+        }
+    }
+
+    @Test func aFieldChangedAtTwoInstallationsShowsBothSidesAndEitherCanBeChosen() async throws {
+        // Given the server's store as head office, and a London shop that has its quote
+        try await withLiveBrowser { server, driver in
+            let office = try server.backoffice()
+            try await office.join(SyncRelay.membership("HQ", role: "hq"), containerHasData: false)
+            let customer = try #require(try await office.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await office.createQuote(
+                QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), notes: "Draft", lines: []),
+                by: QuoteEditor(login: "setup", name: "Setup")
+            )
+            let london = try TemporaryStore()
+            try await london.backoffice.join(SyncRelay.membership("LON"), containerHasData: true)
+            try await SyncRelay.carry(from: office, to: london.backoffice)
+            // When both change the notes, head office first, and London's change arrives
+            let hq = QuoteEditor(login: "hq.editor", name: "HQ editor")
+            _ = try await office.openQuote(number: quote.number, editor: hq)
+            var here = quote.content
+            here.notes = "Deliver on Monday"
+            _ = try await office.saveQuoteDraft(number: quote.number, base: quote.content, content: here, history: QuoteHistory(), editor: hq)
+            try await office.closeQuote(number: quote.number, editor: hq)
+            try await Task.sleep(for: .milliseconds(20))
+            let lon = QuoteEditor(login: "lon.editor", name: "London editor")
+            let there = try await london.backoffice.openQuote(number: quote.number, editor: lon).quote
+            var away = there.content
+            away.notes = "Deliver on Friday"
+            _ = try await london.backoffice.saveQuoteDraft(
+                number: quote.number,
+                base: there.content,
+                content: away,
+                history: QuoteHistory(),
+                editor: lon
+            )
+            try await SyncRelay.carry(from: london.backoffice, to: office)
+            // Then the page shows the quote in conflict with both values
+            let browser = try await driver.newBrowser()
+            try await browser.signIn(server, as: server.rep, next: "/quotes/\(quote.number)")
+            let conflict = try await browser.text("#quote-conflicts form.conflict p")
+            #expect(conflict.contains("Deliver on Monday") && conflict.contains("Deliver on Friday"), "\(conflict)")
+            let standing = try await value(browser, "quote-notes")
+            // When they choose the value that was set aside
+            try await browser.find("#quote-conflicts .use-other").click()
+            // Then it stands, and the quote is no longer in conflict
+            try await waitFor("the conflict to be resolved") { try await browser.findNow("#quote-conflicts").isEmpty }
+            let chosen = try await value(browser, "quote-notes")
+            #expect(chosen != standing && ["Deliver on Monday", "Deliver on Friday"].contains(chosen), "\(chosen)")
+        }
+    }
 }

@@ -200,7 +200,7 @@ struct QuoteTests {
 
 @Suite("Quotes edited at two installations")
 struct QuoteSyncTests {
-    @Test func differentFieldsMergeAndTheSameFieldKeepsBothSidesAsAConflict() async throws {
+    @Test func aChangeToOneRecordStandsAndTheSameFieldChangedAtBothKeepsBothSides() async throws {
         // Given a quote made at head office and carried to London
         let pair = try await StockTransferTests.Pair.make()
         let office = pair.office.backoffice
@@ -217,7 +217,7 @@ struct QuoteSyncTests {
         )
         try await StockTransferTests.Pair.relay(from: pair.office, to: pair.london)
         let there = try await london.quote(number: made.number)
-        // When, offline, head office changes the quantity and the notes, and London the validity and the notes, later
+        // When, offline, head office changes a line's quantity and the notes, and London the notes, later
         _ = try await office.openQuote(number: made.number, editor: QuoteTests.nancy)
         var here = made.content
         here.lines[0].quantity = 9
@@ -226,7 +226,6 @@ struct QuoteSyncTests {
         try await Task.sleep(for: .milliseconds(20))
         _ = try await london.openQuote(number: made.number, editor: QuoteTests.janet)
         var away = there.content
-        away.validUntil = LocalDate("2027-01-15") ?? .today
         away.notes = "Notes from London"
         _ = try await london.saveQuoteDraft(
             number: made.number,
@@ -237,12 +236,16 @@ struct QuoteSyncTests {
         )
         // and London's changes reach head office
         try await StockTransferTests.Pair.relay(from: pair.london, to: pair.office)
-        // Then head office has both changes to different fields, and the notes are in conflict with both sides kept
+        // Then head office keeps its line's change, and the notes are in conflict with both sides kept
         let session = try await office.openQuote(number: made.number, editor: QuoteTests.nancy)
         #expect(session.quote.content.lines[0].quantity == 9)
-        #expect(session.quote.content.validUntil == LocalDate("2027-01-15"))
         #expect(session.state.contains(.inConflict))
         let notes = try #require(session.conflicts.first { $0.field == "notes" })
         #expect(Set([notes.kept, notes.lost]) == ["Notes from head office", "Notes from London"])
+        // And when the value set aside is chosen, it stands, and the quote is no longer in conflict
+        try await office.resolveSyncConflict(id: notes.id, restoreLost: true)
+        let resolved = try await office.openQuote(number: made.number, editor: QuoteTests.nancy)
+        #expect(resolved.quote.content.notes == notes.lost)
+        #expect(!resolved.state.contains(.inConflict), "\(resolved.conflicts)")
     }
 }

@@ -39,21 +39,9 @@ struct StockTransferTests {
         /// The same product at London (local ids differ between stores; record ids do not).
         func londonProductID() throws -> Int64 { try Self.firstProduct(london) }
 
-        /// Carries every pending change of `source` to `destination`, zone by zone, as a sync would.
+        /// Carries every pending change of `source` to `destination` (`SyncRelay`).
         static func relay(from source: TemporaryStore, to destination: TemporaryStore) async throws {
-            while let batch = try await source.backoffice.nextOutboxBatch() {
-                let zones = Dictionary(grouping: batch.operations.map(\.record), by: \.zoneID.zoneName)
-                for zone in SyncTable.sharedZones + zones.keys.filter({ !SyncTable.sharedZones.contains($0) }).sorted() {
-                    guard let records = zones[zone] else { continue }
-                    _ = try await destination.backoffice.applyDownloaded(zone: zone, records: records, token: "t\(batch.throughSeq)")
-                }
-                try await source.store.pool.write { db in
-                    // Sent, as an acknowledgement would record it.
-                    try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
-                    try Backoffice.setState(db, "pendingBatch", nil)
-                    try Backoffice.setState(db, "pendingBatchID", nil)
-                }
-            }
+            try await SyncRelay.carry(from: source.backoffice, to: destination.backoffice)
         }
     }
 

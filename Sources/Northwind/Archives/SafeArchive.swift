@@ -71,12 +71,13 @@ struct SafeArchive {
                 throw .importFailed("\(url.lastPathComponent) is refused: the entry \"\(path)\" appears twice.")
             }
             let size = Int64(clamping: entry.uncompressedSize)
-            total += size
-            guard total <= limits.totalBytes else {
+            // Compared before adding: a size near Int64.max (a ZIP64 field) must not overflow the sum.
+            guard size <= limits.totalBytes - total else {
                 throw .importFailed(
                     "\(url.lastPathComponent) is refused: it would unpack to more than \(byteText(limits.totalBytes))."
                 )
             }
+            total += size
             if entry.isCompressed, size > 1024, size / max(Int64(clamping: entry.compressedSize), 1) > limits.compressionRatio {
                 throw .importFailed(
                     "\(url.lastPathComponent) is refused: the entry \"\(path)\" is compressed more than \(limits.compressionRatio) to 1, as a ZIP bomb is."

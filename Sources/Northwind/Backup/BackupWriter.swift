@@ -47,6 +47,8 @@ enum BackupWriter {
             attempt += 1
             do {
                 try? FileManager.default.removeItem(at: staging)
+                // Readable by its owner only, whatever the umask: the copy holds everything the store does.
+                try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try FileManager.default.createDirectory(at: staging.appendingPathComponent("pictures"), withIntermediateDirectories: true)
                 var manifest = try snapshot(from: reader, pictures: pictures, storePath: storePath, into: staging, kind: kind)
                 return try archive(&manifest, staging: staging, folder: folder)
@@ -149,7 +151,8 @@ enum BackupWriter {
     /// Writes the archive under a hidden name, reads it back against the manifest, then gives it its name.
     private static func archive(_ manifest: inout BackupManifest, staging: URL, folder: BackupFolder) throws(NorthwindError) -> BackupListing {
         let final = folder.newFile(site: manifest.store.siteCode, at: manifest.created, kind: manifest.kind)
-        let partial = folder.url.appendingPathComponent("." + final.lastPathComponent + ".partial")
+        // Assembled in this backup's own staging folder (no other backup writes there), then moved into place.
+        let partial = staging.appendingPathComponent(final.lastPathComponent + ".partial")
         defer { try? FileManager.default.removeItem(at: partial) }
         let writer = try ArchiveWriter(creating: partial, mediaType: BackupManifest.mediaType)
         try writer.add("manifest.json", try encode(manifest), compress: true)

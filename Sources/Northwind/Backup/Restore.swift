@@ -200,7 +200,8 @@ public enum Restore {
             let current = try open(target.path, readonly: true)
             defer { try? current.close() }
             try current.read { db in
-                for table in Store.syncedTables where try db.tableExists(table) {
+                // Sign-ins and settings are data too: a store that holds only those is not replaced without --force.
+                for table in Store.syncedTables + ["credentials", "settings", "user_settings"] where try db.tableExists(table) {
                     plan.targetRows += try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
                 }
                 guard try db.tableExists("change_log") else { return }

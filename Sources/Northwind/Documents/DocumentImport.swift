@@ -67,11 +67,14 @@ public enum DocumentPackages {
         case .quote:
             let document = try decode(QuoteDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, QuoteDocument.schemaVersion, name)
+            try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
+            if document.notes.count > 4000 { throw .importFailed("\(name) is refused: its notes are longer than 4000 characters.") }
             decoded = .quote(document)
         case .order:
             let document = try decode(OrderDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, OrderDocument.schemaVersion, name)
+            try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
             decoded = .order(document)
         case .catalog:
@@ -114,6 +117,19 @@ public enum DocumentPackages {
             throw .importFailed(
                 "\(name) is refused: its content is in schema version \(schemaVersion); this Northwind reads up to \(ours). Upgrade Northwind to import it."
             )
+        }
+    }
+
+    /// A number that names a page (no slash), and a customer with a code and a name.
+    private static func check(number: String, party: DocumentParty, _ name: String) throws(NorthwindError) {
+        if number.isEmpty || number.count > 64 || number.contains("/") || number.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw .importFailed("\(name) is refused: its number must be 1 to 64 characters, with no slash.")
+        }
+        if party.code.trimmingCharacters(in: .whitespaces).isEmpty || party.code.count > 20
+            || party.companyName.trimmingCharacters(in: .whitespaces).isEmpty
+            || party.companyName.count > 200
+        {
+            throw .importFailed("\(name) is refused: its customer needs a code (at most 20 characters) and a name (at most 200).")
         }
     }
 
@@ -177,9 +193,19 @@ extension Backoffice {
                 )
             }
             let content = QuoteContent(customerCode: customerCode, validUntil: document.validUntil, notes: document.notes, lines: lines)
+            // Two references that name one product here would make a quote no order could take.
+            do throws(NorthwindError) { try validate(content) } catch {
+                throw NorthwindError.importFailed("The quote cannot be imported here: \(error.description)")
+            }
             if let number = try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE recordID = ?", arguments: [package.manifest.documentId]) {
                 let current = try quote(number: number, db)
-                if current.content == content {
+                // Names are this store's: the package's may differ and still name the same products.
+                func unnamed(_ content: QuoteContent) -> QuoteContent {
+                    var content = content
+                    for index in content.lines.indices { content.lines[index].productName = "" }
+                    return content
+                }
+                if unnamed(current.content) == unnamed(content) {
                     plan.unchanged += 1
                 } else {
                     try applyImported(content, over: current, db)

@@ -132,6 +132,7 @@ extension Backoffice {
         editor: QuoteEditor
     ) async throws(NorthwindError) -> QuoteSaved {
         try Self.validate(content)
+        try Self.validateIDs(base, field: "base")
         try Self.validate(history)
         let historyJSON = try BackupWriter.encode(history)
         return try await write { db in
@@ -198,26 +199,24 @@ extension Backoffice {
     /// Turns a draft quote into an order in one step, at the prices and discounts quoted. The quote is then
     /// converted, names its order, and can no longer change.
     public func convertQuote(number: String, employeeID: Int64?, requiredDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
-        let quote = try await self.quote(number: number)
-        guard quote.status == .draft else {
-            throw .invalidState(
-                "Quote \(number) is \(quote.status.rawValue)\(quote.orderNumber.map { " (order \($0))" } ?? ""); only a draft converts."
+        try await write { db in
+            // Read inside the transaction: an autosave a moment before is in the order, and two people converting at
+            // once make one order.
+            let quote = try Self.quote(number: number, db)
+            guard quote.status == .draft else {
+                throw NorthwindError.invalidState(
+                    "Quote \(number) is \(quote.status.rawValue)\(quote.orderNumber.map { " (order \($0))" } ?? ""); only a draft converts."
+                )
+            }
+            let draft = OrderDraft(
+                customerCode: quote.content.customerCode,
+                employeeID: employeeID,
+                requiredDate: requiredDate,
+                lines: quote.content.lines.map {
+                    OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
+                }
             )
-        }
-        let draft = OrderDraft(
-            customerCode: quote.content.customerCode,
-            employeeID: employeeID,
-            requiredDate: requiredDate,
-            lines: quote.content.lines.map {
-                OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
-            }
-        )
-        try Self.validate(lines: draft.lines)
-        return try await write { db in
-            // Checked again inside the transaction: two people converting at once make one order.
-            guard try String.fetchOne(db, sql: "SELECT status FROM quotes WHERE number = ?", arguments: [number]) == "draft" else {
-                throw NorthwindError.invalidState("Quote \(number) was converted a moment ago.")
-            }
+            try Self.validate(lines: draft.lines)
             let order = try Self.insertOrder(draft, orderDate: .today, db)
             try db.execute(
                 sql: "UPDATE quotes SET status = 'converted', orderNumber = ?, updatedAt = ?, version = version + 1 WHERE number = ?",
@@ -260,7 +259,7 @@ extension Backoffice {
         if content.schemaVersion > QuoteContent.schemaVersion {
             errors.append(.init("schemaVersion", "is \(content.schemaVersion); this Northwind reads quotes up to \(QuoteContent.schemaVersion)"))
         }
-        if Set(content.lines.map(\.lineID)).count != content.lines.count { errors.append(.init("lines", "two lines have the same id")) }
+        if let error = idProblem(content) { errors.append(.init("lines", error)) }
         for (index, line) in content.lines.enumerated() where line.lineID.isEmpty || line.lineID.count > 64 {
             errors.append(.init("lines[\(index)].lineID", "must be 1 to 64 characters"))
         }
@@ -273,6 +272,15 @@ extension Backoffice {
                 }
             )
         }
+    }
+
+    /// Why a content's line ids cannot name its lines, if they cannot.
+    static func idProblem(_ content: QuoteContent) -> String? {
+        Set(content.lines.map(\.lineID)).count == content.lines.count ? nil : "two lines have the same id"
+    }
+
+    static func validateIDs(_ content: QuoteContent, field: String) throws(NorthwindError) {
+        if let problem = idProblem(content) { throw .invalid(field, problem) }
     }
 
     static func validate(_ history: QuoteHistory) throws(NorthwindError) {
@@ -367,17 +375,31 @@ extension Backoffice {
             assignments.append("notes = ?")
             _ = arguments.append(contentsOf: [content.notes])
         }
-        let baseLines = Dictionary(uniqueKeysWithValues: base.lines.map { ($0.lineID, $0) })
-        let newLines = Dictionary(uniqueKeysWithValues: content.lines.map { ($0.lineID, $0) })
+        let baseLines = Dictionary(base.lines.map { ($0.lineID, $0) }, uniquingKeysWith: { first, _ in first })
+        let newLines = Dictionary(content.lines.map { ($0.lineID, $0) }, uniquingKeysWith: { first, _ in first })
         for line in base.lines where newLines[line.lineID] == nil {
             try db.execute(sql: "DELETE FROM quote_lines WHERE recordID = ? AND quoteID = ?", arguments: [line.lineID, quoteID])
         }
         for (position, line) in content.lines.enumerated() {
-            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM quote_lines WHERE recordID = ?)", arguments: [line.lineID]) ?? false
-            guard let old = baseLines[line.lineID], exists else {
-                if !exists { try insertQuoteLine(line, quoteID: quoteID, position: position, db) }
+            let exists =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM quote_lines WHERE recordID = ? AND quoteID = ?)",
+                    arguments: [line.lineID, quoteID]
+                )
+                ?? false
+            guard let old = baseLines[line.lineID] else {
+                // A line the editor added; its id may not name another quote's line.
+                if !exists {
+                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM quote_lines WHERE recordID = ?)", arguments: [line.lineID]) == true {
+                        throw NorthwindError.invalid("lines", "a new line's id is already another line's")
+                    }
+                    try insertQuoteLine(line, quoteID: quoteID, position: position, db)
+                }
                 continue
             }
+            // A line the editor had that is gone (removed by sync, an import or another tab) stays gone.
+            guard exists else { continue }
             var sets: [String] = []
             var values: StatementArguments = []
             for (column, changed, value) in [
@@ -392,7 +414,8 @@ extension Backoffice {
             }
             guard !sets.isEmpty else { continue }
             _ = values.append(contentsOf: [line.lineID])
-            try db.execute(sql: "UPDATE quote_lines SET \(sets.joined(separator: ", ")) WHERE recordID = ?", arguments: values)
+            _ = values.append(contentsOf: [quoteID])
+            try db.execute(sql: "UPDATE quote_lines SET \(sets.joined(separator: ", ")) WHERE recordID = ? AND quoteID = ?", arguments: values)
         }
         assignments.append("updatedAt = ?")
         _ = arguments.append(contentsOf: [Timestamp.now.description])
@@ -524,6 +547,7 @@ extension Backoffice {
             }
         }
         if quote.status != .draft || (holder != nil && holder?.login != editor.login) { state.insert(.editingDisabled) }
+        if holder == nil { state.insert(.closed) }
         let conflicts = try openConflicts(db, quote: quote)
         if !conflicts.isEmpty { state.insert(.inConflict) }
         return QuoteSession(quote: quote, state: state, editor: holder, history: history, conflicts: conflicts)

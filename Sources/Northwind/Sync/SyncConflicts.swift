@@ -86,6 +86,19 @@ extension Backoffice {
     /// edit, which syncs (and, being later, wins everywhere); keeping the other value when this store's was
     /// discarded, or the value already kept, just closes the entry. A refused change kept as "mine" is sent again;
     /// kept as "theirs", the row goes back to what the server last acknowledged.
+    /// Resolves a conflict by the values' places rather than their origin: keep the value that stands, or bring
+    /// back the one the merge set aside (whichever installation it came from).
+    public func resolveSyncConflict(id: Int64, restoreLost: Bool) async throws(NorthwindError) {
+        let mineWasLost = try await read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT field, lostSite FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
+                throw NorthwindError.notFound(entity: "conflict", key: "#\(id)")
+            }
+            let site = try StoreMetadata.siteCode(db)
+            return (row["field"] as String) == "*" || (row["lostSite"] as String?) == site
+        }
+        try await resolveSyncConflict(id: id, keepMine: restoreLost == mineWasLost)
+    }
+
     public func resolveSyncConflict(id: Int64, keepMine: Bool) async throws(NorthwindError) {
         try await write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_conflicts WHERE id = ?", arguments: [id]) else {

@@ -53,7 +53,8 @@ struct SyncTable: Sendable {
         SyncTable("stock_transfers", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
         // Quotes are shared, so that two installations may edit one; a version is never changed once saved.
-        SyncTable("quotes", .shared("customers")),
+        // When it last changed is each installation's own fact: two saves must not conflict over it.
+        SyncTable("quotes", .shared("customers"), local: ["updatedAt"]),
         SyncTable("quote_lines", .shared("customers")),
         SyncTable("quote_versions", .shared("customers"), appendOnly: true),
     ]

@@ -169,7 +169,10 @@ function quoteEditor(root) {
   const doc = JSON.parse(root.dataset.document);
   const autosaveMs = (parseInt(root.dataset.autosave, 10) || 15) * 1000;
   const copy = (value) => JSON.parse(JSON.stringify(value));
-  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  // Equal as values, whatever the order of their keys (the store sends them sorted).
+  const canonical = (value) => Array.isArray(value) ? value.map(canonical)
+    : value && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])])) : value;
+  const same = (a, b) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
   let base = copy(doc.content);
   let content = copy(doc.content);
   let history = doc.history || { undo: [], redo: [] };
@@ -312,6 +315,23 @@ function quoteEditor(root) {
     timer = setTimeout(save, autosaveMs);
   }
 
+  // The store's answer to a save, with the edits made since it was sent (from `sent` to `mine`) put back over it.
+  function mergeEdits(sent, mine, server) {
+    const result = copy(server);
+    for (const field of ["customerCode", "validUntil", "notes"]) if (!same(mine[field], sent[field])) result[field] = mine[field];
+    const before = new Map(sent.lines.map((line) => [line.lineID, line]));
+    const kept = new Set(mine.lines.map((line) => line.lineID));
+    result.lines = result.lines.filter((line) => !before.has(line.lineID) || kept.has(line.lineID));
+    for (const line of mine.lines) {
+      const index = result.lines.findIndex((l) => l.lineID === line.lineID);
+      const was = before.get(line.lineID);
+      if (!was) { if (index < 0) result.lines.push(copy(line)); continue; }
+      if (index < 0) continue;
+      for (const key of ["quantity", "unitPrice", "discount"]) if (line[key] !== was[key]) result.lines[index][key] = line[key];
+    }
+    return result;
+  }
+
   function takenOver(detail) {
     readOnly = true;
     clearTimeout(timer);
@@ -334,8 +354,9 @@ function quoteEditor(root) {
       Object.assign(doc, saved);
       totals = saved.lineTotals;
       base = copy(saved.content);
-      if (same(content, sent)) content = copy(saved.content);
-      dirty = !same(content, sent) && !same(content, saved.content);
+      // Edits made while the save was on its way go over what the store answered, field by field.
+      content = same(content, sent) ? copy(saved.content) : mergeEdits(sent, content, saved.content);
+      dirty = !same(content, saved.content);
       failures = 0;
       if (!dirty) localStorage.removeItem(stored);
       say(dirty ? "Unsaved changes" : saved.madeVersion ? "Saved, and a version kept" : "Saved");
@@ -392,14 +413,16 @@ function quoteEditor(root) {
     productInput.value = "";
   });
 
-  // A draft this browser kept, from a visit whose last save never arrived, comes back as unsaved changes.
+  // A draft this browser kept, from a visit whose last save never arrived, comes back as unsaved changes (saved
+  // three-way from where it started). While someone else edits, it stays kept for later.
   const kept = JSON.parse(localStorage.getItem(stored) || "null");
-  if (kept && kept.revision === doc.revision && !same(kept.content, content) && !readOnly) {
+  if (kept && !same(kept.content, content) && !readOnly) {
+    base = kept.base || base;
     content = kept.content;
     history = kept.history;
     changed();
   } else {
-    localStorage.removeItem(stored);
+    if (!kept || same(kept.content, content)) localStorage.removeItem(stored);
     render();
   }
   // Saving a version or converting starts from what the page shows: unsaved changes are saved first.

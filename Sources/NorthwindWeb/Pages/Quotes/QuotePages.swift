@@ -271,13 +271,13 @@ extension PageRoutes {
         return Response.redirect(to: "/orders/\(order.order.number)", type: .normal)
     }
 
-    /// `POST /quotes/:number/conflicts/:id`: keep the value that stands (`keep=mine`) or bring the other back.
+    /// `POST /quotes/:number/conflicts/:id`: keep the value that stands (`keep=kept`) or bring the other back (`keep=other`).
     @Sendable func resolveQuoteConflict(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireSignIn()
         let number = try context.parameters.require("number")
         let form = try await FormData.read(request, context: context)
         guard let id = Int64(try context.parameters.require("id")) else { throw NorthwindError.notFound(entity: "conflict", key: "") }
-        try await backoffice.resolveSyncConflict(id: id, keepMine: form["keep"] != "other")
+        try await backoffice.resolveSyncConflict(id: id, restoreLost: form["keep"] == "other")
         return Response.redirect(to: "/quotes/\(number)", type: .normal)
     }
 
