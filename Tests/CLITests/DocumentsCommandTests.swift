@@ -14,8 +14,10 @@ struct DocumentsCommandTests {
     static func quote(_ fixture: BackupCommandTests.Fixture) async throws -> String {
         let backoffice = try Backoffice.open(StoreConfiguration(path: fixture.store.path), seedIfCreated: false)
         let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
+        let products = try await backoffice.listProducts().items.filter { !$0.product.discontinued }.compactMap(\.product.id).prefix(2)
         try backoffice.store.close()
-        let made = try fixture.run(["quotes", "new", "--customer", customer, "--line", "1:3", "--line", "2:5:0.1", "--notes", "First call"])
+        let lines = zip(products, ["3", "5:0.1"]).flatMap { ["--line", "\($0):\($1)"] }
+        let made = try fixture.run(["quotes", "new", "--customer", customer] + lines + ["--notes", "First call"])
         #expect(made.status == 0, "\(made.stderr)")
         return try #require(made.stdout.firstMatch(of: /Quote (\S+) —/).map { String($0.1) })
     }
@@ -77,6 +79,16 @@ struct DocumentsCommandTests {
         #expect(listedBefore.stdout.contains("No quotes yet"))
         #expect(imported.stdout.contains("Imported: 1 addition, 0 updates."), "\(imported.stdout) \(imported.stderr)")
         #expect(try other.run(["quotes", "show", number]).stdout.contains("First call"))
+    }
+
+    @Test func aMissingFileIsSaidToBeMissing() throws {
+        // Given a path where nothing is
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-nothing-\(UUID().uuidString).nwdoc").path
+        // When it is validated
+        let result = try CLI.run(["documents", "validate", path])
+        // Then the message says there is no such file, not that it is a bad archive
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(path) cannot be read: there is no such file"), "\(result.stderr)")
     }
 
     @Test func somethingThatIsNotAPackageIsRefusedWithExitStatusOne() async throws {

@@ -179,6 +179,16 @@ struct QuoteTests {
         #expect(try await b.quoteVersions(number: quote.number).map(\.label) == ["Hourly", "Created"])
     }
 
+    @Test func aDiscontinuedProductCannotBeQuoted() async throws {
+        // Given a discontinued product
+        let (store, _) = try await Self.quoted()
+        let discontinued = try #require(try await store.backoffice.listProducts().items.first { $0.product.discontinued }?.product)
+        // When a line for it is asked for
+        let error = #expect(throws: NorthwindError.self) { _ = try store.backoffice.newQuoteLine(productID: discontinued.id ?? 0, quantity: 1) }
+        // Then it is refused, naming it
+        #expect(error?.description == "productID: '\(discontinued.name)' is discontinued and can no longer be quoted")
+    }
+
     @Test func aBadLineIsRefusedAndNothingChanges() async throws {
         // Given Nancy editing a quote
         let (store, quote) = try await Self.quoted()

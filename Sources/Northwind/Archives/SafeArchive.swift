@@ -42,6 +42,9 @@ struct SafeArchive {
 
     init(url: URL, mediaTypes: [String], limits: ArchiveLimits, what: String) throws(NorthwindError) {
         self.url = url
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw .importFailed("\(url.path) cannot be read: there is no such file, or it is not yours to read.")
+        }
         let archive: Archive
         do {
             archive = try Archive(url: url, accessMode: .read)

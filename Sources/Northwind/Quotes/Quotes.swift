@@ -39,6 +39,8 @@ extension Backoffice {
     /// A line for a product at its list price today, as a new line of a quote starts.
     public func newQuoteLine(productID: Int64, quantity: Int, discount: Double = 0) throws(NorthwindError) -> QuoteLine {
         let product = try product(id: productID).product
+        // As on an order: a quote for what can no longer be sold could never become one.
+        if product.discontinued { throw .invalid("productID", "'\(product.name)' is discontinued and can no longer be quoted") }
         return QuoteLine(productID: productID, productName: product.name, quantity: quantity, unitPrice: product.unitPrice, discount: discount)
     }
 
