@@ -179,6 +179,12 @@ public final class StoreLock: Sendable {
 
     func tryLock(exclusive: Bool) -> Bool { lock(exclusive: exclusive, wait: false) }
 
+    /// `file`'s lock, held alone, or nil while another holder has it.
+    public static func exclusive(_ file: URL) -> StoreLock? {
+        guard let lock = try? StoreLock(file: file), lock.tryLock(exclusive: true) else { return nil }
+        return lock
+    }
+
     func lock(exclusive: Bool, wait: Bool) -> Bool {
         flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)) == 0
     }

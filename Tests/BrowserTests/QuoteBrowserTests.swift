@@ -105,6 +105,7 @@ extension BrowserTests {
             let notice = try await manager.text("#quote-readonly p")
             #expect(notice.hasSuffix("is editing this quote: you see it read-only."))
             #expect(try await manager.find("#quote-notes").isEnabled == false)
+            #expect(try await manager.find("#quote-editor").attribute("data-state") == "editingDisabled")
 
             // When they take it over, and the representative changes something
             try await manager.find("#take-over").click()
@@ -137,6 +138,8 @@ extension BrowserTests {
             // Then the page says the save failed and that it will try again, and the draft is kept in the browser
             let said = try await browser.waitForText("#save-state", "the failed save") { $0.hasPrefix("Not saved:") }
             #expect(said.contains("Trying again in"), "\(said)")
+            let state = try await browser.find("#quote-editor").attribute("data-state") ?? ""
+            #expect(state.split(separator: " ").contains("savingError"), "\(state)")
             let kept = try await browser.execute("return localStorage.getItem(arguments[0]) || ''", ["quote-draft:" + quote.number]) as? String ?? ""
             #expect(kept.contains("Written while the server was gone"))
         }

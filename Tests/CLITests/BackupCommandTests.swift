@@ -111,6 +111,30 @@ struct BackupCommandTests {
         ("restore-aside-done", true), ("restore-database-in", true), ("restore-pictures-in", true), ("restore-journal-removed", true),
     ]
 
+    @Test func aBackupSweepsAwayWhatAKilledBackupLeft() async throws {
+        // Given a backup killed with SIGKILL after its snapshot, which left its staging folder, a minute ago
+        let fixture = try await Fixture()
+        let killed = try fixture.run(["backup", "create"], extra: ["NORTHWIND_CRASH_AT": "backup-snapshot"])
+        #expect(killed.crashed, "the backup was to be killed: \(killed.stderr)")
+        let left = try Self.stagingFolders(fixture)
+        #expect(left.count == 1)
+        for name in left {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-120)],
+                ofItemAtPath: fixture.place.folder.url.appendingPathComponent(name).path
+            )
+        }
+        // When the next backup runs
+        #expect(try fixture.run(["backup", "create"]).status == 0)
+        // Then the leftover is gone, and the folder holds the one backup that finished
+        #expect(try Self.stagingFolders(fixture).isEmpty)
+        #expect(fixture.place.folder.list().count == 1)
+    }
+
+    static func stagingFolders(_ fixture: Fixture) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: fixture.place.folder.url.path).filter { $0.hasPrefix(".staging-") }
+    }
+
     @Test(arguments: crashPoints)
     func aRestoreKilledAtAnyStepLeavesTheOldStoreOrTheNewOneWhole(point: String, isNew: Bool) async throws {
         // Given a store with its own picture, and a backup of another with a different one

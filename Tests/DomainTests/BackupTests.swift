@@ -228,6 +228,21 @@ struct BackupTests {
         #expect(plan.lines.contains { $0.hasPrefix("Lost for good: 2 changes made after the backup") })
     }
 
+    @Test func aSweepLeavesTheStagingFolderOfABackupStillRunning() async throws {
+        // Given a staging folder whose writer holds its lock, made a while ago
+        let place = BackupPlace()
+        let store = try TemporaryStore(seed: Self.demo)
+        let running = place.folder.url.appendingPathComponent(".staging-running", isDirectory: true)
+        try FileManager.default.createDirectory(at: running, withIntermediateDirectories: true)
+        let lock = try #require(StoreLock.exclusive(running.appendingPathComponent(".writer.lock")))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: running.path)
+        // When another backup runs
+        _ = try await store.backoffice.createBackup(in: place.folder, kind: .manual)
+        // Then the running backup's folder is still there
+        #expect(FileManager.default.fileExists(atPath: running.path))
+        lock.release()
+    }
+
     @Test func retentionKeepsTheNewestOfEachHourDayWeekAndMonthAndTheNewestVerified() throws {
         // Given a scheduled backup every hour for 40 days, the newest unchecked, and a manual one long ago
         let now = Timestamp(LocalDate("2026-11-25") ?? .today, hour: 12)

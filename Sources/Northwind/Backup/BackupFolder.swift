@@ -25,6 +25,23 @@ public struct BackupFolder: Sendable {
             .sorted { ($0.createdAt, $0.name) > ($1.createdAt, $1.name) }
     }
 
+    static let stagingPrefix = ".staging-"
+    static let stagingLock = ".writer.lock"
+
+    /// Removes the staging folders of backups that were killed: ones whose writer's lock is free. A folder younger
+    /// than a minute is left, as its writer may not hold the lock yet.
+    func sweepStaging(olderThan age: TimeInterval = 60) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        for name in names where name.hasPrefix(Self.stagingPrefix) {
+            let staging = url.appendingPathComponent(name, isDirectory: true)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: staging.path)
+            guard let modified = attributes?[.modificationDate] as? Date, Date().timeIntervalSince(modified) >= age else { continue }
+            guard let lock = StoreLock.exclusive(staging.appendingPathComponent(Self.stagingLock)) else { continue }
+            try? FileManager.default.removeItem(at: staging)
+            lock.release()
+        }
+    }
+
     /// Creates the folder, readable by its owner only: a backup holds everything the store does.
     func prepare() throws(NorthwindError) {
         do {

@@ -40,17 +40,28 @@ enum BackupWriter {
         kind: BackupKind
     ) throws(NorthwindError) -> BackupListing {
         try folder.prepare()
-        let staging = folder.url.appendingPathComponent(".staging-\(UUID().uuidString.lowercased())", isDirectory: true)
+        folder.sweepStaging()
+        let staging = folder.url.appendingPathComponent(BackupFolder.stagingPrefix + UUID().uuidString.lowercased(), isDirectory: true)
         defer { try? FileManager.default.removeItem(at: staging) }
+        // Readable by its owner only, whatever the umask: the copy holds everything the store does.
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .storeUnavailable("Cannot write in the backup folder \(folder.url.path): \(error.localizedDescription)")
+        }
+        // Held while this backup runs, so that a sweep tells it from one left by a killed backup.
+        let lock = StoreLock.exclusive(staging.appendingPathComponent(BackupFolder.stagingLock))
+        defer { withExtendedLifetime(lock) {} }
         var attempt = 0
         while true {
             attempt += 1
             do {
-                try? FileManager.default.removeItem(at: staging)
-                // Readable by its owner only, whatever the umask: the copy holds everything the store does.
-                try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                for name in try FileManager.default.contentsOfDirectory(atPath: staging.path) where name != BackupFolder.stagingLock {
+                    try FileManager.default.removeItem(at: staging.appendingPathComponent(name))
+                }
                 try FileManager.default.createDirectory(at: staging.appendingPathComponent("pictures"), withIntermediateDirectories: true)
                 var manifest = try snapshot(from: reader, pictures: pictures, storePath: storePath, into: staging, kind: kind)
+                CrashPoint.reach("backup-snapshot")
                 return try archive(&manifest, staging: staging, folder: folder)
             } catch is PictureGone where attempt < 5 {
                 continue

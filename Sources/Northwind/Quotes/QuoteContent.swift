@@ -10,11 +10,20 @@ public struct DocumentState: OptionSet, Sendable, Hashable, Codable {
     public static let closed = DocumentState(rawValue: 1)
     /// Two installations changed the same field; the page shows both sides.
     public static let inConflict = DocumentState(rawValue: 2)
-    /// The last save failed; the draft is kept and the save retried.
+    /// The last save failed; the draft is kept and the save retried. Only the editor (the page) knows this.
     public static let savingError = DocumentState(rawValue: 4)
     /// Someone else is editing it, or it is converted or withdrawn.
     public static let editingDisabled = DocumentState(rawValue: 8)
+    /// A save is on its way. Only the editor (the page) knows this.
     public static let progressAvailable = DocumentState(rawValue: 16)
+
+    private static let named: [(DocumentState, String)] = [
+        (.closed, "closed"), (.inConflict, "inConflict"), (.savingError, "savingError"), (.editingDisabled, "editingDisabled"),
+        (.progressAvailable, "progressAvailable"),
+    ]
+
+    /// The flags by UIDocument's names, as the page shows them; empty for normal.
+    public var names: [String] { Self.named.filter { contains($0.0) }.map(\.1) }
 }
 
 public enum QuoteStatus: String, Codable, Sendable, CaseIterable {

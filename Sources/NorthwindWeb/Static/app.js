@@ -187,9 +187,18 @@ function quoteEditor(root) {
   const stored = "quote-draft:" + number;
   const products = new Map();
 
+  // UIDocument's states: the store's (closed, inConflict, editingDisabled) and the page's own (a save on its way,
+  // a save that failed), shown together as data-state for scripts and tests.
+  let storeState = doc.state || [];
+  function showState(failing) {
+    const names = [...storeState, ...(saving ? ["progressAvailable"] : []), ...(failing ? ["savingError"] : [])];
+    root.dataset.state = names.join(" ") || "normal";
+  }
+
   function say(text, problem) {
     stateText.textContent = text;
     stateText.classList.toggle("error", !!problem);
+    showState(!!problem && failures > 0);
   }
 
   function cell(child, className) {
@@ -334,6 +343,7 @@ function quoteEditor(root) {
 
   function takenOver(detail) {
     readOnly = true;
+    storeState = [...new Set([...storeState, "editingDisabled"])];
     clearTimeout(timer);
     const notice = document.getElementById("quote-taken");
     notice.textContent = detail;
@@ -352,6 +362,7 @@ function quoteEditor(root) {
         method: "POST", keepalive: !!keepalive, body: JSON.stringify({ base, content: sent, history }),
       });
       Object.assign(doc, saved);
+      storeState = saved.state || [];
       totals = saved.lineTotals;
       base = copy(saved.content);
       // Edits made while the save was on its way go over what the store answered, field by field.
@@ -370,6 +381,7 @@ function quoteEditor(root) {
       if (error.status !== 422) { clearTimeout(timer); timer = setTimeout(save, wait * 1000); }
     } finally {
       saving = false;
+      showState(failures > 0);
     }
   }
 
@@ -416,6 +428,7 @@ function quoteEditor(root) {
   // A draft this browser kept, from a visit whose last save never arrived, comes back as unsaved changes (saved
   // three-way from where it started). While someone else edits, it stays kept for later.
   const kept = JSON.parse(localStorage.getItem(stored) || "null");
+  showState(false);
   if (kept && !same(kept.content, content) && !readOnly) {
     base = kept.base || base;
     content = kept.content;

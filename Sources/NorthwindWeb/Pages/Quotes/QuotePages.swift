@@ -73,7 +73,8 @@ struct QuoteDocumentBody: Encodable {
     var total: String
     var lineTotals: [String: String]
     var history: QuoteHistory
-    var state: Int
+    /// UIDocument's state names that the store knows (the page adds its own: saving, failing).
+    var state: [String]
     var editor: String?
     var conflicts: Int
     var madeVersion: Bool
@@ -85,7 +86,7 @@ struct QuoteDocumentBody: Encodable {
         total = quote.content.total.description
         lineTotals = Dictionary(uniqueKeysWithValues: quote.content.lines.map { ($0.lineID, $0.total.description) })
         self.history = history
-        self.state = state.rawValue
+        self.state = state.names
         self.editor = editor
         self.conflicts = conflicts
         self.madeVersion = madeVersion
