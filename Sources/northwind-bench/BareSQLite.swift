@@ -94,6 +94,21 @@ final class BareSQLite {
         sqlite3_close_v2(handle)
     }
 
+    /// SQLite's online backup of the whole database into a new file at `path`, in one step.
+    func backup(to path: String) throws {
+        var destination: OpaquePointer?
+        guard sqlite3_open_v2(path, &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+            throw BenchError("cannot open \(path)")
+        }
+        defer { sqlite3_close_v2(destination) }
+        guard let backup = sqlite3_backup_init(destination, "main", handle, "main") else {
+            throw BenchError(String(cString: sqlite3_errmsg(destination)))
+        }
+        let stepped = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard stepped == SQLITE_DONE else { throw BenchError("backup step: \(String(cString: sqlite3_errstr(stepped)))") }
+    }
+
     func exec(_ sql: String) throws {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(handle))) }
     }

@@ -19,6 +19,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Repetitions of each read operation.") var reads = 2000
     @Option(help: "Repetitions of each write operation.") var writes = 300
     @Option(help: "Runs of each report (0 leaves the reports out).") var reportRuns = 3
+    @Option(help: "Orders placed with no backup running, to compare with those placed during one (0 leaves backups out).")
+    var backupWrites = 200
     @Option(help: "Keep the bench stores in this folder instead of a temporary one.") var directory: String?
     @Option(help: "Seconds per cell of the SQLite settings comparison under concurrent reads (0 leaves it out).")
     var settingsSeconds: Double = 0
@@ -27,6 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
         if scales.contains(where: { !(1...10_000).contains($0) }) { throw ValidationError("--scale must be between 1 and 10000.") }
         if reads < 10 || writes < 10 { throw ValidationError("--reads and --writes must be at least 10.") }
         if reportRuns < 0 { throw ValidationError("--report-runs must not be negative.") }
+        if backupWrites < 0 { throw ValidationError("--backup-writes must not be negative.") }
         if !(0...60).contains(settingsSeconds) { throw ValidationError("--settings-seconds must be between 0 and 60.") }
     }
 
@@ -40,7 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
             "Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
         )
         for scale in scales.isEmpty ? [1, 1000] : scales {
-            var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes, reportRuns: reportRuns)
+            var bench = Bench(scale: scale, folder: folder, reads: reads, writes: writes, reportRuns: reportRuns, backupWrites: backupWrites)
             try await bench.run()
             if settingsSeconds > 0 {
                 let path = folder.appendingPathComponent("bench-\(scale).sqlite").path
@@ -74,6 +77,7 @@ struct Sample {
         return result
     }
 
+    var maximum: Double { Double(nanos.max() ?? 0) / 1e6 }
     var opsPerSecond: Double { Double(nanos.count) / (Double(total) / 1e9) }
     func percentile(_ p: Double) -> Double {
         let sorted = nanos.sorted()
@@ -87,10 +91,12 @@ struct Bench {
     let reads: Int
     let writes: Int
     let reportRuns: Int
+    let backupWrites: Int
     var table = TextTable("Operation", "Ours ops/s", "p50 ms", "p99 ms", "Bare ops/s", "p50 ms", "p99 ms", "Ours/bare")
 
-    init(scale: Int, folder: URL, reads: Int, writes: Int, reportRuns: Int) {
+    init(scale: Int, folder: URL, reads: Int, writes: Int, reportRuns: Int, backupWrites: Int) {
         (self.scale, self.folder, self.reads, self.writes, self.reportRuns) = (scale, folder, reads, writes, reportRuns)
+        self.backupWrites = backupWrites
     }
 
     mutating func report(_ name: String, _ ours: Sample, _ bare: Sample) {
@@ -229,6 +235,19 @@ struct Bench {
         report("order execution", ours, raw)
         print(table.render())
         if reportRuns > 0 { try await reports(backoffice, bare) }
+        if backupWrites > 0 {
+            try await BackupBench(backoffice: backoffice, path: path, folder: folder, writes: backupWrites) { i in
+                OrderDraft(
+                    customerCode: customerCode,
+                    employeeID: 1,
+                    requiredDate: nil,
+                    shipVia: 1,
+                    freight: Money(cents: 1234),
+                    lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) }
+                )
+            }
+            .run()
+        }
     }
 
     /// Every report, through `runReport` (values checked, rows read into report values) and as its bare SQL through
