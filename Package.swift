@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Northwind", targets: ["Northwind"]),
+        // Demo data and the classic import; also what the guide's snippets open their stores with.
+        .library(name: "NorthwindLoading", targets: ["NorthwindLoading"]),
         .executable(name: "northwind", targets: ["northwind"]),
         .executable(name: "northwind-bench", targets: ["northwind-bench"]),
         .executable(name: "northwind-sync-server", targets: ["northwind-sync-server"]),
@@ -290,6 +292,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/ShopSyncTests",
+            swiftSettings: swiftSettings
+        ),
+        // The guide (docs/guide): its excerpts, transcripts and snippets checked against the code and programs.
+        .testTarget(
+            name: "GuideTests",
+            dependencies: ["NorthwindTestSupport", "northwind"],
+            path: "Tests/GuideTests",
             swiftSettings: swiftSettings
         ),
         // The dependency rule of docs/architecture.md, checked by reading every target's imports.

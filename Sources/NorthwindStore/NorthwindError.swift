@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 
+// guide: begin northwind-error
 /// Every failure a caller of the Northwind API can see, each with a message a person can act on.
 public enum NorthwindError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A field failed validation; the web layer shows each message beside its field.
@@ -38,6 +39,7 @@ public enum NorthwindError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidState(String)
     case storeUnavailable(String)
     case importFailed(String)
+    // guide: end northwind-error
 
     public var description: String {
         switch self {

@@ -59,6 +59,7 @@ public struct Supplier: Codable, Hashable, Sendable, FetchableRecord, MutablePer
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
+// guide: begin product-record
 public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
     public static let databaseTableName = "products"
     public var id: Int64?
@@ -74,6 +75,7 @@ public struct Product: Codable, Hashable, Sendable, FetchableRecord, MutablePers
     public var reorderLevel: Int
     public var discontinued: Bool
     public var version: Int
+    // guide: end product-record
 
     public init(
         id: Int64? = nil,

@@ -21,6 +21,7 @@ public enum Schema {
         || lower(hex(randomblob(6))))
         """
 
+    // guide: begin migrations
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: classic schema", migrate: createClassicSchema)
@@ -32,6 +33,7 @@ public enum Schema {
         migrator.registerMigration("v3: report indexes") { db in
             try db.execute(sql: "CREATE INDEX orders_on_shippedDate ON orders(shippedDate) WHERE shippedDate IS NOT NULL")
         }
+        // guide: end migrations
         migrator.registerMigration("v4: order line amounts", migrate: storeLineAmounts)
         migrator.registerMigration("v5: report summaries", migrate: createReportSummaries)
         migrator.registerMigration("v6: line amounts checked by triggers", migrate: checkLineAmountsByTriggers)
@@ -401,6 +403,7 @@ public enum Schema {
                   \(version));
                 CREATE INDEX suppliers_on_companyName ON suppliers(companyName);
 
+                -- guide: begin products-table
                 CREATE TABLE products (
                   id INTEGER PRIMARY KEY, \(recordID),
                   name TEXT NOT NULL CHECK (trim(name) <> ''),
@@ -416,6 +419,7 @@ public enum Schema {
                 CREATE INDEX products_on_supplierID ON products(supplierID);
                 CREATE INDEX products_on_categoryID ON products(categoryID, name);
                 CREATE INDEX products_on_name ON products(name);
+                -- guide: end products-table
 
                 CREATE TABLE customers (
                   id INTEGER PRIMARY KEY, \(recordID),

@@ -76,6 +76,7 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA mmap_size = \(Store.mmapSize)")
             ReportFunctions.register(db)
         }
+        // guide: begin sql-debug
         if configuration.sqlDebug {
             let logger = Logger(label: "northwind.sql") { label in
                 var handler = StreamLogHandler.standardError(label: label)
@@ -90,6 +91,7 @@ public final class Store: Sendable {
                 }
             }
         }
+        // guide: end sql-debug
         do {
             pool = try DatabasePool(path: configuration.path, configuration: config)
             if try pool.read(Schema.migrator.hasBeenSuperseded) {

@@ -25,21 +25,23 @@ enum Layout {
         return rule
     }
 
-    /// Every target folder under `Sources`.
+    /// Every target folder under `Sources`, and `Snippets` (the guide's programs, each a target of its own).
     static func targets() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
-            .filter { !$0.hasPrefix(".") }.sorted()
+            .filter { !$0.hasPrefix(".") }.sorted() + ["Snippets"]
     }
+
+    static func folder(of target: String) -> String { target == "Snippets" ? target : "Sources/\(target)" }
 
     /// Every Swift file of a target, as (path relative to the root, lines).
     static func files(of target: String) throws -> [(path: String, lines: [Substring])] {
-        let folder = root.appendingPathComponent("Sources/\(target)")
+        let folder = root.appendingPathComponent(folder(of: target))
         let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path))
         var files: [(String, [Substring])] = []
         while let relative = enumerator.nextObject() as? String {
             guard relative.hasSuffix(".swift") else { continue }
             let text = try String(contentsOf: folder.appendingPathComponent(relative), encoding: .utf8)
-            files.append(("Sources/\(target)/\(relative)", text.split(separator: "\n", omittingEmptySubsequences: false)))
+            files.append(("\(Self.folder(of: target))/\(relative)", text.split(separator: "\n", omittingEmptySubsequences: false)))
         }
         return files.sorted { $0.0 < $1.0 }
     }

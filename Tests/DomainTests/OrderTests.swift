@@ -59,6 +59,19 @@ struct OrderTests {
         #expect(Set(numbers.map { $0.split(separator: "-")[0] }).count == 2)
     }
 
+    @Test func anOrderTakenHereIsFoundByItsSequenceAlone() async throws {
+        // Given an order taken here
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let taken = try await store.backoffice.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])).order
+        // When it is asked for by the digits after the site code, as staff say it
+        let sequence = String(try #require(taken.number.split(separator: "-").last))
+        let found = try await store.backoffice.order(number: sequence).order
+        // Then it is that order; a sequence nothing has is not found
+        #expect(found.id == taken.id)
+        await #expect(throws: NorthwindError.notFound(entity: "order", key: "999")) { try await store.backoffice.order(number: "999") }
+    }
+
     @Test func badOrdersAreRefusedAndLeaveNothingBehind() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)

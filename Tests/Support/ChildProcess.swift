@@ -35,6 +35,7 @@ final class ChildProcess: Sendable {
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
+        directory: String? = nil,
         output outputMode: Output = .discard,
         errors errorsMode: Output = .discard
     ) throws {
@@ -77,6 +78,11 @@ final class ChildProcess: Sendable {
         }
         // Nothing else of the test process's (sockets, proxies' connections) may live on in the child.
         _ = Self.closeFrom?(&actions, 3)
+        if let directory {
+            guard let chdir = Self.changeDirectory, chdir(&actions, directory) == 0 else {
+                throw CLIError(description: "cannot start \(executable) in \(directory)")
+            }
+        }
 
         // A server under test makes no scheduled backups (in the tester's own data folder) unless a test asks.
         let environment = ProcessInfo.processInfo.environment.merging(["NORTHWIND_BACKUP_EVERY": "off"]) { $1 }.merging(environment) { $1 }
@@ -99,6 +105,12 @@ final class ChildProcess: Sendable {
     private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    /// glibc's `posix_spawn_file_actions_addchdir_np`, likewise.
+    private static let changeDirectory: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
     }()
 
     /// How it ended, once it has; nil while it runs. Reaps the child.
@@ -154,12 +166,14 @@ final class ChildProcess: Sendable {
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
+        directory: String? = nil,
         mergingErrors: Bool = false
     ) throws -> (termination: Termination, output: String, errors: String) {
         let child = try ChildProcess(
             executable,
             arguments,
             environment: environment,
+            directory: directory,
             output: .pipe,
             errors: mergingErrors ? .toOutput : .pipe
         )

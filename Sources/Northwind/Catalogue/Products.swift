@@ -177,6 +177,7 @@ extension Backoffice {
         }
     }
 
+    // guide: begin update-product
     /// Saves edited details. Stock is not a detail: it changes only through `receiveStock`, `adjustStock` and shipping.
     /// `product.version` must be the version that was read, or the save is refused with what the other person changed.
     public func updateProduct(_ product: Product) async throws(NorthwindError) -> Product {
@@ -206,6 +207,7 @@ extension Backoffice {
             return saved
         }
     }
+    // guide: end update-product
 
     /// Deletes a product that no order line mentions.
     public func deleteProduct(id: Int64) async throws(NorthwindError) {

@@ -239,6 +239,7 @@ extension Backoffice {
     ///
     /// Concurrent executions are safe: SQLite serializes writers, the check and the decrement share a transaction,
     /// and the `unitsInStock >= 0` constraint backs them up.
+    // guide: begin execute-order
     public func executeOrder(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
@@ -274,6 +275,7 @@ extension Backoffice {
             return try Self.orderDetail(number: number, db)
         }
     }
+    // guide: end execute-order
 
     /// Cancels an order that has not shipped. Its lines stay, for the record.
     public func cancelOrder(number: String) async throws(NorthwindError) -> OrderDetail {
@@ -377,12 +379,18 @@ extension Backoffice {
         }
     }
 
+    /// An order by its number; a number of digits alone that no order has exactly (classic orders are `10248`) is
+    /// one taken here, so that a person on the phone can say "831" for `7KQ2XM-831`.
     static func fetchOrder(number: String, _ db: Database) throws -> Order {
         let trimmed = number.trimmingCharacters(in: .whitespaces)
-        guard let order = try fetchOne(Order.self, db, sql: "SELECT * FROM orders WHERE number = ?", [trimmed.uppercased()]) else {
-            throw NorthwindError.notFound(entity: "order", key: trimmed)
+        let sql = "SELECT * FROM orders WHERE number = ?"
+        if let order = try fetchOne(Order.self, db, sql: sql, [trimmed.uppercased()]) { return order }
+        if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber),
+            let order = try fetchOne(Order.self, db, sql: sql, ["\(try StoreMetadata.siteCode(db))-\(trimmed)"])
+        {
+            return order
         }
-        return order
+        throw NorthwindError.notFound(entity: "order", key: trimmed)
     }
 
     static func lineDetails(orderID: Int64?, _ db: Database) throws -> [OrderLineDetail] {

@@ -29,6 +29,7 @@ public struct Backoffice: Sendable {
 
     // MARK: Transactions
 
+    // guide: begin write-transaction
     /// Runs `body` in one write transaction and translates database errors into `NorthwindError`. The change-log
     /// entries it made are stamped with one transaction number, so that sync uploads them as one atomic batch.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
@@ -43,6 +44,7 @@ public struct Backoffice: Sendable {
             throw NorthwindError.translating(error)
         }
     }
+    // guide: end write-transaction
 
     /// Reads in one isolated transaction on one of GRDB's reader threads, never on Swift's cooperative pool: it has
     /// one thread per core, so a read that takes milliseconds there stalls every other request. Cancelling the task

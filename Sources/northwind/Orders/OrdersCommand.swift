@@ -83,7 +83,7 @@ struct OrdersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show an order with its lines and totals.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The order number.") var number: String
+        @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
             let detail = try await storeOptions.open().order(number: number)
@@ -144,7 +144,7 @@ struct OrdersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit-lines", abstract: "Replace the lines of an unshipped order.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The order number.") var number: String
+        @Argument(help: "\(orderNumberHelp)") var number: String
         @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY[:DISCOUNT] (repeatable); the new lines replace all old ones.")
         var lines: [LineArgument] = []
 
@@ -163,7 +163,7 @@ struct OrdersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Check whether stock covers every line of an order.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The order number.") var number: String
+        @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
             let lines = try await storeOptions.open().checkAvailability(number: number)
@@ -190,7 +190,7 @@ struct OrdersCommand: AsyncParsableCommand {
         )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The order number.") var number: String
+        @Argument(help: "\(orderNumberHelp)") var number: String
         @Option(help: "The employee shipping it (default: who took it).") var employee: Int64?
 
         func run() async throws {
@@ -204,7 +204,7 @@ struct OrdersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Cancel an order that has not shipped.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The order number.") var number: String
+        @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
             let detail = try await storeOptions.open().cancelOrder(number: number)
@@ -213,3 +213,6 @@ struct OrdersCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// Staff say the sequence alone on the phone; the domain finds this installation's order by it.
+private let orderNumberHelp = "The order number, e.g. 7KQ2XM-831, or 831 alone for an order taken here."

@@ -18,6 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
             representative. A store that has joined a sync server (`northwind sync join`) syncs while it serves: \
             after every change, on every notice from the server, and every --sync-interval seconds. Stops gracefully \
             on Ctrl-C (SIGINT) or SIGTERM.
+
+            The guide to how Northwind is built, layer by layer, with code you can run: docs/guide/README.md in \
+            Northwind's source.
             """
     )
 
