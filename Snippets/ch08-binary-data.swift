@@ -25,12 +25,12 @@ precondition(count() == 0, "the replaced file went after the commit")
 let stored = try await backoffice.categoryPicture(categoryID: 1)
 precondition(stored == picture(20_000), "the picture reads back byte for byte")
 
-// guide: begin orphan-sweep
+// guide: begin orphan-sweep-demo
 // A crash between writing a file and committing leaves a file no row names. The next open sweeps it.
 try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
 try Data(count: 200_000).write(to: files.appendingPathComponent(UUID().uuidString))
 try backoffice.store.close()
 _ = try Store(StoreConfiguration(path: path, orphanGracePeriod: 0))
 print("After reopening: \(count()) files")
-// guide: end orphan-sweep
+// guide: end orphan-sweep-demo
 precondition(count() == 0, "the orphan was swept")

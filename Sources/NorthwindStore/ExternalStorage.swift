@@ -32,6 +32,7 @@ public struct ExternalStorage: Sendable {
         }
     }
 
+    // guide: begin external-save
     /// Replaces (or with nil, removes) the value, inside the caller's transaction.
     public func save(_ db: Database, _ content: BinaryContent?, table: String, attribute: String, id: Int64) throws {
         let oldFile = try String.fetchOne(db, sql: "SELECT \(attribute)File FROM \(table) WHERE id = ?", arguments: [id])
@@ -48,6 +49,7 @@ public struct ExternalStorage: Sendable {
         }
         if let oldFile { removeAfterCommit(db, file: oldFile) }
     }
+    // guide: end external-save
 
     /// Call before deleting a row whose binary attribute may live in a file.
     public func prepareDelete(_ db: Database, table: String, attribute: String, id: Int64) throws {
@@ -68,6 +70,7 @@ public struct ExternalStorage: Sendable {
         db.afterNextTransaction(onCommit: { _ in try? FileManager.default.removeItem(at: url) })
     }
 
+    // guide: begin orphan-sweep
     /// Removes files that no row names and that are older than `gracePeriod`.
     @discardableResult
     public func sweepOrphans(in reader: some DatabaseReader, olderThan gracePeriod: TimeInterval) -> [String] {
@@ -84,6 +87,7 @@ public struct ExternalStorage: Sendable {
         }
         return removed
     }
+    // guide: end orphan-sweep
 
     package static func referencedFiles(_ db: Database) throws -> Set<String> {
         var names = Set<String>()

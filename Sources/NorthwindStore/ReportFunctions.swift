@@ -30,6 +30,7 @@ public enum ReportFunctions {
         return extendedPriceCents(unitPriceCents: price, quantity: quantity, discount: discount)
     }
 
+    // guide: begin extended-price
     /// nil when the amount is out of any range money can have (a negative amount, a discount outside 0...1, or more
     /// cents than `Int64` holds), rather than trapping: a server must never die on a value it is given.
     public static func extendedPriceCents(unitPriceCents: Int64, quantity: Int64, discount: Double) -> Int64? {
@@ -41,6 +42,7 @@ public enum ReportFunctions {
         // y * 10000 is exact in a double, and truncating y * 10000 + 0.5 rounds half away from zero for y >= 0.
         return Int64(exactly: (y * 10000 + 0.5).rounded(.towardZero))
     }
+    // guide: end extended-price
 
     public static func fold(_ text: String) -> String {
         // Most names are ASCII, and Unicode normalization costs microseconds: the key of a big report's sort.

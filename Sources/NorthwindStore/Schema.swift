@@ -238,6 +238,7 @@ public enum Schema {
     }
 
     static let reportSummaryTriggers = """
+        -- guide: begin summary-trigger
         CREATE TRIGGER order_lines_summary_insert AFTER INSERT ON order_lines BEGIN
           INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
             ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
@@ -245,6 +246,7 @@ public enum Schema {
             SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
             FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
         END;
+        -- guide: end summary-trigger
         CREATE TRIGGER order_lines_summary_delete AFTER DELETE ON order_lines BEGIN
           UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
             WHERE orderID = OLD.orderID;
@@ -761,6 +763,7 @@ public enum Schema {
         // Own triggers rather than GRDB's synchronize(withTable:), so that stock updates don't reindex names.
         try db.execute(
             sql: """
+                -- guide: begin fts-table
                 CREATE VIRTUAL TABLE products_fts USING fts5(
                   name, content='products', content_rowid='id',
                   tokenize='unicode61 remove_diacritics 2', prefix='2 3');
@@ -768,6 +771,7 @@ public enum Schema {
                 CREATE TRIGGER products_fts_insert AFTER INSERT ON products BEGIN
                   INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
                 END;
+                -- guide: end fts-table
                 CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
                   INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
                 END;

@@ -41,6 +41,7 @@ public struct StoreFiles: Sendable {
     /// Swaps the staged store in for this one. The caller holds `lockExclusively()`, and the staged database has no
     /// write-ahead log left (it was closed). Each step is a rename, and `NORTHWIND_CRASH_AT=restore-…` can stop the
     /// process between any two of them.
+    // guide: begin restore-swap
     public func swapInStaged() throws(NorthwindError) {
         do {
             try Data("restore\n".utf8).write(to: journal)
@@ -53,6 +54,7 @@ public struct StoreFiles: Sendable {
             throw .storeUnavailable("The restore could not swap the store in at \(path): \(error.localizedDescription)")
         }
     }
+    // guide: end restore-swap
 
     /// Finishes a swap that was cut short, or clears what an abandoned staging left. Called when the store opens,
     /// holding the lock exclusively.

@@ -84,6 +84,7 @@ enum BackupWriter {
         kind: BackupKind
     ) throws -> BackupManifest {
         let copy = staging.appendingPathComponent("northwind.sqlite")
+        // guide: begin backup-snapshot
         var manifest = try reader.read { db in
             // The read transaction's snapshot starts with its first read; everything below sees that one instant.
             let createdAt = Timestamp.now
@@ -94,6 +95,7 @@ enum BackupWriter {
             for name in names.sorted() {
                 try linkOrCopy(pictures.appendingPathComponent(name), to: staging.appendingPathComponent("pictures/" + name))
             }
+            // guide: end backup-snapshot
             var counts: [String: Int] = [:]
             for table in Store.syncedTables where try db.tableExists(table) {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0

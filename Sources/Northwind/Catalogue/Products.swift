@@ -102,6 +102,7 @@ extension Backoffice {
 
     static let productByID = productRowSelect + " WHERE products.id = ?"
 
+    // guide: begin search-sql
     /// The first matches the index yields, ordered by name: the first `limit` of them, out of at most
     /// `searchCandidates(limit)`. Ranking (bm25) or ordering every match of a short prefix costs time in proportion to
     /// the catalogue; a bounded number of candidates keeps a keystroke's cost the same at any size, and a person
@@ -119,6 +120,7 @@ extension Backoffice {
         LEFT JOIN suppliers ON suppliers.id = products.supplierID
         ORDER BY page.name, page.id
         """
+    // guide: end search-sql
 
     /// How many matches a search of `limit` results orders: at least 50, so a short list is picked from a few.
     public static func searchCandidates(_ limit: Int) -> Int { max(50, limit) }
@@ -134,6 +136,7 @@ extension Backoffice {
         }.map { $0.judged(margin: margin) }
     }
 
+    // guide: begin prefix-pattern
     /// `"cote"* "de"*`: every word, as a prefix. Built by hand because GRDB's `FTS5Pattern` opens an in-memory
     /// database to tokenize, which costs more than the search itself. Splitting on anything but letters and digits
     /// leaves no FTS5 syntax in the words, so quoting them is enough.
@@ -142,6 +145,7 @@ extension Backoffice {
         guard !words.isEmpty else { return nil }
         return words.prefix(16).map { "\"\($0)\"*" }.joined(separator: " ")
     }
+    // guide: end prefix-pattern
 
     public func product(id: Int64) throws(NorthwindError) -> ProductRow {
         try quickRead { db in try Self.productRow(id: id, db) }.judged(margin: rules.lowStockMargin)

@@ -10,6 +10,7 @@ public enum DocumentKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// `manifest.json` of a `.nwdoc`: what the package holds, who made it, and how to check it (docs/documents.md).
+// guide: begin document-manifest
 public struct DocumentManifest: Codable, Sendable, Equatable {
     public static let format = "northwind-document"
     /// The format this build writes, and the newest it reads.
@@ -38,6 +39,7 @@ public struct DocumentManifest: Codable, Sendable, Equatable {
     /// Every entry but `mimetype` and this manifest.
     public var entries: [BackupManifest.Entry]
 }
+// guide: end document-manifest
 
 /// A party (the customer) as a document names it: enough to find it, or add it, in another store.
 public struct DocumentParty: Codable, Sendable, Equatable {

@@ -42,6 +42,7 @@ public final class ChangeFeed: Sendable {
             throw NorthwindError.translating(error)
         }
         state.withLock { $0.lastSeq = last }
+        // guide: begin change-feed-observe
         let observation = DatabaseRegionObservation(tracking: Table("change_log"))
         let cancellable = observation.start(
             in: store.pool,
@@ -53,6 +54,7 @@ public final class ChangeFeed: Sendable {
             }
         )
         observer.withLock { $0 = cancellable }
+        // guide: end change-feed-observe
         let poller = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: pollInterval)

@@ -217,7 +217,7 @@ extension Backoffice {
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
-                throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be edited.")
+                throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be edited.")
             }
             if let expectedVersion, expectedVersion != order.version {
                 throw NorthwindError.conflict("Someone else changed order \(number) after you opened it. Reload it and edit again.")
@@ -245,17 +245,17 @@ extension Backoffice {
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
-                throw NorthwindError.invalidState("Order \(number) is already \(order.status.rawValue); only new orders can be executed.")
+                throw NorthwindError.invalidState("Order \(order.number) is already \(order.status.rawValue); only new orders can be executed.")
             }
             try Self.checkEmployee(employeeID, db)
             let availability = try Self.availability(order, db)
             guard !availability.isEmpty else {
-                throw NorthwindError.invalidState("Order \(number) has no lines; add at least one before executing it.")
+                throw NorthwindError.invalidState("Order \(order.number) has no lines; add at least one before executing it.")
             }
             let shortages = availability.filter { $0.short > 0 }.map {
                 NorthwindError.Shortage(productID: $0.productID, productName: $0.productName, ordered: $0.ordered, inStock: $0.inStock)
             }
-            guard shortages.isEmpty else { throw NorthwindError.insufficientStock(orderNumber: number, shortages) }
+            guard shortages.isEmpty else { throw NorthwindError.insufficientStock(orderNumber: order.number, shortages) }
             let shipped = shippedDate ?? .today
             if shipped < order.orderDate {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
@@ -272,7 +272,7 @@ extension Backoffice {
             }
             try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
                 arguments: [shipped, order.id])
-            return try Self.orderDetail(number: number, db)
+            return try Self.orderDetail(number: order.number, db)
         }
     }
     // guide: end execute-order
@@ -283,7 +283,7 @@ extension Backoffice {
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
             guard order.status == .new else {
-                throw NorthwindError.invalidState("Order \(number) is \(order.status.rawValue); only new orders can be cancelled.")
+                throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be cancelled.")
             }
             try db.cachedStatement(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?").execute(arguments: [order.id])
             return try Self.orderDetail(number: number, db)

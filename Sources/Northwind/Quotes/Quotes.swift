@@ -358,6 +358,7 @@ extension Backoffice {
     }
 
     /// Writes what changed from `base` to `content`, field by field, over the quote as it is now.
+    // guide: begin quote-three-way
     private static func apply(from base: QuoteContent, to content: QuoteContent, quote: Quote, _ db: Database) throws {
         guard quote.status == .draft else {
             throw NorthwindError.invalidState("Quote \(quote.number) is \(quote.status.rawValue); it can no longer change.")
@@ -377,6 +378,7 @@ extension Backoffice {
             assignments.append("notes = ?")
             _ = arguments.append(contentsOf: [content.notes])
         }
+        // guide: end quote-three-way
         let baseLines = Dictionary(base.lines.map { ($0.lineID, $0) }, uniquingKeysWith: { first, _ in first })
         let newLines = Dictionary(content.lines.map { ($0.lineID, $0) }, uniquingKeysWith: { first, _ in first })
         for line in base.lines where newLines[line.lineID] == nil {

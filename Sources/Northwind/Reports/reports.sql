@@ -136,6 +136,7 @@ JOIN orders o ON o.id = ol.orderID
 JOIN products p ON p.id = ol.productID
 ORDER BY ol.orderID, ol.productID;
 
+-- guide: begin order-subtotals
 -- name: order_subtotals
 -- original: view "Order Subtotals" (orders without lines have no row)
 -- params: none. money: Subtotal.
@@ -145,6 +146,7 @@ SELECT o.number AS "OrderID", t.amountCents AS "Subtotal"
 FROM order_totals t
 JOIN orders o ON o.id = t.orderID
 ORDER BY t.orderID;
+-- guide: end order-subtotals
 
 -- name: orders_qry
 -- original: view "Orders Qry"

@@ -98,6 +98,7 @@ public final class Settings: Sendable {
         let installation = StoredSettingsProvider(origin: .installation)
         let users = StoredSettingsProvider(origin: .user)
         (self.installation, self.users) = (installation, users)
+        // guide: begin settings-layers-code
         var layers: [(origin: SettingOrigin, provider: any ConfigProvider)] = [
             (
                 .commandLine,
@@ -132,6 +133,7 @@ public final class Settings: Sendable {
         layers.append((.factory, factory))
         self.layers = layers
         reader = ConfigReader(providers: layers.map(\.1))
+        // guide: end settings-layers-code
         self.warn = warn
         if let backoffice { try await reload(from: backoffice) }
     }

@@ -199,6 +199,7 @@ extension Setting {
             scope: .shop,
             apply: .live
         ),
+        // guide: begin setting-entry
         Setting(
             "pages.pageSize",
             .int,
@@ -210,6 +211,7 @@ extension Setting {
             scope: .shop,
             apply: .live
         ),
+        // guide: end setting-entry
         Setting(
             "session.lifetimeHours",
             .int,

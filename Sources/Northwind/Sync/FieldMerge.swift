@@ -68,6 +68,7 @@ enum FieldMerge {
         var fields: [String: FieldValue] = [:]
         var discarded: [DiscardedValue] = []
         let names = Set(base.keys).union(server.keys).union(local.keys).subtracting([FieldClock.fieldName]).sorted()
+        // guide: begin field-merge
         for name in names {
             let (b, s, l) = (base[name], server[name], local[name])
             let merged: FieldValue?
@@ -91,6 +92,7 @@ enum FieldMerge {
             }
             if let merged { fields[name] = merged }
         }
+        // guide: end field-merge
         return Result(fields: fields, clocks: clocks, discarded: discarded)
     }
 }

@@ -34,6 +34,7 @@ struct SyncTable: Sendable {
     }
 
     /// Every synced table, parents before children (`Store.syncedTables` order).
+    // guide: begin sync-tables
     static let all: [SyncTable] = [
         SyncTable("categories", .shared("catalog"), assets: ["picture"]),
         SyncTable("suppliers", .shared("catalog")),
@@ -58,6 +59,7 @@ struct SyncTable: Sendable {
         SyncTable("quote_lines", .shared("customers")),
         SyncTable("quote_versions", .shared("customers"), appendOnly: true),
     ]
+    // guide: end sync-tables
 
     static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 

@@ -59,6 +59,7 @@ public enum WebApp {
         )
     }
 
+    // guide: begin build-router
     static func buildRouter(_ environment: WebEnvironment) throws -> Router<WebContext> {
         // HEAD answers wherever GET does, with GET's headers and no body.
         let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
@@ -78,6 +79,7 @@ public enum WebApp {
         MethodNotAllowed.register(on: router)
         return router
     }
+    // guide: end build-router
 
     static func loadTemplates() async throws -> MustacheLibrary {
         guard let directory = Bundle.module.url(forResource: "Templates", withExtension: nil) else {

@@ -9,6 +9,7 @@ struct EventStream: Sendable {
     let feed: ChangeFeed
     static let keepAlive: Duration = .seconds(15)
 
+    // guide: begin event-stream
     @Sendable func stream(_ request: Request, context: WebContext) async throws -> Response {
         let changes = feed.subscribe()
         let body = ResponseBody { writer in
@@ -38,6 +39,7 @@ struct EventStream: Sendable {
         }
         return Response(status: .ok, headers: Self.headers, body: body)
     }
+    // guide: end event-stream
 
     static let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
 }

@@ -11,6 +11,7 @@ import Synchronization
 /// pages and the API checks every request that is not GET, HEAD or OPTIONS, before any handler runs, so no route
 /// can forget it, whatever decodes its body. Bearer tokens are not sent by browsers on their own, so API clients
 /// need none.
+// guide: begin csrf-check
 struct CSRFCheck: RouterMiddleware {
     typealias Context = WebContext
 
@@ -31,6 +32,7 @@ struct CSRFCheck: RouterMiddleware {
         return try await next(request, context)
     }
 }
+// guide: end csrf-check
 
 extension HTTPField.Name {
     static let csrfToken = HTTPField.Name("X-CSRF-Token")!

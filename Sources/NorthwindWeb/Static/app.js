@@ -19,6 +19,7 @@ async function refreshFrom(url, ids) {
   document.dispatchEvent(new CustomEvent("northwind:refreshed"));
 }
 
+// guide: begin live-js
 // Live updates: the server sends a `change` event naming the tables each commit touched.
 function listenForChanges() {
   const tables = (document.body.dataset.liveTables || "").split(/\s+/).filter(Boolean);
@@ -30,6 +31,7 @@ function listenForChanges() {
     if (change.tables.some((t) => tables.includes(t))) refresh();
   });
 }
+// guide: end live-js
 
 // Search as you type: forms marked data-live-search re-render their results region.
 function liveSearch(form) {
@@ -298,6 +300,7 @@ function quoteEditor(root) {
     }
   }
 
+  // guide: begin undo-js
   function record(name, changes) {
     if (readOnly) return;
     apply(changes, true);
@@ -306,6 +309,7 @@ function quoteEditor(root) {
     history.redo = [];
     changed();
   }
+  // guide: end undo-js
 
   function step(from, to, forwards) {
     if (readOnly || !from.length) return;

@@ -123,7 +123,7 @@ struct BackupCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             print(
-                "Verified: \(counted(manifest.entries.count, "file")) match their checksums; the database passes SQLite's checks; every picture is there."
+                "Verified: \(manifest.entries.count == 1 ? "the one file matches its checksum" : "\(counted(manifest.entries.count, "file")) match their checksums"); the database passes SQLite's checks; every picture is there."
             )
         }
     }
