@@ -6,7 +6,7 @@ import Foundation
 ///   rest is the region between `// guide: begin NAME` and `// guide: end NAME` in that file, dedented;
 /// - a transcript: a `console` fence of `$ command` lines, each followed by the output it prints, where `…` stands
 ///   for any text within a line, and a line of `…` alone for any number of lines;
-/// - a snippet: a program in `Snippets/`, which a transcript runs with `$ swift run NAME`.
+/// - a snippet: a program in `Snippets/`, which `swift build` makes and a transcript runs as `$ NAME`.
 ///
 /// `NORTHWIND_GUIDE_UPDATE=1 swift test --filter GuideTests` rewrites every excerpt from its source, and every
 /// transcript whose output no longer matches with the output it now gives.

@@ -84,19 +84,17 @@ struct GuideTests {
         // Given a chapter
         let text = try Guide.text(chapter)
         // When its shell sessions are read
-        let runs = Fence.all(in: text).filter { $0.info == "console" }.flatMap { Transcript($0.body).steps }
-            .map { Transcript.words($0.command) }
-            .filter { $0.count >= 3 && $0[0] == "swift" && $0[1] == "run" }
-            .map { $0[2] }
+        let programs = Fence.all(in: text).filter { $0.info == "console" }.flatMap { Transcript($0.body).steps }
+            .compactMap { Transcript.words($0.command).first }
         // Then one of them runs a snippet in Snippets/
-        #expect(runs.contains { Guide.snippets.contains($0) }, "\(chapter) runs no snippet: add `$ swift run NAME` for one in Snippets/")
+        #expect(programs.contains { Guide.snippets.contains($0) }, "\(chapter) runs no snippet: add `$ NAME` for one in Snippets/")
     }
 
     @Test func everySnippetIsRunInTheGuide() throws {
         // Given the snippets and every chapter's text
         let texts = try Guide.chapters.map(Guide.text).joined(separator: "\n")
         // When each is looked for in a shell session
-        let unused = Guide.snippets.filter { !texts.contains("$ swift run \($0)") }
+        let unused = Guide.snippets.filter { !texts.contains("\n$ \($0)") }
         // Then each is run by some chapter, so none goes unchecked
         #expect(unused.isEmpty, "Snippets no chapter runs: \(unused)")
     }
@@ -128,6 +126,8 @@ final class GuideSession {
     let home: URL
     private var variables: [String: String] = [:]
     private var background: [ChildProcess] = []
+
+    static let programs = ["northwind", "northwind-sync-server", "northwind-bench"]
 
     init() throws {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-guide-\(UUID().uuidString)")
@@ -205,18 +205,10 @@ final class GuideSession {
             environment[String(first[..<equals])] = String(first[first.index(after: equals)...])
             words.removeFirst()
         }
-        let program: String
-        if words.count >= 3 && words[0] == "swift" && words[1] == "run" {
-            program = words[2]
-            words.removeFirst(3)
-        } else if let first = words.first, ["northwind", "northwind-sync-server", "northwind-bench"].contains(first) {
-            program = first
-            words.removeFirst()
-        } else {
-            throw CLIError(
-                description: "The guide's shell sessions run northwind, northwind-sync-server, northwind-bench or swift run NAME: \(command)"
-            )
+        guard let program = words.first, Self.programs.contains(program) || Guide.snippets.contains(program) else {
+            throw CLIError(description: "The guide's shell sessions run \(Self.programs.joined(separator: ", ")) or a snippet: \(command)")
         }
+        words.removeFirst()
         guard let binary = CLI.binary(program) else { throw CLIError(description: "\(program) is not built: swift build") }
         return (binary.path, words, environment)
     }
