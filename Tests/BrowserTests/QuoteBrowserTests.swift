@@ -109,7 +109,8 @@ extension BrowserTests {
 
             // When they take it over, and the representative changes something
             try await manager.find("#take-over").click()
-            try await waitFor("the manager's editor to be enabled") { try await manager.find("#quote-notes").isEnabled }
+            // The take-over reloads the page: an element found on the old one goes stale, so look again.
+            try await waitFor("the manager's editor to be enabled") { (try? await manager.find("#quote-notes").isEnabled) ?? false }
             try await overwrite(rep, "#quote-notes", with: "Second call")
             // Then the representative is told who took it, and their page turns read-only; the manager's notes stand
             let told = try await rep.waitForText("#quote-taken", "the take-over") { !$0.isEmpty }
