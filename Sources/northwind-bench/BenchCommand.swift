@@ -207,14 +207,9 @@ struct Bench {
         for id in stocked { _ = try await backoffice.receiveStock(productID: id, quantity: 10_000_000) }
         let customerCode = try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? ""
         func lines(_ i: Int) -> [Int64] { (0..<3).map { stocked[(i * 3 + $0) % stocked.count] } }
-
-        // Each side writes in its own run: alternating two writer connections would make each reload its page cache
-        // at every transaction (another connection changed the file), which measures that, not the code.
-        (ours, raw) = (Sample(), Sample())
-        var ourNumbers: [String] = []
-        var bareNumbers: [String] = []
-        for i in 0..<writes {
-            let draft = OrderDraft(
+        /// The i-th three-line order, the same on every run.
+        func order(_ i: Int) -> OrderDraft {
+            OrderDraft(
                 customerCode: customerCode,
                 employeeID: 1,
                 requiredDate: nil,
@@ -222,6 +217,15 @@ struct Bench {
                 freight: Money(cents: 1234),
                 lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) }
             )
+        }
+
+        // Each side writes in its own run: alternating two writer connections would make each reload its page cache
+        // at every transaction (another connection changed the file), which measures that, not the code.
+        (ours, raw) = (Sample(), Sample())
+        var ourNumbers: [String] = []
+        var bareNumbers: [String] = []
+        for i in 0..<writes {
+            let draft = order(i)
             ourNumbers.append(try await ours.time { try await backoffice.createOrder(draft) }.order.number)
         }
         for i in 0..<writes {
@@ -236,17 +240,7 @@ struct Bench {
         print(table.render())
         if reportRuns > 0 { try await reports(backoffice, bare) }
         if backupWrites > 0 {
-            try await BackupBench(backoffice: backoffice, path: path, folder: folder, writes: backupWrites) { i in
-                OrderDraft(
-                    customerCode: customerCode,
-                    employeeID: 1,
-                    requiredDate: nil,
-                    shipVia: 1,
-                    freight: Money(cents: 1234),
-                    lines: lines(i).map { OrderLineDraft(productID: $0, quantity: 2, discount: 0.05) }
-                )
-            }
-            .run()
+            try await BackupBench(backoffice: backoffice, path: path, folder: folder, writes: backupWrites, order: order).run()
         }
     }
 
