@@ -60,6 +60,9 @@ struct Region: Equatable {
     /// A Swift or JavaScript comment, or a SQL one (inside a SQL string or file).
     private static var marker: Regex<(Substring, Substring, Substring)> { #/^\s*(?://|--)\s*guide:\s*(begin|end)\s+([A-Za-z0-9_.-]+)\s*$/# }
 
+    /// The sources' regions, read once for every test that needs them.
+    static let scanned = all()
+
     /// Every region under `Sources/`, `Snippets/` and `Tests/`, and every problem with the markers.
     static func all() -> (regions: [String: Region], problems: [String]) {
         var found: [String: Region] = [:]

@@ -10,14 +10,14 @@ struct GuideTests {
     @Test func everyGuideMarkerInTheSourcesIsWellFormed() {
         // Given every source file's guide markers
         // When they are read
-        let problems = Region.all().problems
+        let problems = Region.scanned.problems
         // Then each region begins and ends once, on lines of their own, and no two share a name
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
     @Test func everyExcerptNamesARegionThatExists() throws {
         // Given the sources' regions
-        let regions = Region.all().regions
+        let regions = Region.scanned.regions
         // When every chapter's excerpts are read
         var missing: [String] = []
         for chapter in Guide.chapters {
@@ -32,7 +32,7 @@ struct GuideTests {
     @Test(arguments: Guide.chapters)
     func theChaptersExcerptsAreTheSourcesCode(chapter: String) throws {
         // Given a chapter and the sources' regions
-        let regions = Region.all().regions
+        let regions = Region.scanned.regions
         var text = try Guide.text(chapter)
         // When each excerpt is compared with its region
         var stale: [String] = []
@@ -188,7 +188,7 @@ final class GuideSession {
             seen += String(decoding: chunk, as: UTF8.self)
         }
         // Whatever it prints later must not fill the pipe and stall it.
-        Thread.detachNewThread { while !output.availableData.isEmpty {} }
+        drain(output)
         guard process.isRunning else { throw CLIError(description: "\(command) stopped: \(seen)") }
     }
 
