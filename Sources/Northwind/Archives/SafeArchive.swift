@@ -246,6 +246,11 @@ public func counted(_ count: Int, _ noun: String, plural: String? = nil) -> Stri
     "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
 }
 
+/// A discount as a line shows it: "15%", and nothing for none.
+public func discountText(_ discount: Double) -> String {
+    discount == 0 ? "" : "\(Int((discount * 100).rounded()))%"
+}
+
 /// A size as people read it: "512 bytes", "840 KiB", "12.5 MiB".
 public func byteText(_ bytes: Int64) -> String {
     if bytes < 1024 { return "\(bytes) bytes" }

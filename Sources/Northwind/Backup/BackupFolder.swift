@@ -101,6 +101,10 @@ public struct BackupListing: Sendable {
     public var sizeText: String { byteText(size) }
     public var createdAt: String { manifest?.createdAt ?? "" }
     public var isVerified: Bool { check?.ok == true }
+    /// How the backup stands, in the words every list uses: unreadable, verified, not checked or damaged.
+    public var stateText: String {
+        problem != nil ? "unreadable" : isVerified ? "verified" : check == nil ? "not checked" : "damaged"
+    }
 
     /// The same backup, and the record of its check, under another name (`backup create -o FILE`).
     public func moved(to destination: URL) throws(NorthwindError) -> BackupListing {

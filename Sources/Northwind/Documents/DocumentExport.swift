@@ -244,7 +244,7 @@ struct RenditionLine {
         name = line.product.name
         quantity = line.quantity
         unitPrice = line.unitPrice.description
-        discount = line.discount == 0 ? "" : "\(Int((line.discount * 100).rounded()))%"
+        discount = discountText(line.discount)
         total = line.total.description
     }
 }

@@ -96,8 +96,4 @@ struct PageRoutes: Sendable {
         }
         return Pager(page: page, pages: pages, previous: page > 1 ? link(page - 1) : nil, next: page < pages ? link(page + 1) : nil)
     }
-
-    static func percent(_ discount: Double) -> String {
-        discount == 0 ? "" : "\(Int((discount * 100).rounded()))%"
-    }
 }

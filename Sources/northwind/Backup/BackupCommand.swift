@@ -77,8 +77,8 @@ struct BackupCommand: AsyncParsableCommand {
             }
             print("In \(folder.url.path):")
             for backup in backups {
-                let state =
-                    backup.problem != nil ? "unreadable" : backup.isVerified ? "verified" : backup.check == nil ? "not checked" : "DAMAGED"
+                // A damaged backup shouts in a terminal list, where nothing else marks it.
+                let state = backup.stateText == "damaged" ? "DAMAGED" : backup.stateText
                 print(
                     [
                         backup.name, backup.manifest?.createdAt ?? "", backup.manifest?.kind.rawValue ?? "", backup.sizeText, state,

@@ -31,7 +31,7 @@ struct OrdersCommand: AsyncParsableCommand {
                 line.productName,
                 line.line.unitPrice.description,
                 String(line.line.quantity),
-                line.line.discount == 0 ? "" : "\(Int((line.line.discount * 100).rounded()))%",
+                discountText(line.line.discount),
                 line.total.description,
                 String(line.inStock),
                 o.status == .new && line.short > 0 ? String(line.short) : ""

@@ -34,7 +34,7 @@ struct QuotesCommand: AsyncParsableCommand {
                 line.productName,
                 line.unitPrice.description,
                 String(line.quantity),
-                line.discount == 0 ? "" : "\(Int((line.discount * 100).rounded()))%",
+                discountText(line.discount),
                 line.total.description
             )
         }

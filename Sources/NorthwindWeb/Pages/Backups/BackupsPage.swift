@@ -55,7 +55,7 @@ extension PageRoutes {
                 createdAt: backup.manifest.map { String($0.createdAt.prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC" } ?? "",
                 kind: backup.manifest?.kind.rawValue ?? "",
                 size: backup.sizeText,
-                state: backup.problem != nil ? "unreadable" : backup.isVerified ? "verified" : backup.check == nil ? "not checked" : "damaged",
+                state: backup.stateText,
                 isGood: backup.isVerified
             )
         }

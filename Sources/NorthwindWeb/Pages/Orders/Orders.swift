@@ -161,7 +161,7 @@ extension PageRoutes {
                     productName: line.productName,
                     unitPrice: line.line.unitPrice.shown,
                     quantity: line.line.quantity,
-                    discount: Self.percent(line.line.discount),
+                    discount: discountText(line.line.discount),
                     total: line.total.shown,
                     // Mustache counts 0 as present, so the section needs a Bool.
                     isShort: line.short > 0,

@@ -164,7 +164,7 @@ extension PageRoutes {
                     productName: line.productName,
                     quantity: line.quantity,
                     unitPrice: line.unitPrice.description,
-                    discountPercent: Self.percent(line.discount),
+                    discountPercent: discountText(line.discount),
                     total: line.total.description
                 )
             },
