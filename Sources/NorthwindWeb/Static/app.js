@@ -203,9 +203,11 @@ function quoteEditor(root) {
     showState(!!problem && failures > 0);
   }
 
-  function cell(child, className) {
+  // `label` heads the cell on a phone, where the table's own headings are hidden.
+  function cell(child, className, label) {
     const td = document.createElement("td");
     if (className) td.className = className;
+    if (label) td.dataset.label = label;
     if (typeof child === "string") td.textContent = child; else if (child) td.append(child);
     return td;
   }
@@ -234,14 +236,14 @@ function quoteEditor(root) {
       record("Remove " + line.productName, [{ field: "line", lineID: line.lineID, before: JSON.stringify({ line: current(), position }), after: null }]);
     });
     row.append(
-      cell(line.productName),
+      cell(line.productName, "", "Product"),
       cell(input("number", line.quantity, "Quantity of " + line.productName, (value) =>
-        record("Change quantity of " + line.productName, [{ field: "quantity", lineID: line.lineID, before: String(current().quantity), after: value }])), "num"),
+        record("Change quantity of " + line.productName, [{ field: "quantity", lineID: line.lineID, before: String(current().quantity), after: value }])), "num", "Quantity"),
       cell(input("text", money(line.unitPrice), "Unit price of " + line.productName, (value) =>
-        record("Change price of " + line.productName, [{ field: "unitPrice", lineID: line.lineID, before: String(current().unitPrice), after: String(Math.round(parseFloat(value) * 100)) }])), "num"),
+        record("Change price of " + line.productName, [{ field: "unitPrice", lineID: line.lineID, before: String(current().unitPrice), after: String(Math.round(parseFloat(value) * 100)) }])), "num", "Unit price"),
       cell(input("number", Math.round(line.discount * 1000) / 10, "Discount of " + line.productName + " in percent", (value) =>
-        record("Change discount of " + line.productName, [{ field: "discount", lineID: line.lineID, before: String(current().discount), after: String((parseFloat(value) || 0) / 100) }])), "num"),
-      cell("", "num line-total"),
+        record("Change discount of " + line.productName, [{ field: "discount", lineID: line.lineID, before: String(current().discount), after: String((parseFloat(value) || 0) / 100) }])), "num", "Discount %"),
+      cell("", "num line-total", "Total"),
       cell(remove)
     );
     return row;
