@@ -253,9 +253,20 @@ struct BrowserTests {
             ProcessInfo.processInfo.environment["NORTHWIND_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("northwind-screenshots-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try await withLiveBrowser { server, driver in
+        let backups = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-screenshot-backups-\(UUID().uuidString)")
+        try await withLiveBrowser(environment: ["NORTHWIND_BACKUP_DIRECTORY": backups.path]) { server, driver in
             let browser = try await driver.newBrowser()
             let facts = try server.backoffice()
+            _ = try await facts.createBackup(in: BackupFolder(url: backups), kind: .manual)
+            let quote = try await facts.createQuote(
+                QuoteContent(
+                    customerCode: "BIANC",
+                    validUntil: .today.adding(days: 30),
+                    notes: "Second call: wants the coffee before the holidays",
+                    lines: [try facts.newQuoteLine(productID: 17, quantity: 4), try facts.newQuoteLine(productID: 11, quantity: 12, discount: 0.05)]
+                ),
+                by: QuoteEditor(login: "setup", name: "Setup")
+            )
             let product = try await facts.listProducts(ProductQuery()).items[0].product
             let category = try await facts.list(NorthwindStore.Category.self, limit: 1).items[0]
             let customer = try await facts.list(Customer.self, limit: 1).items[0]
@@ -272,7 +283,8 @@ struct BrowserTests {
                 ("employee", "/employees/\(employee.id ?? 0)"), ("reports", "/reports"),
                 ("report-chart", "/reports/category-sales-for-1997?year=\(LocalDate.today.year - 1)"),
                 ("report-form", "/reports/sales-by-year?from=\(LocalDate.today.year)-01-01&to=\(LocalDate.today)"),
-                ("not-found", "/products/999999"),
+                ("quotes", "/quotes"), ("quote", "/quotes/\(quote.number)"), ("documents-import", "/documents/import"),
+                ("settings", "/settings"), ("backups", "/backups"), ("not-found", "/products/999999"),
             ]
             for (index, (name, path)) in pages.enumerated() {
                 if index == 1 { try await browser.signIn(server, as: server.manager) }

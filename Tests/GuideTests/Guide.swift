@@ -2,8 +2,8 @@ import Foundation
 
 /// The guide (`docs/guide/*.md`) and the code it quotes. Three kinds of block in a chapter are checked:
 ///
-/// - an excerpt: `<!-- include: NAME -->` followed by a `swift` fence, whose first line names the file and whose
-///   rest is the region between `// guide: begin NAME` and `// guide: end NAME` in that file, dedented;
+/// - an excerpt: `<!-- include: NAME -->` followed by a fence (`swift`, `sql` or `js`), whose first line names the
+///   file and whose rest is the region between `// guide: begin NAME` and `// guide: end NAME` in that file, dedented;
 /// - a transcript: a `console` fence of `$ command` lines, each followed by the output it prints, where `…` stands
 ///   for any text within a line, and a line of `…` alone for any number of lines;
 /// - a snippet: a program in `Snippets/`, which `swift build` makes and a transcript runs as `$ NAME`.
@@ -55,7 +55,8 @@ struct Region: Equatable {
     var code: String
 
     /// What the guide shows: the file's path, then the code.
-    var excerpt: String { "// \(file)\n\(code)" }
+    /// The region under a comment that names its file, in the file's own comment syntax.
+    var excerpt: String { "\(file.hasSuffix(".sql") ? "--" : "//") \(file)\n\(code)" }
 
     /// A Swift or JavaScript comment, or a SQL one (inside a SQL string or file).
     private static var marker: Regex<(Substring, Substring, Substring)> { #/^\s*(?://|--)\s*guide:\s*(begin|end)\s+([A-Za-z0-9_.-]+)\s*$/# }
