@@ -18,6 +18,19 @@ struct CommandLineTests {
         #expect(throws: (any Error).self) { try NorthwindCommand.parseAsRoot(["products", "list", "--active", "--discontinued"]) }
     }
 
+    @Test func transfersListsAsTheAPIDoesWithJSON() throws {
+        // Given a store that has sent and received no transfers
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        // When its transfers are listed with --json
+        let listed = try CLI.run(["transfers", "list", "--store", path, "--json"])
+        // Then the answer is the API's transfer list, empty
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any], "\(listed.stdout)")
+        #expect(body.keys.sorted() == ["items"])
+        #expect((body["items"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func aSessionFromFirstUseToAShippedOrder() throws {
         let store = try TemporaryStore()
         let path = store.directory.appendingPathComponent("cli.sqlite").path

@@ -81,6 +81,31 @@ struct DocumentsCommandTests {
         #expect(try other.run(["quotes", "show", number]).stdout.contains("First call"))
     }
 
+    @Test func aQuotesJSONWritesMoneyAsTheAPIDoesInListShowAndVersions() async throws {
+        // Given a quote made with the CLI, with a line of 5 at a 10% discount
+        let fixture = try await BackupCommandTests.Fixture()
+        let number = try await Self.quote(fixture)
+        // When it is listed, shown and its versions listed with --json
+        let listed = try fixture.run(["quotes", "list", "--json"])
+        let shown = try fixture.run(["quotes", "show", number, "--json"])
+        let versions = try fixture.run(["quotes", "versions", number, "--json"])
+        // Then each is JSON in which every amount is a decimal string and the content keeps its lines
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stderr)")
+        let quote = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown.stderr)")
+        let history = try #require(try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]], "\(versions.stderr)")
+        let content = try #require(quote["content"] as? [String: Any])
+        let lines = try #require(content["lines"] as? [[String: Any]])
+        #expect(list.map { $0["number"] as? String } == [number])
+        #expect((list.first?["total"] as? String) == (quote["total"] as? String))
+        #expect((quote["total"] as? String)?.wholeMatch(of: /[0-9]+\.[0-9]{2}/) != nil, "\(shown.stdout)")
+        #expect(lines.map { $0["quantity"] as? Int } == [3, 5])
+        #expect(lines.map { $0["discount"] as? Double } == [0, 0.1])
+        #expect(lines.allSatisfy { ($0["unitPrice"] as? String)?.wholeMatch(of: /[0-9]+\.[0-9]{2}/) != nil }, "\(lines)")
+        #expect(content["notes"] as? String == "First call")
+        #expect(history.map { $0["label"] as? String } == ["Created"])
+        #expect((history.first?["content"] as? [String: Any])?["customerCode"] as? String == content["customerCode"] as? String)
+    }
+
     @Test func aMissingFileIsSaidToBeMissing() throws {
         // Given a path where nothing is
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-nothing-\(UUID().uuidString).nwdoc").path

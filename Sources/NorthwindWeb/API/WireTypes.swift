@@ -295,6 +295,9 @@ public enum Wire {
     public static func order(_ detail: OrderDetail) -> some Encodable & Sendable { OrderBody(detail) }
     public static func orders(_ page: Page<OrderSummary>) -> some Encodable & Sendable { Components.Schemas.OrderPage(page, OrderSummaryBody.init) }
     public static func reports(_ reports: [ReportDefinition]) -> some Encodable & Sendable { reports.map(ReportSummaryBody.init) }
+    public static func transfers(_ transfers: [TransferStatus]) -> some Encodable & Sendable {
+        Components.Schemas.TransferList(items: transfers.map(TransferBody.init))
+    }
 
     /// A managed record (category, supplier, customer, employee or shipper) as the API sends it.
     public static func record<R: ManagedRecord>(_ record: R) -> any Encodable & Sendable {

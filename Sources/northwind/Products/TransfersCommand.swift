@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Northwind
 import NorthwindStore
+import NorthwindWeb
 
 struct TransfersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,9 +32,11 @@ struct TransfersCommand: AsyncParsableCommand {
         @Option(help: "Only this product id.") var product: Int64?
         @Flag(help: "Only transfers not yet received.") var inTransit = false
         @Option(help: "At most this many.") var limit = 100
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let transfers = try await storeOptions.open().transfers(productID: product, inTransitOnly: inTransit, limit: limit)
+            if output.json { return try printJSON(Wire.transfers(transfers)) }
             print(transfers.isEmpty ? "No transfers." : TransfersCommand.table(transfers))
         }
     }

@@ -46,9 +46,11 @@ struct QuotesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Draft quotes, newest change first (--all for converted and withdrawn ones too).")
         @OptionGroup var storeOptions: StoreOptions
         @Flag(help: "Include converted and withdrawn quotes.") var all = false
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let quotes = try await storeOptions.open().listQuotes(all: all)
+            if output.json { return try printJSON(quotes.map(SummaryJSON.init)) }
             var table = TextTable("Quote", "Customer", "Status", "Valid until", "Lines", "Total", "Order")
             for quote in quotes {
                 table.add(
@@ -87,21 +89,27 @@ struct QuotesCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a quote with its lines.")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The quote number, e.g. 7KQ2XM-Q3.") var number: String
 
         func run() async throws {
-            QuotesCommand.print(try await storeOptions.open().quote(number: number))
+            let quote = try await storeOptions.open().quote(number: number)
+            if output.json { return try printJSON(QuoteJSON(quote)) }
+            QuotesCommand.print(quote)
         }
     }
 
     struct Versions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A quote's saved versions, newest first, each with its parents.")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The quote number.") var number: String
 
         func run() async throws {
+            let versions = try await storeOptions.open().quoteVersions(number: number)
+            if output.json { return try printJSON(versions.map(VersionJSON.init)) }
             var table = TextTable("Version", "Saved", "By", "Label", "Total", "Follows")
-            for version in try await storeOptions.open().quoteVersions(number: number) {
+            for version in versions {
                 table.add(
                     String(version.id.prefix(8)),
                     String(version.createdAt.prefix(19)),
@@ -139,6 +147,81 @@ struct QuotesCommand: AsyncParsableCommand {
             let detail = try await storeOptions.open().convertQuote(number: number, employeeID: employee, requiredDate: required)
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
+        }
+    }
+
+    // The API serves no quotes, so `--json` has these shapes of its own, written as the API writes its values:
+    // money as a decimal string ("18.00"), dates as ISO 8601, a discount as a fraction.
+
+    struct LineJSON: Encodable {
+        var lineID: String
+        var productID: Int64
+        var productName: String
+        var quantity: Int
+        var unitPrice: String
+        var discount: Double
+        var total: String
+        init(_ line: QuoteLine) {
+            (lineID, productID, productName, quantity) = (line.lineID, line.productID, line.productName, line.quantity)
+            (unitPrice, discount, total) = (line.unitPrice.description, line.discount, line.total.description)
+        }
+    }
+
+    /// A quote as it stands; `content` is what its versions keep, in the same shape.
+    struct QuoteJSON: Encodable {
+        var number: String
+        var status: String
+        var customerName: String
+        var total: String
+        var orderNumber: String?
+        var createdAt: String
+        var updatedAt: String
+        var content: ContentJSON
+        init(_ quote: Quote) {
+            (number, status, customerName, orderNumber) = (quote.number, quote.status.rawValue, quote.customerName, quote.orderNumber)
+            (total, createdAt, updatedAt) = (quote.content.total.description, quote.createdAt, quote.updatedAt)
+            content = ContentJSON(quote.content)
+        }
+    }
+
+    struct SummaryJSON: Encodable {
+        var number: String
+        var customerName: String
+        var status: String
+        var validUntil: String
+        var lineCount: Int
+        var total: String
+        var orderNumber: String?
+        var updatedAt: String
+        init(_ quote: QuoteSummary) {
+            (number, customerName, status) = (quote.number, quote.customerName, quote.status.rawValue)
+            (validUntil, lineCount, total) = (quote.validUntil.description, quote.lineCount, quote.total.description)
+            (orderNumber, updatedAt) = (quote.orderNumber, quote.updatedAt)
+        }
+    }
+
+    struct VersionJSON: Encodable {
+        var id: String
+        var parentIDs: [String]
+        var label: String
+        var author: String?
+        var createdAt: String
+        var total: String
+        var content: ContentJSON
+        init(_ version: QuoteVersion) {
+            (id, parentIDs, label, author, createdAt) = (version.id, version.parentIDs, version.label, version.author, version.createdAt)
+            (total, content) = (version.content.total.description, ContentJSON(version.content))
+        }
+    }
+
+    struct ContentJSON: Encodable {
+        var customerCode: String
+        var validUntil: String
+        var notes: String
+        var lines: [LineJSON]
+        init(_ content: QuoteContent) {
+            (customerCode, validUntil, notes) = (content.customerCode, content.validUntil.description, content.notes)
+            lines = content.lines.map(LineJSON.init)
         }
     }
 }
