@@ -87,6 +87,11 @@ public struct BackupCheck: Codable, Sendable, Equatable {
     }
 }
 
+public enum BackupState: String, Sendable {
+    case verified, damaged, unreadable
+    case notChecked = "not checked"
+}
+
 /// One backup in a folder, as a list shows it.
 public struct BackupListing: Sendable {
     public var file: URL
@@ -101,9 +106,9 @@ public struct BackupListing: Sendable {
     public var sizeText: String { byteText(size) }
     public var createdAt: String { manifest?.createdAt ?? "" }
     public var isVerified: Bool { check?.ok == true }
-    /// How the backup stands, in the words every list uses: unreadable, verified, not checked or damaged.
-    public var stateText: String {
-        problem != nil ? "unreadable" : isVerified ? "verified" : check == nil ? "not checked" : "damaged"
+    /// How the backup stands; its raw value is the word every list shows.
+    public var state: BackupState {
+        problem != nil ? .unreadable : isVerified ? .verified : check == nil ? .notChecked : .damaged
     }
 
     /// The same backup, and the record of its check, under another name (`backup create -o FILE`).

@@ -78,7 +78,7 @@ struct BackupCommand: AsyncParsableCommand {
             print("In \(folder.url.path):")
             for backup in backups {
                 // A damaged backup shouts in a terminal list, where nothing else marks it.
-                let state = backup.stateText == "damaged" ? "DAMAGED" : backup.stateText
+                let state = backup.state == .damaged ? "DAMAGED" : backup.state.rawValue
                 print(
                     [
                         backup.name, backup.manifest?.createdAt ?? "", backup.manifest?.kind.rawValue ?? "", backup.sizeText, state,

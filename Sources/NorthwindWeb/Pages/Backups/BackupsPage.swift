@@ -55,7 +55,7 @@ extension PageRoutes {
                 createdAt: backup.manifest.map { String($0.createdAt.prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC" } ?? "",
                 kind: backup.manifest?.kind.rawValue ?? "",
                 size: backup.sizeText,
-                state: backup.stateText,
+                state: backup.state.rawValue,
                 isGood: backup.isVerified
             )
         }
