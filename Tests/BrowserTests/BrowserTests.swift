@@ -254,6 +254,7 @@ struct BrowserTests {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("northwind-screenshots-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let backups = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-screenshot-backups-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: backups) }
         try await withLiveBrowser(environment: ["NORTHWIND_BACKUP_DIRECTORY": backups.path]) { server, driver in
             let browser = try await driver.newBrowser()
             let facts = try server.backoffice()
