@@ -55,8 +55,10 @@ struct Region: Equatable {
     var code: String
 
     /// What the guide shows: the file's path, then the code.
+    /// The fence's language: the source file's own.
+    var language: String { file.hasSuffix(".sql") ? "sql" : file.hasSuffix(".js") ? "js" : "swift" }
     /// The region under a comment that names its file, in the file's own comment syntax.
-    var excerpt: String { "\(file.hasSuffix(".sql") ? "--" : "//") \(file)\n\(code)" }
+    var excerpt: String { "\(language == "sql" ? "--" : "//") \(file)\n\(code)" }
 
     /// A Swift or JavaScript comment, or a SQL one (inside a SQL string or file).
     private static var marker: Regex<(Substring, Substring, Substring)> { #/^\s*(?://|--)\s*guide:\s*(begin|end)\s+([A-Za-z0-9_.-]+)\s*$/# }

@@ -49,6 +49,21 @@ struct GuideTests {
         )
     }
 
+    @Test func everyExcerptIsFencedInItsSourcesLanguage() throws {
+        // Given the sources' regions
+        let regions = Region.scanned.regions
+        // When every chapter's excerpts are read
+        var mislabelled: [String] = []
+        for chapter in Guide.chapters {
+            for fence in Fence.all(in: try Guide.text(chapter)) {
+                guard let name = fence.include, let region = regions[name], fence.info != region.language else { continue }
+                mislabelled.append("\(chapter):\(fence.open + 1): \(name) is \(region.language), fenced as '\(fence.info)'")
+            }
+        }
+        // Then each fence names the language of the file it quotes, so that it is highlighted as that language
+        #expect(mislabelled.isEmpty, "\(mislabelled.joined(separator: "\n"))")
+    }
+
     @Test(arguments: Guide.chapters)
     func theChaptersTranscriptsPrintWhatTheyShow(chapter: String) throws {
         // Given a chapter's shell sessions, and a fresh home with no store
