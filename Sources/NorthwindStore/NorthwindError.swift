@@ -70,6 +70,7 @@ extension NorthwindError {
             case .SQLITE_CONSTRAINT_FOREIGNKEY:
                 return .inUse("The change refers to a record that does not exist, or removes one that others still refer to.")
             case .SQLITE_CONSTRAINT_CHECK:
+                if let refused = gateRefusal(error.message) { return .invalid(refused.errors) }
                 return .invalid([.init("record", "A value is out of range: \(error.message ?? "check failed").")])
             case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
                 // "UNIQUE constraint failed: customers.code" names the field; say it as a person would.
@@ -92,5 +93,20 @@ extension NorthwindError {
             }
         }
         return .storeUnavailable("The store failed: \(error).")
+    }
+}
+
+extension NorthwindError {
+    /// What the domain's write gate puts before the fields a write broke ("northwind-gate:products:[…]").
+    package static let gateMarker = "northwind-gate:"
+
+    /// The table and field errors of the write gate's refusal, or nil for any other message.
+    package static func gateRefusal(_ message: String?) -> (table: String, errors: [FieldError])? {
+        guard let message, let start = message.range(of: gateMarker) else { return nil }
+        let rest = message[start.upperBound...]
+        guard let colon = rest.firstIndex(of: ":"),
+            let errors = try? JSONDecoder().decode([FieldError].self, from: Data(rest[rest.index(after: colon)...].utf8))
+        else { return nil }
+        return (String(rest[..<colon]), errors)
     }
 }

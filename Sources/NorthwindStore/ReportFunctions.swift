@@ -76,9 +76,19 @@ public enum ReportFunctions {
         Unicode.Scalar(UInt32(value)).map { foldUnicode(String(Character($0))) } ?? ""
     }
 
+    /// `line_total_cents(unitPriceCents, quantity, discount)`: a line's exact total (`OrderLine.total`), what an
+    /// invoice and a quote charge; the float32 `sqlserver_line_cents` is for the classic reports only.
+    static let lineTotalCents = DatabaseFunction("line_total_cents", argumentCount: 3, pure: true) { values in
+        guard let price = Int.fromDatabaseValue(values[0]), let quantity = Int.fromDatabaseValue(values[1]),
+            let discount = Double.fromDatabaseValue(values[2])
+        else { return nil }
+        return OrderLine(orderID: 0, productID: 0, unitPrice: Money(cents: price), quantity: quantity, discount: discount).total.cents
+    }
+
     static func register(_ db: Database) {
         db.add(function: f32)
         db.add(function: sqlServerKey)
         db.add(function: lineCents)
+        db.add(function: lineTotalCents)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// Where a store lives and how it behaves.
 public struct StoreConfiguration: Sendable {
@@ -48,6 +49,8 @@ public final class Store: Sendable {
     package let quick: QuickReaders
     /// Held while the store is open, so that a restore cannot swap the files from under it.
     private let lock: StoreLock
+    /// What `installOnce` has installed on the writer.
+    private let installed = Mutex<Set<String>>([])
 
     /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
     public init(_ configuration: StoreConfiguration) throws(NorthwindError) {
@@ -123,6 +126,21 @@ public final class Store: Sendable {
             lock.release()
         } catch {
             throw .storeUnavailable("Cannot close the store at \(configuration.path): \(error)")
+        }
+    }
+
+    /// Runs `body` once per store on the writer connection, outside any transaction: how the domain adds its write
+    /// gate (temporary triggers and a function) to the one connection every write goes through.
+    package func installOnce(_ name: String, _ body: (Database) throws -> Void) {
+        installed.withLock { done in
+            guard !done.contains(name) else { return }
+            do {
+                try pool.writeWithoutTransaction { db in try body(db) }
+            } catch {
+                // Its SQL is ours and fixed: a failure is a defect, which every test would show.
+                preconditionFailure("Cannot install \(name) on the store: \(error)")
+            }
+            done.insert(name)
         }
     }
 

@@ -13,6 +13,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var merged = 0
     /// Values a merge discarded (they are in the conflict inbox).
     public var discarded = 0
+    /// Changes the server refused (each is in the conflict inbox, once).
+    public var refused = 0
     /// Received records that wait for a row not here yet.
     public var waiting = 0
     /// Local changes still not acknowledged.
@@ -195,6 +197,7 @@ public actor ShopSyncEngine {
             report.uploaded += applied.saved
             report.merged += applied.merged
             report.discarded += applied.discarded
+            report.refused += applied.refused
         }
         throw ShopSyncError(.refused(.internalError), "The outbox did not empty after 100,000 batches; see `northwind sync status`.")
     }

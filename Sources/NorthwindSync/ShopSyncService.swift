@@ -7,7 +7,8 @@ import Synchronization
 
 /// Keeps a joined store in sync while `northwind serve` runs: after every local commit (debounced), on every notice
 /// the server pushes, and every `interval` as a safety net. A failed sync is retried with a backoff that doubles up
-/// to a minute, or waits what the server asked (`retryAfter`). Stops with the server, gracefully.
+/// to a minute, or waits what the server asked (`retryAfter`); so is a sync after one the server refused changes in
+/// (they are in the inbox, logged as a warning). Stops with the server, gracefully.
 public struct ShopSyncService: Service {
     let backoffice: Backoffice
     /// Read every second while waiting, so that a change to `sync.interval` applies within a second.
@@ -74,9 +75,20 @@ public struct ShopSyncService: Service {
                             // A local commit only pushes; what others saved comes with the server's notices, which
                             // name their zone, and with the periodic sync.
                             let report = try await engine.syncNow(pulling: work.pullEverything ? nil : work.zones)
-                            backoff = .seconds(1)
                             if report.uploaded + report.downloaded > 0 {
                                 logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
+                            }
+                            if report.refused > 0 {
+                                // Each refusal is in the inbox once and is not sent again; the wait keeps whatever
+                                // follows from it (a user retrying, a bug of ours) from becoming a busy loop.
+                                let last = (try? await backoffice.syncStatus().lastRefusal) ?? nil
+                                logger.warning(
+                                    "sync: the server refused \(report.refused) changes; they are in the conflict inbox (northwind sync conflicts). Last: \(last ?? "")"
+                                )
+                                try? await Task.sleep(for: backoff)
+                                backoff = min(backoff * 2, .seconds(60))
+                            } else {
+                                backoff = .seconds(1)
                             }
                         } catch {
                             // Shutting down interrupts a sync in flight: that is no failure to report.

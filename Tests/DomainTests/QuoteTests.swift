@@ -35,14 +35,14 @@ struct QuoteTests {
         product.unitPrice = product.unitPrice + Money(cents: 500)
         _ = try await b.updateProduct(product)
         // When it is converted
-        let order = try await b.convertQuote(number: quote.number, employeeID: 1)
+        let order = try await b.convertQuote(number: quote.number, employeeID: 1, editor: Self.nancy)
         // Then the order has the quoted lines and prices, and the quote names it and no longer changes
         #expect(order.lines.map(\.line.unitPrice) == quote.content.lines.map(\.unitPrice))
         #expect(order.lines.map(\.line.quantity) == [10, 5])
         #expect(order.subtotal == quote.content.total)
         let converted = try await b.quote(number: quote.number)
         #expect(converted.status == .converted && converted.orderNumber == order.order.number)
-        let again = await northwindError { _ = try await b.convertQuote(number: quote.number, employeeID: 1) }
+        let again = await northwindError { _ = try await b.convertQuote(number: quote.number, employeeID: 1, editor: Self.nancy) }
         #expect(again?.description.contains("only a draft converts") == true)
     }
 

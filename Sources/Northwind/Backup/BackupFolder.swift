@@ -54,16 +54,24 @@ public struct BackupFolder: Sendable {
     }
 
     /// A new file name: `northwind-SITE-YYYYMMDD-HHMMSS-KIND.nwbackup`, never one already there.
-    func newFile(site: String, at time: Timestamp, kind: BackupKind) -> URL {
+    /// Gives a finished archive its name, "northwind-SITE-YYYYMMDD-HHMMSS-KIND.nwbackup" (then -2, -3, …): taken
+    /// when the file is complete, by a hard link that fails if the name exists, so that backups finishing at once
+    /// each get a name of their own and none replaces another.
+    func name(_ finished: URL, site: String, at time: Timestamp, kind: BackupKind) throws(NorthwindError) -> URL {
         let stamp = String(time.description.prefix(19)).replacingOccurrences(of: "-", with: "")
             .replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "T", with: "-")
-        var name = "northwind-\(site)-\(stamp)-\(kind.rawValue)"
-        var counter = 2
-        while FileManager.default.fileExists(atPath: url.appendingPathComponent(name + ".nwbackup").path) {
-            name = "northwind-\(site)-\(stamp)-\(kind.rawValue)-\(counter)"
-            counter += 1
+        let base = "northwind-\(site)-\(stamp)-\(kind.rawValue)"
+        for counter in 1...10_000 {
+            let candidate = url.appendingPathComponent((counter == 1 ? base : "\(base)-\(counter)") + ".nwbackup")
+            if link(finished.path, candidate.path) == 0 {
+                unlink(finished.path)
+                return candidate
+            }
+            guard errno == EEXIST else {
+                throw .storeUnavailable("Cannot name the backup \(candidate.path): \(String(cString: strerror(errno)))")
+            }
         }
-        return url.appendingPathComponent(name + ".nwbackup")
+        throw .storeUnavailable("Cannot name the backup: \(base) and 10,000 others like it exist in \(url.path).")
     }
 }
 

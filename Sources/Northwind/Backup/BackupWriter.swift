@@ -163,9 +163,8 @@ enum BackupWriter {
 
     /// Writes the archive under a hidden name, reads it back against the manifest, then gives it its name.
     private static func archive(_ manifest: inout BackupManifest, staging: URL, folder: BackupFolder) throws(NorthwindError) -> BackupListing {
-        let final = folder.newFile(site: manifest.store.siteCode, at: manifest.created, kind: manifest.kind)
-        // Assembled in this backup's own staging folder (no other backup writes there), then moved into place.
-        let partial = staging.appendingPathComponent(final.lastPathComponent + ".partial")
+        // Assembled in this backup's own staging folder (no other backup writes there), then named in place.
+        let partial = staging.appendingPathComponent("backup.nwbackup.partial")
         defer { try? FileManager.default.removeItem(at: partial) }
         let writer = try ArchiveWriter(creating: partial, mediaType: BackupManifest.mediaType)
         try writer.add("manifest.json", try encode(manifest), compress: true)
@@ -180,10 +179,10 @@ enum BackupWriter {
         try StoreFiles.syncFile(partial)
         do {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
-            try FileManager.default.moveItem(at: partial, to: final)
         } catch {
-            throw .storeUnavailable("Cannot name the backup \(final.path): \(error.localizedDescription)")
+            throw .storeUnavailable("Cannot protect the backup \(partial.path): \(error.localizedDescription)")
         }
+        let final = try folder.name(partial, site: manifest.store.siteCode, at: manifest.created, kind: manifest.kind)
         try StoreFiles.syncFile(final)
         BackupCheck(checkedAt: Timestamp.now.description, problems: []).save(for: final)
         return BackupListing(file: final)

@@ -160,6 +160,20 @@ public enum Restore {
             )
         }
         let store = try Store(StoreConfiguration(path: staging.path))
+        // A backup is written by a Northwind, but its file can be edited: rows that break a field's rule are refused
+        // as any other write of them would be.
+        let violations: [String]
+        do {
+            violations = try store.pool.read { db in try RecordRules.violations(db) }
+        } catch {
+            throw .storeUnavailable("The restored store could not be checked: \(error)")
+        }
+        guard violations.isEmpty else {
+            try store.close()
+            throw .importFailed(
+                "\(reader.file.lastPathComponent) holds values no Northwind writes, so nothing was restored: \(violations.prefix(5).joined(separator: "; "))."
+            )
+        }
         try Backoffice(store: store).startNewSyncEpoch()
         try store.close()
         do {

@@ -34,6 +34,17 @@ extension ManagedRecord {
     /// The names of the fields a person may set: all but the ids and the version, which the store keeps.
     public static var editableFields: [String] { fields.map(\.name) }
 
+    /// Normalizes the record, then checks it against its kind's own rules and every field's stored rule
+    /// (`RecordRules`), reporting every problem at once.
+    mutating func validated() throws(NorthwindError) {
+        var errors = normalizeAndValidate()
+        let values = (try? databaseDictionary) ?? [:]
+        for error in RecordRules.check(Self.databaseTableName, values) where !errors.contains(where: { $0.field == error.field }) {
+            errors.append(error)
+        }
+        try errors.throwIfAny()
+    }
+
     static func count(_ db: Database, _ noun: String, sql: String, id: Int64) throws -> [String] {
         let n = try Int.fetchOne(db, sql: sql, arguments: [id]) ?? 0
         return n == 0 ? [] : ["\(n) \(noun)\(n == 1 ? "" : "s")"]
@@ -59,7 +70,7 @@ extension Backoffice {
         var record = record
         record.id = nil
         record.version = 1
-        try record.normalizeAndValidate().throwIfAny()
+        try record.validated()
         let valid = record
         return try await write { db in
             var inserted = valid
@@ -73,7 +84,7 @@ extension Backoffice {
     public func update<R: ManagedRecord>(_ record: R) async throws(NorthwindError) -> R {
         guard let id = record.id ?? nil else { throw .invalid("id", "is required to update a \(R.entityName)") }
         var record = record
-        try record.normalizeAndValidate().throwIfAny()
+        try record.validated()
         let edited = record
         if let zone = SyncTable.sharedZone(of: R.databaseTableName) { await refreshBeforeEdit?(zone) }
         return try await write { db in
@@ -144,10 +155,10 @@ extension Backoffice {
 
 // MARK: - The managed kinds
 
-func required(_ value: inout String, _ field: String, _ errors: inout [NorthwindError.FieldError], max: Int = 100) {
+/// Trims a required field; its length is the field's rule in `RecordRules`.
+func required(_ value: inout String, _ field: String, _ errors: inout [NorthwindError.FieldError]) {
     value = value.trimmingCharacters(in: .whitespacesAndNewlines)
     if value.isEmpty { errors.append(.init(field, "is required")) }
-    if value.count > max { errors.append(.init(field, "must be at most \(max) characters")) }
 }
 
 extension Category: ManagedRecord {
@@ -157,7 +168,7 @@ extension Category: ManagedRecord {
     public static var choiceName: any SQLSelectable { Columns.name }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
-        required(&name, "name", &errors, max: 40)
+        required(&name, "name", &errors)
         description = clean(description)
         return errors
     }
@@ -193,9 +204,6 @@ extension Customer: ManagedRecord {
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         code = code.trimmingCharacters(in: .whitespaces).uppercased()
-        if code.isEmpty || code.count > 10 || !code.allSatisfy({ $0.isLetter || $0.isNumber }) {
-            errors.append(.init("code", "must be 1 to 10 letters or digits, e.g. VINET"))
-        }
         required(&companyName, "companyName", &errors)
         (contactName, contactTitle, address, city) = (clean(contactName), clean(contactTitle), clean(address), clean(city))
         (region, postalCode, country, phone, fax) = (clean(region), clean(postalCode), clean(country), clean(phone), clean(fax))
@@ -213,8 +221,8 @@ extension Employee: ManagedRecord {
     public static var choiceName: any SQLSelectable { SQL("firstName || ' ' || lastName") }
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
-        required(&firstName, "firstName", &errors, max: 40)
-        required(&lastName, "lastName", &errors, max: 40)
+        required(&firstName, "firstName", &errors)
+        required(&lastName, "lastName", &errors)
         (title, titleOfCourtesy, address, city, region) = (clean(title), clean(titleOfCourtesy), clean(address), clean(city), clean(region))
         (postalCode, country, homePhone, `extension`, notes, photoPath) = (
             clean(postalCode), clean(country), clean(homePhone), clean(`extension`), clean(notes), clean(photoPath)

@@ -330,8 +330,9 @@ extension Product {
 
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
-        required(&name, "name", &errors, max: 80)
+        required(&name, "name", &errors)
         quantityPerUnit = clean(quantityPerUnit)
+        errors += RecordRules.check("products", ["name": name, "quantityPerUnit": quantityPerUnit])
         errors += [
             Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(unitsOnOrder, Limits.units, "unitsOnOrder"),
             Limits.check(reorderLevel, Limits.units, "reorderLevel"),

@@ -212,11 +212,13 @@ extension Backoffice {
                     plan.updates.append("quote \(number) to the package's content")
                 }
             } else {
-                let number =
-                    try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE number = ?", arguments: [document.number]) == nil
-                    ? document.number : try StoreMetadata.nextQuoteNumber(db)
-                try insertImportedQuote(content, number: number, recordID: package.manifest.documentId, db)
-                plan.adds.append("quote \(number) for \(document.customer.companyName), \(counted(lines.count, "line"))")
+                // Numbers are this site's series, so that no import takes another shop's: the package's is kept as
+                // the quote's source number.
+                let number = try StoreMetadata.nextQuoteNumber(db)
+                try insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: package.manifest.documentId, db)
+                plan.adds.append(
+                    "quote \(number) (their \(document.number)) for \(document.customer.companyName), \(counted(lines.count, "line"))"
+                )
             }
             return plan
         case .order(let document):
@@ -237,16 +239,12 @@ extension Backoffice {
                     OrderLineDraft(productID: try productID($0.product, db), quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
                 }
             )
-            let free = try String.fetchOne(db, sql: "SELECT number FROM orders WHERE number = ?", arguments: [document.number]) == nil
-            let detail = try insertOrder(
-                draft,
-                orderDate: document.orderDate,
-                number: free ? document.number : nil,
-                recordID: package.manifest.documentId,
-                db
-            )
+            // This site's next number, as for any order taken here; the package's is kept as the source number.
+            let detail = try insertOrder(draft, orderDate: document.orderDate, recordID: package.manifest.documentId, db)
+            try db.execute(sql: "UPDATE orders SET sourceNumber = ? WHERE id = ?", arguments: [document.number, detail.order.id])
             plan.adds.append(
-                "order \(detail.order.number) for \(document.customer.companyName), \(counted(draft.lines.count, "line")), to ship from here"
+                "order \(detail.order.number) (their \(document.number)) for \(document.customer.companyName), "
+                    + "\(counted(draft.lines.count, "line")), to ship from here"
             )
             return plan
         case .catalog(let document, let media):

@@ -56,9 +56,10 @@ public struct QuoteLine: Codable, Sendable, Equatable {
         self.discount = discount
     }
 
-    /// The exact total, as an order line's (`OrderLine.extendedPrice`).
+    /// The exact total, as the order line it becomes charges (`OrderLine.total`), never the classic reports'
+    /// float32 ExtendedPrice.
     public var total: Money {
-        OrderLine(orderID: 0, productID: productID, unitPrice: unitPrice, quantity: quantity, discount: discount).extendedPrice
+        OrderLine(orderID: 0, productID: productID, unitPrice: unitPrice, quantity: quantity, discount: discount).total
     }
 }
 

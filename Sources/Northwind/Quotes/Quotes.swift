@@ -40,7 +40,7 @@ extension Backoffice {
     public func newQuoteLine(productID: Int64, quantity: Int, discount: Double = 0) throws(NorthwindError) -> QuoteLine {
         let product = try product(id: productID).product
         // As on an order: a quote for what can no longer be sold could never become one.
-        if product.discontinued { throw .invalid("productID", "'\(product.name)' is discontinued and can no longer be quoted") }
+        if product.discontinued { throw .invalid("productID", Self.discontinuedMessage(product.name)) }
         return QuoteLine(productID: productID, productName: product.name, quantity: quantity, unitPrice: product.unitPrice, discount: discount)
     }
 
@@ -57,7 +57,7 @@ extension Backoffice {
                 sql: """
                     SELECT q.number, c.companyName, q.status, q.validUntil, q.updatedAt, q.orderNumber,
                       count(l.id) AS lineCount,
-                      ifnull(sum(sqlserver_line_cents(l.unitPriceCents, l.quantity, l.discount)), 0) AS totalCents
+                      ifnull(sum(line_total_cents(l.unitPriceCents, l.quantity, l.discount)), 0) AS totalCents
                     FROM quotes q JOIN customers c ON c.id = q.customerID LEFT JOIN quote_lines l ON l.quoteID = q.id
                     \(all ? "" : "WHERE q.status = 'draft'")
                     GROUP BY q.id ORDER BY q.updatedAt DESC, q.id DESC LIMIT ?
@@ -199,8 +199,14 @@ extension Backoffice {
     // MARK: Converting
 
     /// Turns a draft quote into an order in one step, at the prices and discounts quoted. The quote is then
-    /// converted, names its order, and can no longer change.
-    public func convertQuote(number: String, employeeID: Int64?, requiredDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
+    /// converted, names its order, and can no longer change. Only whoever holds the quote converts it: a person who
+    /// sees it read-only is refused, as for a save.
+    public func convertQuote(
+        number: String,
+        employeeID: Int64?,
+        requiredDate: LocalDate? = nil,
+        editor: QuoteEditor
+    ) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             // Read inside the transaction: an autosave a moment before is in the order, and two people converting at
             // once make one order.
@@ -210,6 +216,7 @@ extension Backoffice {
                     "Quote \(number) is \(quote.status.rawValue)\(quote.orderNumber.map { " (order \($0))" } ?? ""); only a draft converts."
                 )
             }
+            try Self.checkHolder(db, quote: quote, editor: editor)
             let draft = OrderDraft(
                 customerCode: quote.content.customerCode,
                 employeeID: employeeID,
@@ -232,11 +239,14 @@ extension Backoffice {
     // MARK: Imports
 
     /// A quote from a package: its own record id, lines and number (the caller picks a free one).
-    static func insertImportedQuote(_ content: QuoteContent, number: String, recordID: String, _ db: Database) throws {
+    static func insertImportedQuote(_ content: QuoteContent, number: String, sourceNumber: String, recordID: String, _ db: Database) throws {
         let customerID = try customer(code: content.customerCode, db).id ?? 0
         try db.execute(
-            sql: "INSERT INTO quotes (recordID, number, customerID, validUntil, notes, createdBy) VALUES (?, ?, ?, ?, ?, 'import')",
-            arguments: [recordID, number, customerID, content.validUntil.description, content.notes]
+            sql: """
+                INSERT INTO quotes (recordID, number, sourceNumber, customerID, validUntil, notes, createdBy)
+                VALUES (?, ?, ?, ?, ?, ?, 'import')
+                """,
+            arguments: [recordID, number, sourceNumber, customerID, content.validUntil.description, content.notes]
         )
         let quoteID = db.lastInsertedRowID
         for (position, line) in content.lines.enumerated() {
@@ -256,8 +266,8 @@ extension Backoffice {
     static func validate(_ content: QuoteContent) throws(NorthwindError) {
         var errors: [NorthwindError.FieldError] = []
         if content.customerCode.trimmingCharacters(in: .whitespaces).isEmpty { errors.append(.init("customer", "is required")) }
-        if content.notes.count > 4000 { errors.append(.init("notes", "must be at most 4000 characters")) }
-        if content.lines.count > 500 { errors.append(.init("lines", "a quote has at most 500 lines")) }
+        if let error = RecordRules.check("quotes", "notes", content.notes) { errors.append(error) }
+        if content.lines.count > Limits.quoteLines { errors.append(.init("lines", "a quote has at most \(Limits.quoteLines) lines")) }
         if content.schemaVersion > QuoteContent.schemaVersion {
             errors.append(.init("schemaVersion", "is \(content.schemaVersion); this Northwind reads quotes up to \(QuoteContent.schemaVersion)"))
         }
@@ -347,7 +357,19 @@ extension Backoffice {
         )
     }
 
+    /// Refuses a product that can no longer be sold: a quote for it could never become an order. Every way a
+    /// product comes onto a quote asks here (a new line, an autosave, an import, a changed product).
+    static func checkQuotable(_ productID: Int64, _ db: Database) throws {
+        guard let row = try Row.fetchOne(db, sql: "SELECT name, discontinued FROM products WHERE id = ?", arguments: [productID]) else {
+            throw NorthwindError.invalid("productID", "no product #\(productID) exists")
+        }
+        if row["discontinued"] as Bool { throw NorthwindError.invalid("productID", discontinuedMessage(row["name"])) }
+    }
+
+    static func discontinuedMessage(_ name: String) -> String { "'\(name)' is discontinued and can no longer be quoted" }
+
     private static func insertQuoteLine(_ line: QuoteLine, quoteID: Int64, position: Int, _ db: Database) throws {
+        try checkQuotable(line.productID, db)
         try db.execute(
             sql: """
                 INSERT INTO quote_lines (recordID, quoteID, position, productID, quantity, unitPriceCents, discount)
@@ -417,6 +439,7 @@ extension Backoffice {
                 _ = values.append(contentsOf: [value])
             }
             guard !sets.isEmpty else { continue }
+            if old.productID != line.productID { try checkQuotable(line.productID, db) }
             _ = values.append(contentsOf: [line.lineID])
             _ = values.append(contentsOf: [quoteID])
             try db.execute(sql: "UPDATE quote_lines SET \(sets.joined(separator: ", ")) WHERE recordID = ? AND quoteID = ?", arguments: values)

@@ -70,18 +70,22 @@ public struct Setting: Sendable, Identifiable, Equatable {
         /// What the pattern means, for the error message.
         public var patternMeaning: String?
         public var maximumLength: Int?
+        /// The value names a host this machine can listen on: an IP address, or a name that resolves.
+        public var host: Bool
         public init(
             minimum: Decimal? = nil,
             maximum: Decimal? = nil,
             pattern: String? = nil,
             patternMeaning: String? = nil,
-            maximumLength: Int? = nil
+            maximumLength: Int? = nil,
+            host: Bool = false
         ) {
             self.minimum = minimum
             self.maximum = maximum
             self.pattern = pattern
             self.patternMeaning = patternMeaning
             self.maximumLength = maximumLength
+            self.host = host
         }
     }
 
@@ -203,7 +207,26 @@ extension Setting {
         if let pattern = rules.pattern, let regex = try? Regex(pattern), canonical.wholeMatch(of: regex) == nil {
             throw invalid("must be \(rules.patternMeaning ?? "of the form \(pattern)"), not '\(text)'")
         }
+        if rules.host, !Self.isListenable(canonical) {
+            throw invalid(
+                "must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name this machine resolves, not '\(text)'"
+            )
+        }
         return canonical
+    }
+
+    /// An IP address, or a name that resolves here: what a server can bind to. A value that is neither would stop
+    /// the next start.
+    static func isListenable(_ host: String) -> Bool {
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return true }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        defer { if let found { freeaddrinfo(found) } }
+        return getaddrinfo(host, nil, &hints, &found) == 0 && found != nil
     }
 
     /// How a value is shown: a secret never is.

@@ -9,7 +9,7 @@ extension Setting {
             default: "127.0.0.1",
             title: "Address to listen on",
             footer: "127.0.0.1 serves this machine only; 0.0.0.0 serves the shop's network.",
-            rules: Rules(maximumLength: 255),
+            rules: Rules(maximumLength: 255, host: true),
             scope: .system,
             apply: .restart
         ),

@@ -40,6 +40,7 @@ extension Backoffice {
         let value = try setting.canonical(text)
         let login = login.map(Self.canonicalLogin)
         try await write { db in
+            if key == Self.managerTitlesKey { try Self.checkManagerTitles(value, db) }
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(
@@ -65,6 +66,29 @@ extension Backoffice {
         return value
     }
 
+    static let managerTitlesKey = "session.managerTitles"
+
+    /// Manager titles that no one who can sign in holds would lock every manager out, with only the command line to
+    /// recover: at least one title must be held by an employee with a sign-in (by any employee while nobody has one).
+    static func checkManagerTitles(_ value: String, _ db: Database) throws {
+        let titles = AccessPolicy.titles(value)
+        let held = try String.fetchAll(
+            db,
+            sql: """
+                SELECT DISTINCT e.title FROM employees e
+                WHERE e.title IS NOT NULL
+                  AND (EXISTS (SELECT 1 FROM credentials c WHERE c.employeeID = e.id) OR NOT EXISTS (SELECT 1 FROM credentials))
+                ORDER BY e.title
+                """
+        )
+        guard titles.isDisjoint(with: held) else { return }
+        throw NorthwindError.invalid(
+            managerTitlesKey,
+            "must name at least one title held by an employee who can sign in, or no one could manage the shop; "
+                + "titles held now: \(held.isEmpty ? "none" : held.joined(separator: "; "))"
+        )
+    }
+
     /// Removes the stored value, so that the next layer (in the end the factory default) shows through. Removing
     /// what is not stored is no error.
     public func removeSetting(_ key: String, user login: String? = nil) async throws(NorthwindError) {
@@ -72,6 +96,7 @@ extension Backoffice {
         try Self.checkWhere(setting, login: login)
         let login = login.map(Self.canonicalLogin)
         try await write { db in
+            if key == Self.managerTitlesKey { try Self.checkManagerTitles(setting.defaultValue, db) }
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(sql: "DELETE FROM user_settings WHERE login = ? AND key = ?", arguments: [login, key])

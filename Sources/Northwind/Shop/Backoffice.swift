@@ -25,7 +25,10 @@ public struct Backoffice: Sendable {
     /// store; a store opened without settings uses the factory defaults.
     public let rules = ShopRules()
 
-    public init(store: Store) { self.store = store }
+    public init(store: Store) {
+        self.store = store
+        RecordGate.install(on: store)
+    }
 
     // MARK: Transactions
 

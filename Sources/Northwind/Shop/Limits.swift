@@ -17,6 +17,20 @@ public enum Limits {
     /// Rows a list may skip: 0 to 100,000,000, more than any store holds.
     public static let offset = 0...100_000_000
 
+    /// Characters of text fields, by kind (`RecordRules` says which field is which): names of companies, products
+    /// and people; short fields (a city, a phone number, a title); an address; a description or notes; a note on a
+    /// movement or a transfer. The classic data's longest values fit with room to spare; none lets one request
+    /// write more than a few kilobytes.
+    public static let nameLength = 100
+    public static let shortTextLength = 100
+    public static let addressLength = 200
+    public static let longTextLength = 4000
+    public static let noteLength = 500
+    /// A quote version's content (JSON): far below the sync server's 1 MiB per record.
+    public static let documentLength = 512 * 1024
+    /// Lines on one quote.
+    public static let quoteLines = 500
+
     /// "must be from 0.00 to 9,999,999.99", or nil when `value` is in range.
     public static func check(_ value: Money, _ range: ClosedRange<Money> = money, _ field: String) -> NorthwindError.FieldError? {
         range.contains(value) ? nil : .init(field, "must be from \(grouped(range.lowerBound)) to \(grouped(range.upperBound))")

@@ -29,6 +29,7 @@ extension Backoffice {
         if let error = Limits.check(quantity, 1...Limits.units.upperBound, "quantity") { throw .invalid([error]) }
         let destination = destination.trimmingCharacters(in: .whitespaces).uppercased()
         let note = clean(note)
+        if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
@@ -82,6 +83,8 @@ extension Backoffice {
         note: String? = nil
     ) async throws(NorthwindError) -> TransferStatus {
         let note = clean(note)
+        // The receipt's note goes on the movement in, after what the store adds ("from LON; short by 2 of 12").
+        if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
             let status = try Self.transferStatus(id: id, db)
             let transfer = status.transfer

@@ -90,6 +90,8 @@ public struct SyncApplied: Sendable, Equatable {
     public var merged = 0
     public var waiting = 0
     public var discarded = 0
+    /// Changes the server refused: each went to the conflict inbox once, and is not sent again until edited here.
+    public var refused = 0
 }
 
 /// The store's side of sync: what it must send, what it has heard, and the merge rules. Every method is one
@@ -372,6 +374,8 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     /// Since when the server has been out of reach; nil when it answers.
     public var offlineSince: String?
     public var openConflicts: Int
+    /// The last change the server refused, in words, with when; it stays until a later refusal replaces it.
+    public var lastRefusal: String?
 }
 
 extension Backoffice {
@@ -387,7 +391,8 @@ extension Backoffice {
                 lastSuccess: try Self.state(db, "lastSuccess"),
                 lastError: try Self.state(db, "lastError"),
                 offlineSince: try Self.state(db, "offlineSince"),
-                openConflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE resolvedAt IS NULL") ?? 0
+                openConflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE resolvedAt IS NULL") ?? 0,
+                lastRefusal: try Self.state(db, "lastRefusal")
             )
         }
     }

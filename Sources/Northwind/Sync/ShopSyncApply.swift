@@ -24,6 +24,7 @@ extension Backoffice {
                 guard let table = SyncTable.byName[record.recordType] else { continue }
                 switch outcome {
                 case .saved(let saved):
+                    try Self.forgetRefusal(db, table: table.name, recordID: saved.recordName)
                     if saved.deleted {
                         try Self.forgetBase(db, table: table.name, recordID: saved.recordName)
                     } else {
@@ -46,13 +47,7 @@ extension Backoffice {
                     {
                         reupload.append((table.name, record.recordName))
                     } else {
-                        try Self.discardWhole(
-                            db,
-                            table: table.name,
-                            record: record,
-                            reason: "the server refused this change: \(reason)",
-                            applied: &applied
-                        )
+                        try Self.refuse(db, table: table.name, record: record, reason: reason, applied: &applied)
                     }
                 }
             }
@@ -677,6 +672,9 @@ extension Backoffice {
                 restoredAny = true
                 continue
             }
+            // A parent the server refused stays refused: sending it again would be refused again, and its children
+            // with it, for ever. The child's refusal stands too, and goes to the inbox.
+            if try isRefused(db, table: parent.name, recordID: reference.recordName) { continue }
             try restore(db, table: parent, recordID: reference.recordName, kept: kept, reupload: &reupload)
             applied.discarded += 1
             restoredAny = true
@@ -718,6 +716,44 @@ extension Backoffice {
         applied.discarded += 1
     }
 
+    /// A change the server refused: into the inbox once, remembered so that it is not sent again (nor restored as a
+    /// parent) until someone edits it here, and named as the last refusal for `sync status`.
+    static func refuse(_ db: Database, table: String, record: SyncRecord, reason: String, applied: inout SyncApplied) throws {
+        try discardWhole(db, table: table, record: record, reason: "the server refused this change: \(reason)", applied: &applied)
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO sync_refused (tableName, recordID, reason) VALUES (?, ?, ?)",
+            arguments: [table, record.recordName, reason]
+        )
+        try setState(db, "lastRefusal", "\(Timestamp.now.description): \(table) \(record.recordName): \(reason.prefix(300))")
+        applied.refused += 1
+    }
+
+    static func isRefused(_ db: Database, table: String, recordID: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sync_refused WHERE tableName = ? AND recordID = ?)"),
+            arguments: [table, recordID]
+        ) ?? false
+    }
+
+    static func forgetRefusal(_ db: Database, table: String, recordID: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM sync_refused WHERE tableName = ? AND recordID = ?").execute(arguments: [table, recordID])
+    }
+
+    /// The inbox keeps every open entry; past `inboxCapacity` entries, the oldest resolved ones go.
+    static let inboxCapacity = 10_000
+
+    static func pruneInbox(_ db: Database) throws {
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts") ?? 0
+        guard count > inboxCapacity else { return }
+        try db.execute(
+            sql: """
+                DELETE FROM sync_conflicts WHERE id IN (
+                  SELECT id FROM sync_conflicts WHERE resolvedAt IS NOT NULL ORDER BY id LIMIT ?)
+                """,
+            arguments: [count - inboxCapacity]
+        )
+    }
+
     static func recordConflict(_ db: Database, table: String, recordID: String, _ value: DiscardedValue, reason: String) throws {
         // Values keep their type, so that one can be restored exactly.
         func text(_ field: FieldValue?) throws -> String? {
@@ -743,6 +779,7 @@ extension Backoffice {
     /// What a download or an acknowledgement wrote is not this store's change: live pages see it, the outbox not.
     /// Rows whose merge kept local values get a fresh entry, to go up again.
     private static func finishApply(_ db: Database, after before: Int64, reupload: [(String, String)]) throws {
+        try pruneInbox(db)
         try db.execute(sql: "UPDATE change_log SET origin = 'sync' WHERE seq > ?", arguments: [before])
         for (table, recordID) in reupload {
             try db.execute(

@@ -25,19 +25,34 @@ extension Backoffice {
         try await read { db in try Self.syncConflicts(db, where: all ? "1" : "resolvedAt IS NULL") }
     }
 
+    /// One page of the inbox, newest first, with how many entries there are: a long inbox is read a page at a time.
+    public func syncConflictPage(all: Bool = false, limit: Int = 50, offset: Int = 0) async throws(NorthwindError) -> Page<SyncConflict> {
+        try checkPaging(limit: limit, offset: offset)
+        let condition = all ? "1" : "resolvedAt IS NULL"
+        return try await read { db in
+            Page(
+                items: try Self.syncConflicts(db, where: condition, limit: limit, offset: offset),
+                total: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE \(condition)") ?? 0,
+                offset: offset,
+                limit: limit
+            )
+        }
+    }
+
     /// The inbox entries with these ids, newest first.
     static func syncConflicts(_ db: Database, ids: [Int64]) throws -> [SyncConflict] {
         guard !ids.isEmpty else { return [] }
         return try syncConflicts(db, where: "id IN (\(ids.map(String.init).joined(separator: ", ")))")
     }
 
-    private static func syncConflicts(_ db: Database, where condition: String) throws -> [SyncConflict] {
+    private static func syncConflicts(_ db: Database, where condition: String, limit: Int = -1, offset: Int = 0) throws -> [SyncConflict] {
         try Row.fetchAll(
             db,
             sql: """
                 SELECT id, tableName, recordID, field, keptValue, keptSite, lostValue, lostSite, reason, createdAt, resolvedAt
-                FROM sync_conflicts WHERE \(condition) ORDER BY id DESC
-                """
+                FROM sync_conflicts WHERE \(condition) ORDER BY id DESC LIMIT ? OFFSET ?
+                """,
+            arguments: [limit, offset]
         ).map { row in
             SyncConflict(
                 id: row["id"],

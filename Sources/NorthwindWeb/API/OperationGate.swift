@@ -34,23 +34,12 @@ struct OperationGate: ServerMiddleware {
     let cache: ResponseCache
     let backoffice: Backoffice
 
-    /// Operations for managers only, and what the refusal says they tried to do.
-    static let managersOnly: [String: String] = [
-        Operations.CreateProduct.id: "add products", Operations.UpdateProduct.id: "edit products",
-        Operations.DeleteProduct.id: "delete products",
-        Operations.CreateCategory.id: "add categories", Operations.UpdateCategory.id: "edit categories",
-        Operations.DeleteCategory.id: "delete categories",
-        Operations.CreateSupplier.id: "add suppliers", Operations.UpdateSupplier.id: "edit suppliers",
-        Operations.DeleteSupplier.id: "delete suppliers",
-        // Sales figures are not for every till, as the brief has it.
-        Operations.ListReports.id: "read reports", Operations.RunReport.id: "read reports",
-    ]
+    /// Operations for managers only, and what the refusal says they tried to do: `x-managers-only` in openapi.yaml.
+    static var managersOnly: [String: String] { Contract.document.managersOnly }
 
-    /// Operations whose body is JSON.
-    static let takesBody: Set<String> = [
-        Operations.CreateProduct.id, Operations.UpdateProduct.id, Operations.CreateOrder.id, Operations.CreateCustomer.id,
-        Operations.CreateCategory.id, Operations.UpdateCategory.id, Operations.CreateSupplier.id, Operations.UpdateSupplier.id,
-    ]
+    /// Operations whose body is JSON: those with a `requestBody` in openapi.yaml, so that a new operation is strict
+    /// the day it is written.
+    static var takesBody: Set<String> { Contract.document.takesBody }
 
     func intercept(
         _ request: HTTPRequest,
@@ -106,7 +95,7 @@ struct OperationGate: ServerMiddleware {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (name: String(parts[0]), value: parts.count > 1 ? String(parts[1]).removingPercentEncoding ?? "" : "")
         }
-        let types = ParameterTypes.document[operationID] ?? [:]
+        let types = Contract.document.queryParameters[operationID] ?? [:]
         let found = items.compactMap { item in types[item.name]?.refuses(item.value).map { NorthwindError.FieldError(item.name, $0) } }
         return found.isEmpty ? [.init("query", "is not what the document gives: \(error)")] : found
     }
@@ -137,9 +126,9 @@ struct OperationGate: ServerMiddleware {
     }
 }
 
-/// The query parameters' types, as openapi.yaml gives them, by operation: to name the one the generated code could
-/// not read.
-struct ParameterTypes: Decodable {
+/// What the gate reads from openapi.yaml, by operation: the query parameters' types (to name the one the generated
+/// code could not read), which operations take a body, and which are managers' only.
+struct Contract: Decodable {
     struct Schema: Decodable {
         var type: String?
         var `enum`: [String]?
@@ -159,9 +148,16 @@ struct ParameterTypes: Decodable {
         var `in`: String
         var schema: Schema
     }
+    struct RequestBody: Decodable {}
     struct Operation: Decodable {
         var operationId: String?
         var parameters: [Parameter]?
+        var requestBody: RequestBody?
+        var managersOnly: String?
+        enum CodingKeys: String, CodingKey {
+            case operationId, parameters, requestBody
+            case managersOnly = "x-managers-only"
+        }
     }
     struct PathItem: Decodable {
         var operations: [Operation] = []
@@ -174,13 +170,26 @@ struct ParameterTypes: Decodable {
     }
     var paths: [String: PathItem]
 
-    static let document: [String: [String: Schema]] = {
-        guard let parsed = try? JSONDecoder().decode(ParameterTypes.self, from: StaticFiles.openAPI) else { return [:] }
-        var table: [String: [String: Schema]] = [:]
+    struct Table: Sendable {
+        var queryParameters: [String: [String: Schema]] = [:]
+        var takesBody: Set<String> = []
+        var managersOnly: [String: String] = [:]
+    }
+
+    /// Read once. A document that does not parse leaves every table empty, and the contract tests fail.
+    static let document: Table = {
+        guard let parsed = try? JSONDecoder().decode(Contract.self, from: StaticFiles.openAPI) else { return Table() }
+        var table = Table()
         for operation in parsed.paths.values.flatMap(\.operations) {
             guard let id = operation.operationId else { continue }
-            for parameter in operation.parameters ?? [] where parameter.in == "query" { table[id, default: [:]][parameter.name] = parameter.schema }
+            for parameter in operation.parameters ?? [] where parameter.in == "query" {
+                table.queryParameters[id, default: [:]][parameter.name] = parameter.schema
+            }
+            if operation.requestBody != nil { table.takesBody.insert(id) }
+            if let action = operation.managersOnly { table.managersOnly[id] = action }
         }
         return table
     }()
 }
+
+extension Contract.Schema: Sendable {}

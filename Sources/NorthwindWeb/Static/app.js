@@ -280,6 +280,9 @@ function quoteEditor(root) {
     undoButton.textContent = history.undo.length ? "Undo " + last(history.undo).name : "Undo";
     redoButton.textContent = history.redo.length ? "Redo " + last(history.redo).name : "Redo";
     document.querySelectorAll("#add-product, #add-line").forEach((element) => { element.disabled = readOnly; });
+    // Only the holder converts: a page that became read-only (taken over) loses the button too.
+    const convert = document.getElementById("convert");
+    if (convert) convert.hidden = readOnly;
   }
 
   // Applies a step's changes, forwards (after) or backwards (before).

@@ -144,7 +144,12 @@ struct QuotesCommand: AsyncParsableCommand {
         @Option(help: "Required date.") var required: LocalDate?
 
         func run() async throws {
-            let detail = try await storeOptions.open().convertQuote(number: number, employeeID: employee, requiredDate: required)
+            let detail = try await storeOptions.open().convertQuote(
+                number: number,
+                employeeID: employee,
+                requiredDate: required,
+                editor: QuotesCommand.editor
+            )
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }

@@ -80,6 +80,7 @@ struct SyncCommand: AsyncParsableCommand {
             if let offline = status.offlineSince { print("Offline since: \(offline)") }
             print("Last error:    \(status.lastError ?? "none")")
             print("Conflicts:     \(status.openConflicts) open")
+            print("Last refusal:  \(status.lastRefusal ?? "none")")
         }
     }
 
@@ -90,24 +91,37 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
         @Flag(help: "Include resolved conflicts.") var all = false
+        @Option(help: "At most this many, newest first (1 to 1,000).") var limit = 50
+        @Option(help: "Skip this many, to page through a long inbox.") var offset = 0
 
         func run() async throws {
-            let conflicts = try await storeOptions.open(seedIfCreated: false).syncConflicts(all: all)
+            let page = try await storeOptions.open(seedIfCreated: false).syncConflictPage(all: all, limit: limit, offset: offset)
+            let conflicts = page.items
             if output.json { return try printJSON(conflicts) }
-            guard !conflicts.isEmpty else { return print(all ? "No conflicts." : "No open conflicts.") }
+            guard !conflicts.isEmpty else {
+                return print(page.total == 0 ? (all ? "No conflicts." : "No open conflicts.") : "No conflicts past \(offset) (\(page.total) in all).")
+            }
             var table = TextTable("ID", "Record", "Field", "Kept", "Discarded", "Why")
             for conflict in conflicts {
                 table.add(
                     String(conflict.id),
                     "\(conflict.table) \(conflict.recordID)",
                     conflict.field,
-                    [conflict.kept, conflict.keptSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
-                    [conflict.lost, conflict.lostSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
+                    [conflict.kept.map(Self.shortened), conflict.keptSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
+                    [conflict.lost.map(Self.shortened), conflict.lostSite.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
                     conflict.reason + (conflict.resolvedAt.map { "; resolved \($0)" } ?? "")
                 )
             }
             print(table.render())
+            if offset + conflicts.count < page.total {
+                print("\(offset + 1)–\(offset + conflicts.count) of \(page.total); the next ones: --offset \(offset + conflicts.count)")
+            }
             print("Keep a value with `northwind sync resolve ID --keep mine` (this store's) or `--keep theirs`.")
+        }
+
+        /// A value as the table shows it: a record of megabytes would fill the terminal; --json has it whole.
+        static func shortened(_ value: String) -> String {
+            value.count <= 80 ? value : value.prefix(77) + "… (\(value.count) characters)"
         }
     }
 

@@ -268,7 +268,7 @@ extension PageRoutes {
     @Sendable func convertQuote(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        let order = try await backoffice.convertQuote(number: number, employeeID: me.employee.id)
+        let order = try await backoffice.convertQuote(number: number, employeeID: me.employee.id, editor: Self.editor(me))
         return Response.redirect(to: "/orders/\(order.order.number)", type: .normal)
     }
 
