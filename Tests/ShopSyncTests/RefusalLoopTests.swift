@@ -42,8 +42,10 @@ struct RefusalLoopTests {
         #expect(status.openConflicts == 2, "\(reports)")
         #expect(reports.map(\.refused).reduce(0, +) == 2)
         #expect(reports.last?.pending == 0)
-        // And `sync status` names the last refusal, with the server's reason
-        #expect(status.lastRefusal?.contains("LIMIT_EXCEEDED") == true, "\(status.lastRefusal ?? "none")")
+        // And `sync status` names the last refusal, and the inbox has the server's reason for the transfer
+        #expect(status.lastRefusal?.contains("stock_") == true, "\(status.lastRefusal ?? "none")")
+        let reasons = try await hq.syncConflicts().map(\.reason)
+        #expect(reasons.contains { $0.contains("LIMIT_EXCEEDED") }, "\(reasons)")
         #expect(status.lastError == nil)
         // And the inbox pages: one entry a page, the total said
         let page = try await hq.syncConflictPage(limit: 1)

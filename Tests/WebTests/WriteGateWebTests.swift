@@ -37,11 +37,13 @@ struct WriteGateWebTests {
         #expect(try fixture.store.count("PRAGMA page_count") == pages)
     }
 
-    @Test(arguments: [
-        (#"{"productID":1,"productID":2,"quantity":1,"to":"LON"}"#, "application/json", HTTPResponse.Status.badRequest),
+    static let malformed: [(String, String?, HTTPResponse.Status)] = [
+        (#"{"productID":1,"productID":2,"quantity":1,"to":"LON"}"#, "application/json", .badRequest),
         (#"{"productID":1,"quantity":1,"to":"LON",}"#, "application/json", .badRequest),
         (#"{"productID":1,"quantity":1,"to":"LON"}"#, nil, .unsupportedMediaType),
-    ])
+    ]
+
+    @Test(arguments: malformed)
     func theTransferOperationsTakeOnlyStrictJSON(_ body: String, _ type: String?, _ status: HTTPResponse.Status) async throws {
         // Given head office, which knows London
         let (fixture, _) = try await StockByLocationTests.joinedWithLondon()

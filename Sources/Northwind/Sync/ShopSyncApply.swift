@@ -238,7 +238,13 @@ extension Backoffice {
             guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site) else { return false }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The merged values break a rule of this store: keep the row as it is, and say so.
-            try discardWhole(db, table: table.name, record: server, reason: "could not merge: \(error.message ?? "\(error)")", applied: &applied)
+            try discardWhole(
+                db,
+                table: table.name,
+                record: server,
+                reason: "could not merge: \(NorthwindError.translating(error).description)",
+                applied: &applied
+            )
             return false
         }
         try saveBase(db, table: table.name, record: server)
@@ -306,13 +312,19 @@ extension Backoffice {
                         db,
                         table: table.name,
                         record: record,
-                        reason: "could not apply: \(error.message ?? "\(error)")",
+                        reason: "could not apply: \(NorthwindError.translating(error).description)",
                         applied: &applied
                     )
                     return true
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                try discardWhole(db, table: table.name, record: record, reason: "could not apply: \(error.message ?? "\(error)")", applied: &applied)
+                try discardWhole(
+                    db,
+                    table: table.name,
+                    record: record,
+                    reason: "could not apply: \(NorthwindError.translating(error).description)",
+                    applied: &applied
+                )
                 return true
             }
         }
