@@ -46,5 +46,7 @@ let other = try Backoffice.open(StoreConfiguration(path: folder.appendingPathCom
 for line in try await other.importDocument(package, dryRun: true).lines { print(line) }
 _ = try await other.importDocument(package, dryRun: false)
 // guide: end package-round-trip
-let imported = try await other.quote(number: made.number)
+// It took the other store's next number; the package's is kept as its source.
+let importedNumber = try await other.listQuotes(all: true).first?.number ?? ""
+let imported = try await other.quote(number: importedNumber)
 precondition(imported.content == restored.content, "the other store holds the same quote")

@@ -31,16 +31,19 @@ struct DocumentPackageTests {
         try await here.backoffice.exportQuote(number: quote.number, to: file)
         let first = try await there.backoffice.importDocument(file, dryRun: false)
         let second = try await there.backoffice.importDocument(file, dryRun: false)
-        // Then the other store has it with the same lines and prices, and the second import found it all there
-        #expect(first.adds == ["quote \(quote.number) for \(quote.customerName), 2 lines"])
-        let arrived = try await there.backoffice.quote(number: quote.number)
+        // Then the other store has it, under its own next number, with the same lines and prices, and the second
+        // import found it all there
+        let number = try #require(try await there.backoffice.listQuotes(all: true).first?.number)
+        #expect(number.hasPrefix(try await there.backoffice.siteCode() + "-Q"))
+        #expect(first.adds == ["quote \(number) (their \(quote.number)) for \(quote.customerName), 2 lines"])
+        let arrived = try await there.backoffice.quote(number: number)
         #expect(arrived.content.lines.map(\.productName) == quote.content.lines.map(\.productName))
         #expect(arrived.content.lines.map(\.unitPrice) == quote.content.lines.map(\.unitPrice))
         #expect(arrived.content.total == quote.content.total)
         #expect(second.adds.isEmpty && second.updates.isEmpty && second.unchanged == 1)
     }
 
-    @Test func anOrderWithItsInvoiceTravelsAndKeepsItsNumber() async throws {
+    @Test func anOrderWithItsInvoiceTravelsUnderThisSitesNumberAndKeepsItsOwnAsSource() async throws {
         // Given an order at one store
         let (here, there, place) = try Self.pair()
         let number = try #require(try await here.backoffice.listOrders().items.first?.order.number)
@@ -49,9 +52,15 @@ struct DocumentPackageTests {
         // When it is exported and imported at the other store
         try await here.backoffice.exportOrder(number: number, to: file)
         let plan = try await there.backoffice.importDocument(file, dryRun: false)
-        // Then it is there under its own number, with the same lines, and its invoice prints from the package
-        #expect(plan.adds.first?.hasPrefix("order \(number) for \(order.customer.companyName)") == true)
-        let arrived = try await there.backoffice.order(number: number)
+        // Then it is there under this site's next number, its own kept as the source, with the same lines, and its
+        // invoice prints from the package
+        let local = try #require(
+            try await there.store.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT number FROM orders WHERE sourceNumber = ?", arguments: [number])
+            }
+        )
+        #expect(plan.adds.first?.hasPrefix("order \(local) (their \(number)) for \(order.customer.companyName)") == true)
+        let arrived = try await there.backoffice.order(number: local)
         #expect(arrived.lines.map(\.productName) == order.lines.map(\.productName))
         #expect(arrived.subtotal == order.subtotal)
         let html = String(

@@ -56,7 +56,7 @@ struct LimitTests {
         // Given a product whose price was written out of range by hand
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        try await store.store.pool.write { db in
+        try await store.writePastTheGate { db in
             try db.execute(sql: "UPDATE products SET unitPriceCents = 9000000000000000000 WHERE id = ?", arguments: [w.chai.key])
         }
         // When it is ordered

@@ -49,3 +49,13 @@ func northwindError(_ body: () async throws -> Void) async -> NorthwindError? {
         return nil
     }
 }
+
+extension TemporaryStore {
+    /// Writes with a connection of its own, as an older Northwind or an editor of the file would: past the write gate,
+    /// which lives on the store's writer connection. For tests of what the store must survive reading.
+    func writePastTheGate(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write(body)
+        try queue.close()
+    }
+}

@@ -39,15 +39,19 @@ struct DocumentDownloadTests {
                 let checked = try await client.execute(uri: "/documents/import?dryRun=1", method: .post, headers: headers, body: package)
                 let ordersBefore = try await other.store.backoffice.listOrders().total
                 let imported = try await client.execute(uri: "/documents/import?dryRun=0", method: .post, headers: headers, body: package)
-                // Then the check said what it would add and changed nothing; the import added the order under its number
+                // Then the check said what it would add and changed nothing; the import added the order under this
+                // store's next number, its own kept as the source
                 #expect(checked.status == .ok)
                 let plan = try json(checked)
                 #expect(plan["title"] as? String == "Order \(number)")
-                #expect((plan["lines"] as? [String])?.contains { $0.hasPrefix("  add order \(number) for ") } == true)
+                #expect((plan["lines"] as? [String])?.contains { $0.hasPrefix("  add order ") && $0.contains(" (their \(number)) for ") } == true)
                 #expect(plan["imported"] as? Bool == false)
                 #expect(try json(imported)["imported"] as? Bool == true)
                 #expect(try await other.store.backoffice.listOrders().total == ordersBefore + 1)
-                #expect(try await other.store.backoffice.order(number: number).order.number == number)
+                let local = try await other.store.store.pool.read { db in
+                    try String.fetchOne(db, sql: "SELECT number FROM orders WHERE sourceNumber = ?", arguments: [number])
+                }
+                #expect(local != nil && local != number)
             }
         }
     }

@@ -31,7 +31,7 @@ struct PoisonedStore {
             )
         )
         let amount = try #require(ReportFunctions.extendedPriceCents(unitPriceCents: 1_000_000_000_000, quantity: 1_000_000, discount: 0))
-        try await fixture.store.store.pool.write { db in
+        try await fixture.store.writePastTheGate { db in
             try db.execute(sql: "UPDATE orders SET freightCents = 9223372036854775807 WHERE id = ?", arguments: [order.order.id])
             try db.execute(
                 sql: """

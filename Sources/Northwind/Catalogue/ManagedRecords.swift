@@ -42,7 +42,9 @@ extension ManagedRecord {
         for error in RecordRules.check(Self.databaseTableName, values) where !errors.contains(where: { $0.field == error.field }) {
             errors.append(error)
         }
-        try errors.throwIfAny()
+        // In the record's own field order, as a form lists them.
+        let order = Self.fields.map(\.name)
+        try errors.sorted { (order.firstIndex(of: $0.field) ?? .max) < (order.firstIndex(of: $1.field) ?? .max) }.throwIfAny()
     }
 
     static func count(_ db: Database, _ noun: String, sql: String, id: Int64) throws -> [String] {
