@@ -80,7 +80,7 @@ struct DocumentsCommandTests {
         #expect(listedBefore.stdout.contains("No quotes yet"))
         #expect(imported.stdout.contains("Imported: 1 addition, 0 updates."), "\(imported.stdout) \(imported.stderr)")
         // (under the other store's own next number, the first it gives)
-        let local = try #require(imported.stdout.firstMatch(of: /add quote ([A-Z0-9]+-Q[0-9]+) /)?.1)
+        let local = try #require(imported.stdout.firstMatch(of: #/add quote ([A-Z0-9]+-Q[0-9]+) /#)?.1)
         #expect(local != number)
         #expect(try other.run(["quotes", "show", String(local)]).stdout.contains("First call"))
     }
