@@ -206,6 +206,8 @@ extension Customer: ManagedRecord {
     public mutating func normalizeAndValidate() -> [NorthwindError.FieldError] {
         var errors: [NorthwindError.FieldError] = []
         code = code.trimmingCharacters(in: .whitespaces).uppercased()
+        // People give letters and digits only; the store also takes sync's renaming of a clash ("ALFKI-OXF").
+        if !FieldRule.isCustomerCode(code, renamedBySync: false) { errors.append(.init("code", FieldRule.customerCodeMessage)) }
         required(&companyName, "companyName", &errors)
         (contactName, contactTitle, address, city) = (clean(contactName), clean(contactTitle), clean(address), clean(city))
         (region, postalCode, country, phone, fax) = (clean(region), clean(postalCode), clean(country), clean(phone), clean(fax))

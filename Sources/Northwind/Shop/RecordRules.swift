@@ -24,7 +24,7 @@ public enum FieldRule: Sendable, Equatable {
         case (.text(let max), .blob(let data)):
             return data.count > max ? "must be at most \(Limits.grouped(max)) characters" : nil
         case (.customerCode, .string(let text)):
-            return Self.isCode(text, max: 10, hyphens: false) ? nil : Self.customerCodeMessage
+            return Self.isCustomerCode(text, renamedBySync: true) ? nil : Self.customerCodeMessage
         case (.documentNumber, .string(let text)):
             return Self.isCode(text, max: 30, hyphens: true) ? nil : Self.documentNumberMessage
         case (.money, .int64(let cents)):
@@ -40,6 +40,16 @@ public enum FieldRule: Sendable, Equatable {
 
     public static let customerCodeMessage = "must be 1 to 10 letters or digits, e.g. VINET"
     public static let documentNumberMessage = "must be 1 to 30 letters, digits and hyphens, e.g. 7KQ2XM-1042"
+
+    /// 1 to 10 letters or digits; sync, settling two shops' clash over one code, may append "-" and a site code
+    /// ("ALFKI-OXF"), which only it writes.
+    static func isCustomerCode(_ text: String, renamedBySync: Bool) -> Bool {
+        if isCode(text, max: 10, hyphens: false) { return true }
+        // "ALFKI-OXF", or "ALFKI-OXF-2" when that was taken too.
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return renamedBySync && (2...3).contains(parts.count) && isCode(String(parts[0]), max: 10, hyphens: false)
+            && parts.dropFirst().allSatisfy { isCode(String($0), max: 6, hyphens: false) }
+    }
 
     /// Letters A–Z and digits (ASCII: codes travel in addresses and file names), and hyphens inside where allowed.
     static func isCode(_ text: String, max: Int, hyphens: Bool) -> Bool {
