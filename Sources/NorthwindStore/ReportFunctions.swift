@@ -85,7 +85,8 @@ public enum ReportFunctions {
         return OrderLine(orderID: 0, productID: 0, unitPrice: Money(cents: price), quantity: quantity, discount: discount).total.cents
     }
 
-    static func register(_ db: Database) {
+    /// Adds them to a connection: the store opens every one with them; a tool that writes the file needs them too.
+    public static func register(_ db: Database) {
         db.add(function: f32)
         db.add(function: sqlServerKey)
         db.add(function: lineCents)

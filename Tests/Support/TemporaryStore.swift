@@ -54,7 +54,10 @@ extension TemporaryStore {
     /// Writes with a connection of its own, as an older Northwind or an editor of the file would: past the write gate,
     /// which lives on the store's writer connection. For tests of what the store must survive reading.
     func writePastTheGate(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
-        let queue = try DatabaseQueue(path: path)
+        var configuration = Configuration()
+        // The store's triggers call its SQL functions; the gate's function is the one thing this connection lacks.
+        configuration.prepareDatabase { db in ReportFunctions.register(db) }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         try await queue.write(body)
         try queue.close()
     }
