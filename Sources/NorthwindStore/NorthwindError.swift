@@ -82,6 +82,10 @@ extension NorthwindError {
                     )
                 ])
             case .SQLITE_CONSTRAINT_TRIGGER:
+                if let message = error.message, message.hasPrefix("northwind-ledger: ") {
+                    let text = message.dropFirst("northwind-ledger: ".count)
+                    return .inUse(text.prefix(1).uppercased() + text.dropFirst() + ".")
+                }
                 return .invalid([.init("record", "The store refused the change: \(error.message ?? "a rule failed").")])
             case .SQLITE_CONSTRAINT_NOTNULL:
                 return .invalid([.init("record", "A required value is missing (\(error.message ?? "not null")).")])

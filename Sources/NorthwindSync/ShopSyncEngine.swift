@@ -24,6 +24,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var userSettingsDownloaded = 0
     /// Users whose private database on the server is full: their changes wait here.
     public var usersOverQuota: [String] = []
+    /// Records this store wrote and had acknowledged, sent again because the server's data was restored.
+    public var sentAgainAfterServerRestore = 0
 
     public init() {}
 
@@ -54,7 +56,7 @@ public actor ShopSyncEngine {
         let siteCode = try await backoffice.siteCode()
         let enrolment = try await SyncClient(server: url, container: "", credential: nil).enroll(token: token, siteCode: siteCode)
         let client = SyncClient(server: url, container: enrolment.container, credential: enrolment.credential)
-        let zones = try await client.zones().map(\.zoneID.zoneName)
+        let zones = try await client.zones().zones.map(\.zoneID.zoneName)
         let containerHasData = zones.contains("catalog")
         let membership = SyncMembership(
             server: url.absoluteString,
@@ -100,7 +102,7 @@ public actor ShopSyncEngine {
         }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
-        let names = try await checkClock(client)
+        let names = try await checkClock(client, report: &report)
         try await push(client, membership: membership, report: &report)
         let pulled = zones.map { names.intersection($0) } ?? names
         if !pulled.isEmpty {
@@ -110,6 +112,7 @@ public actor ShopSyncEngine {
         }
         // Users' settings come with every full sync, and go up with every push.
         try await syncUserSettings(client, membership: membership, pulling: zones == nil, report: &report)
+        if zones == nil { try await domain { try await backoffice.fullSyncCompleted() } }
         report.pending = try await domain { try await backoffice.pendingChanges() }
         return report
     }
@@ -148,8 +151,13 @@ public actor ShopSyncEngine {
 
     /// Refuses to sync from a computer whose clock is more than five minutes ahead of the server's; returns the
     /// names of the container's zones.
-    private func checkClock(_ client: SyncClient) async throws(ShopSyncError) -> Set<String> {
-        let names = Set(try await client.zones().map(\.zoneID.zoneName))
+    private func checkClock(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) -> Set<String> {
+        let listed = try await client.zones()
+        let names = Set(listed.zones.map(\.zoneID.zoneName))
+        if let epoch = listed.epoch {
+            // The server's data was restored: what it lost of this store's acknowledged records goes up again.
+            report.sentAgainAfterServerRestore += try await domain { try await backoffice.noteServerEpoch(epoch) }
+        }
         guard let serverNow = client.serverTime.now else { return names }
         let lead = Date().timeIntervalSince(serverNow)
         if lead > Self.allowedClockLead {
@@ -178,16 +186,23 @@ public actor ShopSyncEngine {
             }
             // Built and kept (`pendingBatch`), not sent: the server never sees this attempt.
             CrashPoint.reach("upload")
-            let results = try await client.modify(
-                clientID: membership.siteCode,
-                batchID: batch.batchID,
-                operations: batch.operations.map { ($0.kind.rawValue, $0.record) }
-            )
+            let results: [Components.Schemas.OperationResult]
+            do throws(ShopSyncError) {
+                results = try await client.modify(
+                    clientID: membership.siteCode,
+                    batchID: batch.batchID,
+                    operations: batch.operations.map { ($0.kind.rawValue, $0.record) }
+                )
+            } catch  where error.kind == .refused(.batchReused) {
+                // The server applied nothing: build the batch afresh, under a new ID.
+                try await domain { try await backoffice.forgetPendingBatch() }
+                continue
+            }
             // The server committed the batch; its answer is not recorded yet.
             CrashPoint.reach("acknowledge")
-            let outcomes = batch.operations.indices.map { index in
-                Self.outcome(index < results.count ? results[index] : nil)
-            }
+            // By record name, not position: an answer is only ever taken for the record it names.
+            let byName = Dictionary(results.map { ($0.recordName, $0) }, uniquingKeysWith: { first, _ in first })
+            let outcomes = batch.operations.map { Self.outcome(byName[$0.record.recordName]) }
             let changed = outcomes.compactMap { outcome -> SyncRecord? in
                 if case .changedOnServer(let record) = outcome { return record }
                 return nil

@@ -78,6 +78,11 @@ public struct ShopSyncService: Service {
                             if report.uploaded + report.downloaded > 0 {
                                 logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
                             }
+                            if report.sentAgainAfterServerRestore > 0 {
+                                logger.warning(
+                                    "sync: the sync server's data was restored from a backup; \(report.sentAgainAfterServerRestore) records this store had sent go up again"
+                                )
+                            }
                             if report.refused > 0 {
                                 // Each refusal is in the inbox once and is not sent again; the wait keeps whatever
                                 // follows from it (a user retrying, a bug of ours) from becoming a busy loop.

@@ -84,10 +84,11 @@ struct SyncClient: Sendable {
         }
     }
 
-    func zones() async throws(ShopSyncError) -> [Components.Schemas.Zone] {
+    /// The shared database's zones, and the server's epoch.
+    func zones() async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         try await call("list zones") {
             switch try await client.listZones(path: .init(container: container, database: .shared), body: .json(.init())) {
-            case .ok(let ok): return try ok.body.json.zones
+            case .ok(let ok): return try ok.body.json
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "list zones")
             }
         }

@@ -16,10 +16,13 @@ public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
     case incompatibleVersion = "INCOMPATIBLE_VERSION"
     case badRequest = "BAD_REQUEST"
     case internalError = "INTERNAL_ERROR"
+    /// A batch ID sent before with other content: a store reverted or copied reuses IDs, and its new changes must
+    /// not be answered with the old batch's answer.
+    case batchReused = "BATCH_REUSED"
 
     public var httpStatus: Int {
         switch self {
-        case .conflict, .exists: 409
+        case .conflict, .exists, .batchReused: 409
         case .notFound, .zoneNotFound: 404
         case .changeTokenExpired: 410
         case .accessDenied: 403

@@ -10,7 +10,7 @@ struct SyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "northwind-sync-server",
         abstract: "The sync server Northwind installations share: a self-hosted CloudKit, on one SQLite file by default.",
-        subcommands: [Serve.self, Enroll.self, Shops.self, Purge.self]
+        subcommands: [Serve.self, Enroll.self, Shops.self, Purge.self, Backup.self]
     )
 }
 
@@ -152,6 +152,87 @@ struct Purge: AsyncParsableCommand {
             print("Purged \(count) deletions.")
         } catch {
             throw fail(error)
+        }
+    }
+}
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Back up the server's data, check a backup, or restore one (which starts a new epoch).",
+        discussion: """
+            A backup is a folder: a copy of the SQLite database, taken while the server runs, and its assets. A \
+            restore starts a new epoch: every installation then sends again what it had sent since the backup, and \
+            fetches everything again, so nothing an installation had acknowledged is lost. PostgreSQL is backed up \
+            with pg_dump or point-in-time recovery; after restoring it, run `backup mark-restored`.
+            """,
+        subcommands: [Create.self, Verify.self, Restore.self, MarkRestored.self]
+    )
+
+    static func describe(_ summary: ServerBackup.Summary) -> String {
+        "\(summary.records) records in \(summary.zones) zones, \(summary.assets) assets"
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Copy the database and its assets into a new folder, and check the copy.")
+        @OptionGroup var database: DatabaseOption
+        @Argument(help: "The new folder to write the backup to.") var folder: String
+
+        func run() async throws {
+            do {
+                let summary = try ServerBackup.create(database: database.path, folder: folder)
+                print("Backed up to \(folder): \(Backup.describe(summary)); verified.")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check a backup: SQLite's integrity check, the server's tables, every asset.")
+        @Argument(help: "The backup's folder.") var folder: String
+
+        func run() async throws {
+            do {
+                print("Verified \(folder): \(Backup.describe(try ServerBackup.verify(folder: folder))).")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the server's data with a backup's, and start a new epoch. Stop the server first."
+        )
+        @OptionGroup var database: DatabaseOption
+        @Argument(help: "The backup's folder.") var folder: String
+
+        func run() async throws {
+            do {
+                let summary = try ServerBackup.restore(folder: folder, over: database.path)
+                print(
+                    "Restored \(Backup.describe(summary)) over \(database.path). A new epoch has started: each installation sends "
+                        + "again what the backup lacks on its next sync."
+                )
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct MarkRestored: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "After restoring the database with other tools (pg_dump, point-in-time recovery): start a new epoch."
+        )
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            do {
+                try await ServerBackup.markRestored(database: database.path)
+                print("A new epoch has started: each installation sends again what the server lacks on its next sync.")
+            } catch {
+                throw fail(error)
+            }
         }
     }
 }

@@ -164,9 +164,30 @@ struct ProductTests {
         let error = await northwindError { try await b.deleteProduct(id: w.chai.key) }
         #expect(error == .inUse("Product 'Chai' is used by 1 order line; discontinue it instead of deleting it."))
 
-        try await b.deleteProduct(id: w.mustard.key)
-        #expect(await northwindError { _ = try b.product(id: w.mustard.key) } == .notFound(entity: "product", key: "#\(w.mustard.key)"))
-        #expect(try b.searchProducts("mustard").isEmpty)
+        let unstocked = try await b.createProduct(Product(name: "Never Stocked Mustard", unitPrice: Money(cents: 100)))
+        try await b.deleteProduct(id: unstocked.key)
+        #expect(await northwindError { _ = try b.product(id: unstocked.key) } == .notFound(entity: "product", key: "#\(unstocked.key)"))
+        #expect(try b.searchProducts("never stocked").isEmpty)
+    }
+
+    @Test func aProductWithStockMovementsIsNeverDeletedOnlyDiscontinued() async throws {
+        // Given a product whose stock came in by a movement
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        // When it is deleted through the domain, and past it by plain SQL
+        let error = await northwindError { try await b.deleteProduct(id: w.mustard.key) }
+        let direct = await northwindError {
+            do {
+                try await b.store.pool.write { db in try db.execute(sql: "DELETE FROM products WHERE id = ?", arguments: [w.mustard.key]) }
+            } catch {
+                throw NorthwindError.translating(error)
+            }
+        }
+        // Then both are refused, and the product and its movement stay
+        #expect(error == .inUse("Product 'Grandma's Mustard' has 1 stock movement in its history; discontinue it instead of deleting it."))
+        #expect(direct == .inUse("A product with stock movements is never deleted; discontinue it."))
+        #expect(try b.product(id: w.mustard.key).product.unitsInStock == 5)
     }
 
     @Test func receivingRaisesStockLowersUnitsOnOrderAndRecordsAMovement() async throws {

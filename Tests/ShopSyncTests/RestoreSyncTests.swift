@@ -121,6 +121,54 @@ struct RestoreSyncTests {
         }
     }
 
+    @Test func aShopRestoredFromABackupCannotShipAnOrderTwice() async throws {
+        // Given a shop that takes an order, is backed up, then ships the order and syncs it
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let place = BackupPlace()
+        let (order, backup) = try await Self.orderShippedAfterBackup(company, place)
+        // When the backup is restored, the order executed again before a sync, then after one
+        _ = try await Restore.perform(backup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
+        let restored = try company.open("oxf")
+        let beforeSync = await northwindError { _ = try await restored.executeOrder(number: order) }
+        try await company.sync("oxf")
+        let afterSync = await northwindError { _ = try await restored.executeOrder(number: order) }
+        try await company.sync("hq")
+        // Then the first is refused until a full sync, the second because the order has shipped, and the line has
+        // one shipment at the shop and at head office
+        #expect(beforeSync?.description.contains("restored from a backup") == true, "\(String(describing: beforeSync))")
+        #expect(afterSync?.description.contains("already shipped") == true, "\(String(describing: afterSync))")
+        for site in ["oxf", "hq"] {
+            let shipments = try await company.open(site).store.pool.read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM stock_movements m JOIN orders o ON o.id = m.orderID
+                        WHERE o.number = ? AND m.reason = 'shipped'
+                        """,
+                    arguments: [order]
+                )
+            }
+            #expect(shipments == 1, "\(site)")
+        }
+    }
+
+    /// An order taken at the shop, backed up while new, then shipped and synced; the shop's store is closed after.
+    static func orderShippedAfterBackup(_ company: Company, _ place: BackupPlace) async throws -> (order: String, backup: URL) {
+        let shop = try company.open("oxf")
+        let product = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product)
+        _ = try await shop.receiveStock(productID: product.key, quantity: 5)
+        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
+        let order = try await shop.createOrder(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 1)])
+        ).order.number
+        try await company.sync("oxf")
+        let backup = try await Self.backUp(company, "oxf", to: place)
+        _ = try await shop.executeOrder(number: order)
+        try await company.sync("oxf")
+        return (order, backup)
+    }
+
     static let nancy = QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio")
     static let janet = QuoteEditor(login: "janet.leverling", name: "Janet Leverling")
 

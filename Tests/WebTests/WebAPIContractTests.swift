@@ -85,7 +85,10 @@ func object(_ fields: [String: (any Sendable)?]) throws -> OpenAPIObjectContaine
             #expect(try await api.createProduct(body: .json(tofu)).created.body.json.unitPrice == "23.25")
             let patch = try object(["reorderLevel": 3, "quantityPerUnit": nil, "version": 1])
             #expect(try await api.updateProduct(path: .init(id: cote), body: .json(patch)).ok.body.json.quantityPerUnit == nil)
-            _ = try await api.deleteProduct(path: .init(id: Int(w.oldTea.key))).noContent
+            // Only a product with no stock history may be deleted.
+            let unstocked = try object(["name": "Never stocked", "unitPrice": "1.00", "unitsInStock": 0])
+            let unstockedID = try await api.createProduct(body: .json(unstocked)).created.body.json.id
+            _ = try await api.deleteProduct(path: .init(id: unstockedID)).noContent
             _ = try await api.listOrders(query: .init(status: .new)).ok.body.json
             let read = try await api.getOrder(path: .init(number: number)).ok.body.json
             #expect(LocalDate(read.orderDate) != nil)

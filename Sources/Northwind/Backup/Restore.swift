@@ -246,9 +246,8 @@ public enum Restore {
 
 extension Backoffice {
     /// After a restore: forget every change token, so that the next sync fetches all the server has (and removes
-    /// what it no longer has) while this store's own unsent changes still go up. Batches get a new epoch in their
-    /// ids: the server remembers the ids of batches it applied, and this store's change-log positions, back where
-    /// the backup left them, would repeat ids of batches the old store sent with other changes in them.
+    /// what it no longer has) while this store's own unsent changes still go up. Batch IDs are random, so the
+    /// change-log positions the backup repeats are never taken for batches the old store sent.
     func startNewSyncEpoch() throws(NorthwindError) {
         do {
             try store.pool.write { db in
@@ -259,7 +258,8 @@ extension Backoffice {
                     try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
                 }
                 try db.execute(sql: "DELETE FROM user_setting_tokens")
-                try Self.setState(db, "epoch", String(UUID().uuidString.prefix(8)).lowercased())
+                // Orders shipped after the backup read "new" here until the server's copy comes back.
+                try Self.setState(db, "restoredUntilFullSync", Timestamp.now.description)
             }
         } catch {
             throw NorthwindError.translating(error)

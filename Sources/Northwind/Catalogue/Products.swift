@@ -223,6 +223,13 @@ extension Backoffice {
                     "Product '\(product.name)' is used by \(lines) order line\(lines == 1 ? "" : "s"); discontinue it instead of deleting it."
                 )
             }
+            // The ledger every site's stock adds up from is never deleted (the store refuses it too).
+            let movements = try Int.fetchOne(db, sql: "SELECT count(*) FROM stock_movements WHERE productID = ?", arguments: [id]) ?? 0
+            guard movements == 0 else {
+                throw NorthwindError.inUse(
+                    "Product '\(product.name)' has \(movements) stock movement\(movements == 1 ? "" : "s") in its history; discontinue it instead of deleting it."
+                )
+            }
             _ = try Product.deleteOne(db, key: id)
         }
     }

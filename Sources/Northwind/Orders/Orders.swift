@@ -244,6 +244,7 @@ extension Backoffice {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
+            try Self.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is already \(order.status.rawValue); only new orders can be executed.")
             }
@@ -282,6 +283,7 @@ extension Backoffice {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
+            try Self.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be cancelled.")
             }

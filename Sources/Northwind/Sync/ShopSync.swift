@@ -150,6 +150,87 @@ extension Backoffice {
         }
     }
 
+    // MARK: After a restore
+
+    /// A store restored from a backup neither executes nor cancels orders until a full sync has brought back what
+    /// the server knows: an order shipped after the backup reads "new" here until then, and would ship twice.
+    static func requireSyncedSinceRestore(_ db: Database) throws {
+        guard try membership(db) != nil, let since = try state(db, "restoredUntilFullSync") else { return }
+        throw NorthwindError.invalidState(
+            "This store was restored from a backup (\(since)) and has not completed a full sync since, so orders are neither "
+                + "executed nor cancelled: one shipped after the backup would ship twice. Sync first (northwind sync now)."
+        )
+    }
+
+    /// Whether orders wait for a full sync after a restore (what the order pages and `sync status` say).
+    public func awaitsFullSyncAfterRestore() async throws(NorthwindError) -> Bool {
+        try await read { db in try Self.membership(db) != nil && Self.state(db, "restoredUntilFullSync") != nil }
+    }
+
+    /// A full sync ended with every zone fetched: a restored store may execute orders again.
+    public func fullSyncCompleted() async throws(NorthwindError) {
+        try await write { db in
+            let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
+            if refetching == 0 { try Self.setState(db, "restoredUntilFullSync", nil) }
+        }
+    }
+
+    // MARK: Server epoch
+
+    /// Notes the server's epoch, which changes when its data is restored from a backup. On a change, every record
+    /// this store wrote and had acknowledged (its own site's zone, and shared records whose fields carry its clocks)
+    /// goes up again, with the clocks it had, so that a server that lost it gets it back and one that kept it merges
+    /// it by clock; then every zone is fetched again from scratch. Nothing acknowledged is deleted here to match a
+    /// server that lost it. Returns how many records go up again (0 on the first contact or the same epoch).
+    public func noteServerEpoch(_ epoch: String) async throws(NorthwindError) -> Int {
+        try await write { db in
+            guard let site = try syncSite(db) else { return 0 }
+            let known = try Self.state(db, "serverEpoch")
+            try Self.setState(db, "serverEpoch", epoch)
+            guard let known, known != epoch else { return 0 }
+            let ownZone = SyncTable.siteZone(site.siteCode)
+            var queued = 0
+            for row in try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields FROM sync_records") {
+                let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
+                let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
+                guard zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode }) else { continue }
+                // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
+                let newest = clocks.values.max().map { Int64($0.text.prefix(while: \.isNumber)) ?? 0 } ?? 0
+                let changedAt =
+                    try String.fetchOne(
+                        db,
+                        sql: """
+                            SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' AND NOT localOnly
+                            ORDER BY seq DESC LIMIT 1
+                            """,
+                        arguments: [recordID, table]
+                    ) ?? Timestamp(milliseconds: newest).description
+                try Self.forgetBase(db, table: table, recordID: recordID)
+                try db.execute(
+                    sql: "INSERT INTO change_log (tableName, recordID, operation, origin, changedAt) VALUES (?, ?, 'update', 'local', ?)",
+                    arguments: [table, recordID, changedAt]
+                )
+                queued += 1
+            }
+            // A batch built before the restore may name changes the server has lost with it: build it afresh.
+            try Self.setState(db, "pendingBatch", nil)
+            try Self.setState(db, "pendingBatchID", nil)
+            for zone in try String.fetchAll(db, sql: "SELECT DISTINCT zoneName FROM sync_records")
+                + String.fetchAll(db, sql: "SELECT substr(key, 7) FROM sync_state WHERE key LIKE 'token:%'")
+            {
+                try Self.setState(db, "token:" + zone, nil)
+                try Self.setState(db, "refetching:" + zone, "1")
+                try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
+            }
+            try Self.setState(
+                db,
+                "lastServerRestore",
+                "\(Timestamp.now.description): the server's data was restored; \(queued) records this store had sent went up again"
+            )
+            return queued
+        }
+    }
+
     // MARK: Outbox
 
     /// Change-log entries not yet acknowledged.
@@ -215,9 +296,9 @@ extension Backoffice {
                 if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
             }
             if !operations.isEmpty {
-                // A restored store's positions repeat ones sent before; its epoch keeps the ids apart.
-                let epoch = try state(db, "epoch").map { "~" + $0 } ?? ""
-                let batchID = "\(site.siteCode)\(epoch)-\(first["seq"] as Int64)-\(last)"
+                // Random, kept with the batch: a store reverted to an older copy, or copied, repeats its change-log
+                // positions, and an ID made from them would be answered with another batch's answer.
+                let batchID = "\(site.siteCode)-\(UUID().uuidString.lowercased())"
                 var batch = OutboxBatch(throughSeq: last, batchID: batchID, operations: operations)
                 try setState(db, "pendingBatch", batch.stored)
                 try setState(db, "pendingBatchID", batch.batchID)
@@ -376,6 +457,10 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     public var openConflicts: Int
     /// The last change the server refused, in words, with when; it stays until a later refusal replaces it.
     public var lastRefusal: String?
+    /// When this store last found the server's data restored from a backup, and what it sent again.
+    public var lastServerRestore: String? = nil
+    /// Set while a store restored from a backup has not completed a full sync: it executes no orders until then.
+    public var restoredUntilFullSync: String? = nil
 }
 
 extension Backoffice {
@@ -392,7 +477,9 @@ extension Backoffice {
                 lastError: try Self.state(db, "lastError"),
                 offlineSince: try Self.state(db, "offlineSince"),
                 openConflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE resolvedAt IS NULL") ?? 0,
-                lastRefusal: try Self.state(db, "lastRefusal")
+                lastRefusal: try Self.state(db, "lastRefusal"),
+                lastServerRestore: try Self.state(db, "lastServerRestore"),
+                restoredUntilFullSync: try Self.state(db, "restoredUntilFullSync")
             )
         }
     }

@@ -620,12 +620,15 @@ extension Backoffice {
     }
 
     /// Whether rows here refer to this one through a foreign key that forbids deleting it (orders to their customer,
-    /// order lines to their product); references that cascade or clear themselves do not count.
+    /// order lines to their product), or from the ledger, which no delete may reach; other references that cascade
+    /// or clear themselves do not count.
     private static func isReferenced(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
         guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else { return false }
         for child in SyncTable.all {
             for key in try Row.fetchAll(db, sql: "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)", arguments: [child.name]) {
-                guard key["table"] as String == table.name, ["NO ACTION", "RESTRICT"].contains(key["on_delete"] as String) else { continue }
+                guard key["table"] as String == table.name,
+                    ["NO ACTION", "RESTRICT"].contains(key["on_delete"] as String) || (child.appendOnly && key["on_delete"] as String == "CASCADE")
+                else { continue }
                 let column: String = key["from"]
                 if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(child.name) WHERE \(column) = ?)", arguments: [id]) == true {
                     return true

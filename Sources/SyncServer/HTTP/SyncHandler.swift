@@ -36,8 +36,7 @@ struct SyncHandler: APIProtocol {
 
     func listZones(_ input: Operations.ListZones.Input) async throws -> Operations.ListZones.Output {
         let (caller, scope) = try scope(input.path.container, input.path.database)
-        let zones = try await service.listZones(caller, container: input.path.container, scope: scope)
-        return .ok(.init(body: .json(.init(zones: zones))))
+        return .ok(.init(body: .json(try await service.listZones(caller, container: input.path.container, scope: scope))))
     }
 
     func modifyZones(_ input: Operations.ModifyZones.Input) async throws -> Operations.ModifyZones.Output {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SyncProtocol
 
@@ -27,6 +28,27 @@ enum ModifyAnswer {
         }
         writer.raw(response.replayed ? "],\"replayed\":true}" : "],\"replayed\":false}")
         return writer.text
+    }
+
+    /// The batch's content, as a digest: its atomicity and each operation's ID, type and record.
+    static func digest(_ request: Components.Schemas.ModifyRequest) -> String {
+        var hash = SHA256()
+        hash.update(data: Data((request.atomic ?? true ? "atomic\n" : "each\n").utf8))
+        for operation in request.operations {
+            hash.update(data: Data("\(operation.opID)\u{0}\(operation.operationType.rawValue)\u{0}\(operation.record.json)\n".utf8))
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A batch ID seen before answers as a replay only if the content is the same: a store reverted or copied
+    /// reuses IDs for new changes, which an old answer would mark as sent.
+    static func checkReplay(batchID: String, stored: String?, sent: String) throws(SyncError) {
+        guard let stored, stored != sent else { return }
+        throw SyncError(
+            .batchReused,
+            "batch \(batchID) was sent before with other content, so it was not applied; "
+                + "send these changes under a new batchID (this happens when a store is reverted to an older copy)"
+        )
     }
 
     /// A stored answer, marked as a replay.

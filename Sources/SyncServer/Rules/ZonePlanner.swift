@@ -79,6 +79,15 @@ struct ZonePlanner: Sendable {
             )
         case .delete:
             guard var zone = current, !zone.deleted else { throw SyncError(.zoneNotFound, "zone \(name) does not exist") }
+            // A site's zone holds its ledger (stock movements, which are append-only): deleting it would erase them
+            // everywhere. A site stops by being revoked; its zone stays readable.
+            if case .shared = scope, siteZone != nil {
+                throw SyncError(
+                    .accessDenied,
+                    "zone \(name) holds a site's ledger and is never deleted; to retire the site, head office revokes it "
+                        + "(northwind-sync-server shops revoke), and its records stay readable"
+                )
+            }
             zone.seq += 1
             zone.purgedThrough = zone.seq
             zone.checksum = 0

@@ -133,6 +133,12 @@ public struct SyncService: Sendable {
     }
 
     /// Deletes tombstones older than `retention` seconds; tokens from before them expire.
+    /// The data was restored with other tools: every token given before expires, and installations send again
+    /// what the server lacks.
+    public func startNewEpoch() async throws(SyncError) {
+        try await guarded { try await storage.startNewEpoch() }
+    }
+
     public func purgeTombstones(retention: Int64) async throws(SyncError) -> Int {
         try await guarded { try await storage.purgeTombstones(before: Clock.now() - retention * 1000) }
     }
@@ -154,10 +160,10 @@ public struct SyncService: Sendable {
 
     // MARK: Zones
 
-    func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> [Components.Schemas.Zone] {
+    func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> Components.Schemas.ZonesResponse {
         let epoch = try await guarded { try await storage.epoch() }
         let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
-        return zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) }
+        return .init(zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) }, epoch: epoch)
     }
 
     static func wire(_ zone: ZoneState, epoch: String) -> Components.Schemas.Zone {
@@ -212,8 +218,9 @@ public struct SyncService: Sendable {
             try await storage.modifyRecords(
                 container: container,
                 scope: scope,
-                clientID: "\(caller.siteCode)/\(request.clientID)",
+                clientID: "\(scope.key)/\(caller.siteCode)/\(request.clientID)",
                 batchID: request.batchID,
+                digest: ModifyAnswer.digest(request),
                 planner: planner,
                 now: Clock.now()
             )
@@ -409,6 +416,12 @@ public struct SyncService: Sendable {
             known = decoded.zones
         }
         let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
+        for zone in zones where (known[zone.zoneID.zoneName] ?? 0) > zone.seq {
+            throw SyncError(
+                .changeTokenExpired,
+                "the database token is ahead of zone \(zone.zoneID.zoneName)'s changes (the server's data was restored); fetch again without it"
+            )
+        }
         let changed = zones.filter { zone in known[zone.zoneID.zoneName].map { $0 < zone.seq } ?? !zone.deleted }
         let next = DatabaseToken(epoch: epoch, zones: Dictionary(uniqueKeysWithValues: zones.map { ($0.zoneID.zoneName, $0.seq) }))
         return .init(
@@ -450,6 +463,14 @@ public struct SyncService: Sendable {
             }
             guard let zone = page.zone, !zone.deleted else {
                 throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; it may have been deleted")
+            }
+            if let after, after > zone.seq {
+                // The server's data is older than the client's token (restored from a backup without a new
+                // epoch): answering from the token would skip every change made after the restore.
+                throw SyncError(
+                    .changeTokenExpired,
+                    "the token of zone \(zoneName) is ahead of the server's changes (its data was restored); fetch the zone again without a token"
+                )
             }
             if let after, after < zone.purgedThrough {
                 throw SyncError(

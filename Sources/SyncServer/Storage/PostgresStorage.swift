@@ -84,6 +84,19 @@ final class PostgresStorage: SyncStorage {
         try await client.query("SELECT value FROM meta WHERE key = 'epoch'", logger: logger).all(String.self).first ?? ""
     }
 
+    func startNewEpoch() async throws {
+        try await transaction { connection in
+            try await connection.query("UPDATE meta SET value = gen_random_uuid()::text WHERE key = 'epoch'", logger: self.logger)
+            try await connection.query(
+                """
+                INSERT INTO meta (key, value) VALUES ('restored', \(String(Clock.now())))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
     // MARK: Enrolment
 
     func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws {
@@ -224,7 +237,7 @@ final class PostgresStorage: SyncStorage {
         names: [String],
         decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
     ) async throws -> Answer {
-        try await transaction { connection in
+        let answer = try await transaction { connection in
             // A zone that does not exist yet has no row to lock: an advisory lock on its name stands in for it
             // (a hash collision only makes two zones share a lock).
             for name in names.sorted() {
@@ -246,9 +259,10 @@ final class PostgresStorage: SyncStorage {
                 }
                 try await self.saveZone(connection, zone, container: container, scope: scope)
             }
-            try await self.notify(connection, container: container)
             return answer
         }
+        try await notify(container: container)
+        return answer
     }
 
     // MARK: Records
@@ -258,10 +272,11 @@ final class PostgresStorage: SyncStorage {
         scope: DatabaseScope,
         clientID: String,
         batchID: String,
+        digest: String,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String {
-        try await transaction { connection in
+        let (answer, wrote) = try await transaction { connection in
             // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
             var zones = try await self.zones(
                 connection,
@@ -271,10 +286,13 @@ final class PostgresStorage: SyncStorage {
                 lock: !self.hooks.plainSequence
             )
             let stored = try await connection.query(
-                "SELECT response FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
+                "SELECT response, digest FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
                 logger: self.logger
             )
-            if let response = try await stored.all(String.self).first { return ModifyAnswer.replayed(response) }
+            if let (response, storedDigest) = try await stored.all((String, String?).self).first {
+                try ModifyAnswer.checkReplay(batchID: batchID, stored: storedDigest, sent: digest)
+                return (ModifyAnswer.replayed(response), false)
+            }
             if self.hooks.plainSequence {
                 // The negative control: a number taken from a sequence, with no lock held.
                 for name in zones.keys {
@@ -303,20 +321,26 @@ final class PostgresStorage: SyncStorage {
             let response = try ModifyAnswer.json(plan.response, bodies: bodies)
             try await connection.query(
                 """
-                INSERT INTO batches (container, clientid, batchid, response, created)
-                VALUES (\(container), \(clientID), \(batchID), \(response), \(now))
+                INSERT INTO batches (container, clientid, batchid, response, created, digest)
+                VALUES (\(container), \(clientID), \(batchID), \(response), \(now), \(digest))
                 """,
                 logger: self.logger
             )
-            if !plan.writes.isEmpty { try await self.notify(connection, container: container) }
             if let hold = self.hooks.holdBeforeCommit, batchID.hasPrefix("hold:") { try await Task.sleep(for: hold) }
-            return response
+            return (response, !plan.writes.isEmpty)
         }
+        if wrote { try await notify(container: container) }
+        return answer
     }
 
-    /// Tells every instance, at commit, that the container changed. A hint only: listeners fetch the truth.
-    private func notify(_ connection: PostgresConnection, container: String) async throws {
-        try await connection.query("SELECT pg_notify('northwind_sync', \(container))", logger: logger)
+    /// Tells every instance that the container changed: after the commit, so that a listener that reads at once
+    /// sees the change. A hint only: listeners fetch the truth.
+    private func notify(container: String) async throws {
+        do {
+            try await client.query("SELECT pg_notify('northwind_sync', \(container))", logger: logger)
+        } catch {
+            logger.warning("could not tell the other instances of a change in \(container): \(String(reflecting: error))")
+        }
     }
 
     private typealias RecordRow = (String, Int64, Bool)
@@ -591,22 +615,32 @@ final class PostgresStorage: SyncStorage {
 
     func purgeTombstones(before: Int64) async throws -> Int {
         try await transaction { connection in
-            try await connection.query(
+            // Writers hold their zones' rows while they write: the purge takes the same locks (in name order, as
+            // writers do), so no deletion commits in a zone between raising its floor and removing its tombstones.
+            _ = try await connection.query(
                 """
-                UPDATE zones SET purgedthrough = GREATEST(purgedthrough, (
-                    SELECT max(seq) FROM records r
-                    WHERE r.container = zones.container AND r.scope = zones.scope AND r.zonename = zones.zonename
-                      AND r.deleted AND r.modified < \(before)))
-                WHERE EXISTS (SELECT 1 FROM records r
-                    WHERE r.container = zones.container AND r.scope = zones.scope AND r.zonename = zones.zonename
+                SELECT 1 FROM zones z WHERE EXISTS (SELECT 1 FROM records r
+                    WHERE r.container = z.container AND r.scope = z.scope AND r.zonename = z.zonename
                       AND r.deleted AND r.modified < \(before))
+                ORDER BY z.container, z.scope, z.zonename COLLATE "C" FOR UPDATE
                 """,
                 logger: self.logger
-            )
-            // Counted in the database: a purge may remove millions of rows.
+            ).all(Int32.self)
+            // One statement, so one snapshot: each floor is raised past exactly the tombstones removed. Counted in the
+            // database: a purge may remove millions of rows.
             let purged: Int64 =
                 try await connection.query(
-                    "WITH purged AS (DELETE FROM records WHERE deleted AND modified < \(before) RETURNING 1) SELECT count(*) FROM purged",
+                    """
+                    WITH purged AS (
+                        DELETE FROM records WHERE deleted AND modified < \(before) RETURNING container, scope, zonename, seq
+                    ), floors AS (
+                        SELECT container, scope, zonename, max(seq) AS seq FROM purged GROUP BY container, scope, zonename
+                    ), raised AS (
+                        UPDATE zones z SET purgedthrough = GREATEST(z.purgedthrough, f.seq) FROM floors f
+                        WHERE z.container = f.container AND z.scope = f.scope AND z.zonename = f.zonename RETURNING 1
+                    )
+                    SELECT count(*) FROM purged
+                    """,
                     logger: self.logger
                 ).all(Int64.self).first ?? 0
             return Int(purged)
@@ -666,6 +700,7 @@ enum PostgresSchema {
             "DROP INDEX records_by_change",
             "CREATE INDEX records_by_change ON records (container, scope, zonename, seq, recordname)",
         ],
+        [SyncSchema.batchDigests],
     ]
 }
 

@@ -38,11 +38,26 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v3: subscriptions") { db in
             try db.execute(sql: SyncSchema.subscriptions)
         }
+        migrator.registerMigration("v4: batch digests") { db in
+            try db.execute(sql: SyncSchema.batchDigests)
+        }
         return migrator
     }
 
     func epoch() async throws -> String {
         try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") ?? "" }
+    }
+
+    func startNewEpoch() async throws {
+        try await pool.write { db in try Self.startNewEpoch(db) }
+    }
+
+    static func startNewEpoch(_ db: Database) throws {
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'epoch'", arguments: [UUID().uuidString])
+        try db.execute(
+            sql: "INSERT INTO meta (key, value) VALUES ('restored', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            arguments: [String(Clock.now())]
+        )
     }
 
     // MARK: Enrolment
@@ -192,16 +207,18 @@ final class SQLiteStorage: SyncStorage {
         scope: DatabaseScope,
         clientID: String,
         batchID: String,
+        digest: String,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String {
         try await pool.write { db in
-            if let stored = try String.fetchOne(
+            if let stored = try Row.fetchOne(
                 db,
-                sql: "SELECT response FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
+                sql: "SELECT response, digest FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
                 arguments: [container, clientID, batchID]
             ) {
-                return ModifyAnswer.replayed(stored)
+                try ModifyAnswer.checkReplay(batchID: batchID, stored: stored["digest"], sent: digest)
+                return ModifyAnswer.replayed(stored["response"])
             }
             let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
             let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
@@ -220,8 +237,8 @@ final class SQLiteStorage: SyncStorage {
             }
             let answer = try ModifyAnswer.json(plan.response, bodies: bodies)
             try db.execute(
-                sql: "INSERT INTO batches (container, clientID, batchID, response, created) VALUES (?, ?, ?, ?, ?)",
-                arguments: [container, clientID, batchID, answer, now]
+                sql: "INSERT INTO batches (container, clientID, batchID, response, created, digest) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [container, clientID, batchID, answer, now, digest]
             )
             return answer
         }
@@ -461,6 +478,10 @@ enum SyncSchema {
         CREATE TABLE subscriptions (container TEXT NOT NULL, scope TEXT NOT NULL, siteCode TEXT NOT NULL,
             subscriptionID TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, siteCode, subscriptionID))
         """
+
+    /// A batch's content digest, so that its ID sent again with other content is refused, not answered as a replay.
+    /// Batches stored before it have none and are answered as before.
+    static let batchDigests = "ALTER TABLE batches ADD COLUMN digest TEXT"
 
     static let statements = [
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -6,6 +6,8 @@ import SyncProtocol
 protocol SyncStorage: Sendable {
     /// Changes when the data is replaced (a restore), so every older sync token expires.
     func epoch() async throws -> String
+    /// Marks the data as restored: a new epoch, so that every token given before expires.
+    func startNewEpoch() async throws
 
     func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws
     /// Spends a one-time token: fails when it is unknown, spent or expired, or the site code is taken.
@@ -25,14 +27,16 @@ protocol SyncStorage: Sendable {
         decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
     ) async throws -> Answer
 
-    /// Applies a batch: answers a replayed batch from the stored answer; otherwise locks the zones in name order,
-    /// reads what the planner needs, writes its plan and stores the answer, in one transaction. The answer is JSON
-    /// (`ModifyAnswer`).
+    /// Applies a batch: answers a replayed batch from the stored answer (refusing it with BATCH_REUSED when its
+    /// `digest` differs); otherwise locks the zones in name order, reads what the planner needs, writes its plan and
+    /// stores the answer, in one transaction. The answer is JSON (`ModifyAnswer`). `clientID` is the replay key
+    /// beside the container: it names the database and the installation.
     func modifyRecords(
         container: String,
         scope: DatabaseScope,
         clientID: String,
         batchID: String,
+        digest: String,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String

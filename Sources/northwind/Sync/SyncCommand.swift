@@ -47,6 +47,11 @@ struct SyncCommand: AsyncParsableCommand {
             } else {
                 print("Sent \(report.uploaded), received \(report.downloaded), merged \(report.merged).")
                 if report.discarded > 0 { print("\(report.discarded) values were discarded by merges: see `northwind sync status`.") }
+                if report.sentAgainAfterServerRestore > 0 {
+                    print(
+                        "The sync server's data was restored from a backup: \(report.sentAgainAfterServerRestore) records this store had sent went up again."
+                    )
+                }
                 if report.waiting > 0 { print("\(report.waiting) received records wait for a record not here yet.") }
                 if report.userSettingsUploaded + report.userSettingsDownloaded > 0 {
                     print("Users' own settings: sent \(report.userSettingsUploaded), received \(report.userSettingsDownloaded).")
@@ -81,6 +86,10 @@ struct SyncCommand: AsyncParsableCommand {
             print("Last error:    \(status.lastError ?? "none")")
             print("Conflicts:     \(status.openConflicts) open")
             print("Last refusal:  \(status.lastRefusal ?? "none")")
+            if let restore = status.lastServerRestore { print("Server restore: \(restore)") }
+            if let restored = status.restoredUntilFullSync {
+                print("Orders:        restored from a backup (\(restored)): none is executed or cancelled until a full sync completes")
+            }
         }
     }
 

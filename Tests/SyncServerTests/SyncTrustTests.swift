@@ -1,0 +1,129 @@
+import Foundation
+import SyncProtocol
+import SyncServer
+import Testing
+
+@testable import NorthwindTestSupport
+
+/// The server's side of "sync loses nothing": replays that are not replays, tokens from a past the server no longer
+/// has, zones that hold a ledger, and restores from a backup.
+@Suite("Sync server: trust")
+struct SyncTrustTests {
+    @Test(arguments: SyncEngine.all) func aBatchIDSentAgainWithOtherContentIsRefusedAndChangesNothing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a batch applied once (as a store reverted to an older copy sent it before)
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))], batchID: "HQ-1-2")
+            let before = try await hq.changes("catalog").pages.last?.syncToken
+            // When the same batch ID arrives with other content
+            let reused = try await hq.modify([(.create, record("p2", ["name": .string("Chang")]))], batchID: "HQ-1-2")
+            // Then it is refused with its own code, and the zone did not move
+            #expect(reused.failure?.serverErrorCode == .batchReused)
+            #expect(try await hq.changes("catalog").pages.last?.syncToken == before)
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aBatchIDIsRememberedPerDatabase(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a batch applied to the installation's private database
+            let (hq, _) = try await server.company()
+            _ = try await hq.createZones(["settings"], database: ._private)
+            _ = try await hq.modify([(.create, record("s1", type: "Setting", zone: "settings"))], batchID: "b-1", database: ._private)
+            // When a batch with the same ID and other records goes to the shared database
+            let shared = try await hq.modify([(.create, record("p1"))], batchID: "b-1")
+            // Then it is applied there, not answered with the private batch's answer
+            #expect(shared.value?.replayed == false)
+            #expect(shared.value?.records.first?.record?.recordName == "p1")
+            #expect(try await hq.changes("catalog").pages.last?.records.map(\.recordName) == ["p1"])
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aTokenAheadOfItsZonesChangesExpiresAndIsNotRewound(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a shop whose token is ahead of the zone's changes (as after a restore by other tools, which left
+            // the epoch as it was)
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
+            let ahead = try Self.advanced(token, by: 5)
+            // When the shop fetches with it, and head office writes more
+            let answer = try await shop.changes("catalog", after: ahead)
+            _ = try await hq.modify([(.create, record("p2"))])
+            // Then the token expired, rather than be answered "nothing new" and skip what comes next
+            #expect(answer.error?.serverErrorCode == .changeTokenExpired)
+        }
+    }
+
+    /// A zone token's change number moved on by `steps`: its JSON, base64url, as the server writes it.
+    static func advanced(_ token: String, by steps: Int64) throws -> String {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        let data = try #require(Data(base64Encoded: base64))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let seq = try #require(object["seq"] as? NSNumber).int64Value
+        object["seq"] = seq + steps
+        let encoded = try JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
+        return encoded.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test func aShopCannotDeleteItsSiteZoneWhichHoldsItsLedger() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given a shop with a stock movement in its zone
+            let (_, shop) = try await server.company()
+            _ = try await shop.modify([(.append, record("m1", type: "stock_movements", zone: "site-OXF", ["delta": .int64(5)]))])
+            // When the shop deletes its zone
+            let answer = try await shop.modifyZones(
+                path: .init(container: "acme", database: .shared),
+                body: .json(.init(operations: [.init(operationType: .delete, zoneID: ZoneID("site-OXF"))]))
+            ).ok.body.json.zones
+            // Then it is refused, and the movement is still there
+            #expect(answer.first?.error?.serverErrorCode == .accessDenied)
+            #expect(try await shop.changes("site-OXF").pages.last?.records.map(\.recordName) == ["m1"])
+        }
+    }
+
+    @Test func aRestoredBackupStartsANewEpochSoEveryEarlierTokenExpires() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given a backup taken after one product, and a shop that fetched a second one
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let made = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            _ = try await hq.modify([(.create, record("p2"))])
+            let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
+            // When the backup is verified and restored over the server's data
+            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            // Then each command succeeded, the shop's token expired, and the server holds the backup's one product
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(verified.status == 0 && verified.stdout.contains("1 records"), "\(verified.stdout)\(verified.stderr)")
+            #expect(restored.status == 0, "\(restored.stderr)")
+            #expect(try await shop.changes("catalog", after: token).error?.serverErrorCode == .changeTokenExpired)
+            #expect(try await shop.changes("catalog").pages.flatMap(\.records).map(\.recordName) == ["p1"])
+        }
+    }
+
+    @Test func aDamagedBackupIsRefusedByVerifyAndRestore() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given a backup whose database file was damaged
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            let file = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/sync.sqlite"))
+            try file.seek(toOffset: 4096)
+            try file.write(contentsOf: Data(repeating: 0xA5, count: 8192))
+            try file.close()
+            // When it is verified and restored
+            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            // Then both refuse, and the server still answers with its data
+            #expect(verified.status != 0)
+            #expect(restored.status != 0)
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).map(\.recordName) == ["p1"])
+        }
+    }
+}
