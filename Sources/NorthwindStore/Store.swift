@@ -164,9 +164,12 @@ public final class Store: Sendable {
         // Employees refer to each other; RESTRICT is checked row by row, so break the chain first.
         try db.execute(sql: "UPDATE employees SET reportsTo = NULL WHERE reportsTo IS NOT NULL")
         try db.execute(sql: "DELETE FROM access_tokens; DELETE FROM credentials")
+        // The ledger's guards forbid deleting movements, except when the whole store goes.
+        try db.execute(sql: Schema.dropLedgerGuards)
         for table in Schema.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }
+        try db.execute(sql: Schema.ledgerGuards)
     }
 
     /// How much of the file reads may map: 1 GiB covers a scale-1000 store.

@@ -26,6 +26,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var usersOverQuota: [String] = []
     /// Records this store wrote and had acknowledged, sent again because the server's data was restored.
     public var sentAgainAfterServerRestore = 0
+    /// Zones whose checksum still differed from the server's after fetching them again from scratch.
+    public var zonesDiffering: [String] = []
 
     public init() {}
 
@@ -145,12 +147,13 @@ public actor ShopSyncEngine {
         }
     }
 
-    /// How far ahead of the server's this computer's clock may be. Edits are merged by their clocks: a clock far
-    /// ahead would win every conflict for as long as it stays wrong.
-    public static let allowedClockLead: TimeInterval = 5 * 60
+    /// How far from the server's this computer's clock may be. Edits are merged by their clocks: a clock far ahead
+    /// would win every conflict for as long as it stays wrong, one far behind lose them all. The server refuses
+    /// clocks further ahead than this too (CLOCK_SKEW).
+    public static let allowedClockLead = TimeInterval(FieldClocks.allowedLead / 1000)
 
-    /// Refuses to sync from a computer whose clock is more than five minutes ahead of the server's; returns the
-    /// names of the container's zones.
+    /// Refuses to sync from a computer whose clock is more than five minutes from the server's, or when the server's
+    /// time is unknown; returns the names of the container's zones.
     private func checkClock(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) -> Set<String> {
         let listed = try await client.zones()
         let names = Set(listed.zones.map(\.zoneID.zoneName))
@@ -158,13 +161,21 @@ public actor ShopSyncEngine {
             // The server's data was restored: what it lost of this store's acknowledged records goes up again.
             report.sentAgainAfterServerRestore += try await domain { try await backoffice.noteServerEpoch(epoch) }
         }
-        guard let serverNow = client.serverTime.now else { return names }
-        let lead = Date().timeIntervalSince(serverNow)
-        if lead > Self.allowedClockLead {
+        // Clocks decide merges: with no server time to check against, nothing is sent (fail closed).
+        guard let serverNow = client.serverTime.now else {
             throw ShopSyncError(
-                .clockAhead(seconds: Int(lead)),
-                "This computer's clock is \(Int(lead / 60)) minutes ahead of the sync server's. Edits are merged by their "
-                    + "time, so nothing is sent until the clock is right: set it (or turn on network time), then sync again."
+                .clockOff(seconds: 0),
+                "The sync server's answer did not say its time (no Date header; a proxy in front of it may drop it), so this "
+                    + "computer's clock cannot be checked and nothing is sent. Let the Date header through, then sync again."
+            )
+        }
+        let lead = Date().timeIntervalSince(serverNow)
+        if abs(lead) > Self.allowedClockLead {
+            let minutes = Int(abs(lead) / 60)
+            throw ShopSyncError(
+                .clockOff(seconds: Int(lead)),
+                "This computer's clock is \(minutes) minutes \(lead > 0 ? "ahead of" : "behind") the sync server's. Edits are "
+                    + "merged by their time, so nothing is sent until the clock is right: set it (or turn on network time), then sync again."
             )
         }
         return names
@@ -187,11 +198,13 @@ public actor ShopSyncEngine {
             // Built and kept (`pendingBatch`), not sent: the server never sees this attempt.
             CrashPoint.reach("upload")
             let results: [Components.Schemas.OperationResult]
+            let lineage = try await domain { try await backoffice.syncLineage() }
             do throws(ShopSyncError) {
                 results = try await client.modify(
-                    clientID: membership.siteCode,
+                    clientID: lineage.clientID,
                     batchID: batch.batchID,
-                    operations: batch.operations.map { ($0.kind.rawValue, $0.record) }
+                    operations: batch.operations.map { ($0.kind.rawValue, $0.record) },
+                    lineage: lineage
                 )
             } catch  where error.kind == .refused(.batchReused) {
                 // The server applied nothing: build the batch afresh, under a new ID.
@@ -255,13 +268,20 @@ public actor ShopSyncEngine {
                         records: page.records,
                         token: page.syncToken,
                         assets: assets,
-                        moreComing: page.moreComing
+                        moreComing: page.moreComing,
+                        checksum: page.checksum
                     )
                 }
                 report.downloaded += applied.saved + applied.deleted
                 report.merged += applied.merged
                 report.discarded += applied.discarded
                 report.waiting = applied.waiting
+                if applied.refetch {
+                    // The zone's checksum differed from the server's: fetch it again from scratch, once.
+                    token = nil
+                    continue
+                }
+                if applied.checksumDiffers { report.zonesDiffering.append(zone) }
                 token = page.syncToken
                 if !page.moreComing { break }
             }

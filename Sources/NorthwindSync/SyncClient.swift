@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import Northwind
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import SyncProtocol
@@ -17,8 +18,9 @@ public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
         case busy(retryAfter: Int)
         /// This store has not joined a sync server, or the request makes no sense for it.
         case notJoined
-        /// This computer's clock is ahead of the server's by more than the merge rules allow.
-        case clockAhead(seconds: Int)
+        /// This computer's clock is ahead of the server's (positive) or behind it by more than the merge rules allow,
+        /// or the server's time is unknown (0).
+        case clockOff(seconds: Int)
         /// A batch names a picture the server lacks and this store no longer has: the batch is built afresh.
         case missingAsset(String)
     }
@@ -120,7 +122,8 @@ struct SyncClient: Sendable {
         clientID: String,
         batchID: String,
         operations: [(String, SyncRecord)],
-        user: String? = nil
+        user: String? = nil,
+        lineage: SyncLineage? = nil
     ) async throws(ShopSyncError) -> [Components.Schemas.OperationResult] {
         try await call("send changes") {
             let body = Components.Schemas.ModifyRequest(
@@ -129,7 +132,9 @@ struct SyncClient: Sendable {
                 atomic: user == nil,
                 operations: operations.enumerated().map { index, operation in
                     .init(opID: String(index), operationType: .init(rawValue: operation.0) ?? .update, record: operation.1)
-                }
+                },
+                sequence: lineage?.sequence,
+                takeOver: lineage?.takeOver == true ? true : nil
             )
             switch try await client.modifyRecords(
                 path: .init(container: container, database: Self.database(user)),

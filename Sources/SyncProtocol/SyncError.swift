@@ -1,3 +1,5 @@
+import Foundation
+
 /// The codes a sync server answers with, after CloudKit's, each with its HTTP status.
 public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
     case conflict = "CONFLICT"
@@ -19,10 +21,16 @@ public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
     /// A batch ID sent before with other content: a store reverted or copied reuses IDs, and its new changes must
     /// not be answered with the old batch's answer.
     case batchReused = "BATCH_REUSED"
+    /// A field clock further ahead of the server's time than `FieldClocks.allowedLead`: one wrong clock would win
+    /// every later merge.
+    case clockSkew = "CLOCK_SKEW"
+    /// The server has taken batches from this site that the sending store does not know of: the store was put back
+    /// to an older copy of its file, or another copy of it syncs as the same site.
+    case storeDiverged = "STORE_DIVERGED"
 
     public var httpStatus: Int {
         switch self {
-        case .conflict, .exists, .batchReused: 409
+        case .conflict, .exists, .batchReused, .storeDiverged: 409
         case .notFound, .zoneNotFound: 404
         case .changeTokenExpired: 410
         case .accessDenied: 403
@@ -31,7 +39,7 @@ public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
         case .quotaExceeded: 413
         case .throttled: 429
         case .tryAgainLater: 503
-        case .limitExceeded, .atomicError, .badRequest: 400
+        case .limitExceeded, .atomicError, .badRequest, .clockSkew: 400
         case .incompatibleVersion: 426
         case .internalError: 500
         }
@@ -81,4 +89,28 @@ public enum SyncLimits {
 public enum SyncProtocolVersion {
     public static let current = 1
     public static let header = "Sync-Protocol-Version"
+}
+
+/// Field clocks, as the protocol carries them: a record's reserved field `~clocks` holds a JSON object from field
+/// name to clock, each "MILLISECONDS.SITE" with the milliseconds as 15 digits, so clocks compare as text. The server
+/// knows no field's meaning, but bounds every clock by its own time.
+public enum FieldClocks {
+    public static let fieldName = "~clocks"
+    /// How far ahead of the server's time a clock may be (and how far apart a client's and the server's clocks may
+    /// be before the client refuses to sync).
+    public static let allowedLead: Int64 = 5 * 60 * 1000
+
+    /// Every clock's milliseconds in a record's fields; nil when `~clocks` is present but unreadable.
+    public static func milliseconds(in fields: [String: FieldValue]) -> [Int64]? {
+        guard let value = fields[fieldName] else { return [] }
+        guard case .string(let json) = value,
+            let map = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        else { return nil }
+        var result: [Int64] = []
+        for clock in map.values {
+            guard let milliseconds = Int64(clock.prefix { $0 != "." }) else { return nil }
+            result.append(milliseconds)
+        }
+        return result
+    }
 }

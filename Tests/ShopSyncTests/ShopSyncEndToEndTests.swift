@@ -425,4 +425,42 @@ struct ShopSyncClockTests {
         try await company.sync("oxf")
         #expect(try await shop.pendingChanges() == 0)
     }
+
+    @Test(arguments: [("-1d", "behind"), ("+10m", "ahead of"), ("-10m", "behind")])
+    func aShopWhoseClockIsOffEitherWaySendsNothing(offset: String, words: String) async throws {
+        // Given a shop in sync with a change to send
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        _ = try await shop.create(Customer(code: "CLOCK", companyName: "Made before the clock went wrong"))
+        // When it syncs with its clock off by the offset
+        let skewed = try FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: offset)
+        // Then nothing is sent, and the message says which way the clock is off
+        #expect(skewed.status != 0)
+        #expect(skewed.stderr.contains("minutes \(words) the sync server's"), "\(skewed.stderr)")
+        #expect(try await shop.pendingChanges() > 0)
+    }
+
+    @Test func anEditMadeWhileTheClockRanADayAheadGoesUpOnceItIsRightWithoutWinningEveryMerge() async throws {
+        // Given a shop that added a customer while its clock ran a day ahead
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let added = try FakeTime.northwind(
+            ["customers", "add", "--set", "code=AHEAD", "--set", "companyName=Added a day ahead", "--store", company.store("oxf")],
+            offset: "+1d"
+        )
+        // When the clock is right again and the shop syncs, then head office renames the customer and both sync
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        let hq = try company.open("hq")
+        var customer = try hq.customer(code: "AHEAD")
+        customer.companyName = "Renamed at head office"
+        _ = try await hq.update(customer)
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then the customer went up (its clock was not refused), and head office's later rename stands everywhere
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try company.open("oxf").customer(code: "AHEAD").companyName == "Renamed at head office")
+        #expect(try await company.open("oxf").pendingChanges() == 0)
+    }
 }

@@ -3,10 +3,11 @@ import GRDB
 import Northwind
 import NorthwindStore
 import NorthwindSync
-import SyncServer
+import SyncProtocol
 import Testing
 
 @testable import NorthwindTestSupport
+@testable import SyncServer
 
 /// Acknowledged changes survive the ordinary operations that used to lose them silently: a sync server restored from
 /// a backup, and a shop's store reverted to an older copy of its file.
@@ -62,18 +63,155 @@ struct SyncTrustEndToEndTests {
         _ = try await company.open("oxf").create(Customer(code: "FIRST", companyName: "Sent before the revert"))
         try await company.sync("oxf")
         // When the file is put back as it was (so its change log repeats the same positions), and the shop makes
-        // another change and syncs, then head office syncs
+        // another change and syncs; is told it is behind, resumes, and syncs; then head office syncs
         try Self.copy(from: snapshot, to: company.store("oxf"))
         _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Sent after the revert"))
+        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        try company.northwind(["sync", "resume"], store: "oxf")
         let report = try await company.sync("oxf")
         try await company.sync("hq")
-        // Then head office has both: the second change was not answered with the first one's answer
+        // Then the first sync was refused, saying what to do; head office has both customers: the second change was
+        // not answered with the first one's answer
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("northwind sync resume"), "\(refused.stderr)")
         #expect(report.pending == 0)
         let hq = try company.open("hq")
         #expect(try hq.customer(code: "FIRST").companyName == "Sent before the revert")
         #expect(try hq.customer(code: "AGAIN").companyName == "Sent after the revert")
         // and the reverted shop got back the change its copy had lost
         #expect(try company.open("oxf").customer(code: "FIRST").companyName == "Sent before the revert")
+    }
+
+    @Test func aShopThatSilentlyLostARecordFindsItByTheZonesChecksumAndFetchesItAgain() async throws {
+        // Given a customer at head office and at the shop, which then loses it without a trace in its change log
+        // (as a hand edit of the file, or a bug, would)
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        _ = try await company.open("hq").create(Customer(code: "GONE1", companyName: "Lost at the shop"))
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        try await company.open("oxf").store.pool.write { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_log") ?? 0
+            let recordID = try String.fetchOne(db, sql: "SELECT recordID FROM customers WHERE code = 'GONE1'")
+            try db.execute(sql: "DELETE FROM customers WHERE code = 'GONE1'")
+            try db.execute(sql: "DELETE FROM sync_records WHERE recordID = ?", arguments: [recordID])
+            try db.execute(sql: "DELETE FROM change_log WHERE seq > ?", arguments: [last])
+        }
+        // When the shop syncs, with nothing new on the server
+        let report = try await company.sync("oxf")
+        // Then the customers zone's checksum differed, the zone was fetched again, and the customer is back
+        #expect(try company.open("oxf").customer(code: "GONE1").companyName == "Lost at the shop")
+        #expect(report.zonesDiffering.isEmpty)
+        #expect(try await company.open("oxf").syncStatus().zonesDiffering.isEmpty)
+    }
+
+    @Test func recordsOfATypeThisVersionDoesNotKnowAreHeldAndSaidSoNotSkipped() async throws {
+        // Given head office's newer version writing a record of a type this version does not know
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let service = try await SyncService.open(database: company.database)
+        let caller = try #require(try await service.installations(container: "acme").first { $0.role == .hq })
+        let order = SyncRecord(
+            recordName: "po-1",
+            recordType: "purchase_orders",
+            zoneID: ZoneID("catalog"),
+            fields: ["supplier": .string("Exotic Liquids")]
+        )
+        let request = Components.Schemas.ModifyRequest(
+            clientID: "newer",
+            batchID: UUID().uuidString,
+            operations: [.init(opID: "0", operationType: .create, record: order)]
+        )
+        _ = try await service.modifyRecords(caller, container: "acme", scope: .shared, request: request, bodySize: 0)
+        await service.close()
+        // When the shop syncs twice
+        try await company.sync("oxf")
+        let second = try await company.sync("oxf")
+        // Then the record is held, `sync status` says so, and the zone's checksum still agrees
+        let status = try await company.open("oxf").syncStatus()
+        #expect(status.heldForNewerVersion == 1)
+        #expect(status.zonesDiffering.isEmpty)
+        #expect(second.zonesDiffering.isEmpty)
+    }
+
+    @Test(arguments: ["HQ", nil]) func aForgedMovementInAShopsZoneMovesNoOtherShelf(naming location: String?) async throws {
+        // Given a shop whose client misbehaves: it appends to its own zone a movement that names head office's
+        // location, or names none
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let hqSite = try await hq.siteCode()
+        let product = try #require(try await hq.listProducts().items.first?.product)
+        let service = try await SyncService.open(database: company.database)
+        let shop = try #require(try await service.installations(container: "acme").first { $0.role == .shop })
+        var fields: [String: FieldValue] = [
+            "productID": .reference(RecordReference(recordName: product.recordID, zoneName: "catalog")),
+            "delta": .int64(-7),
+            "reason": .string("received"),
+            "createdAt": .string("2026-11-26T10:00:00.000Z"),
+        ]
+        if let location { fields["location"] = .string(location == "HQ" ? hqSite : location) }
+        let forged = SyncRecord(
+            recordName: UUID().uuidString.lowercased(),
+            recordType: "stock_movements",
+            zoneID: ZoneID("site-\(shop.siteCode)"),
+            fields: fields
+        )
+        let request = Components.Schemas.ModifyRequest(
+            clientID: "forger",
+            batchID: UUID().uuidString,
+            operations: [.init(opID: "0", operationType: .append, record: forged)]
+        )
+        _ = try await service.modifyRecords(shop, container: "acme", scope: .shared, request: request, bodySize: 0)
+        await service.close()
+        // When head office syncs
+        try await company.sync("hq")
+        // Then head office's own shelf did not move; a movement naming head office went to the inbox, and one naming
+        // no location counts at the shop's location, its zone's owner
+        let after = try hq.product(id: try #require(product.id)).product
+        #expect(after.unitsInStock == product.unitsInStock)
+        let (inbox, shopLevel) = try await hq.store.pool.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE reason LIKE '%names another location%'") ?? 0,
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT units FROM stock_levels WHERE location = ? AND productID = ?",
+                    arguments: [shop.siteCode, product.id]
+                )
+            )
+        }
+        if location == nil {
+            #expect(shopLevel == -7)
+            #expect(inbox == 0)
+        } else {
+            #expect(shopLevel == nil)
+            #expect(inbox == 1)
+        }
+    }
+
+    @Test func aSecondCopyOfAShopsStoreIsRefusedAndTheCopyThatResumesIsTheSitesFromThenOn() async throws {
+        // Given a shop's store copied to a second machine, each copy taking a customer
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        try Self.copy(from: company.store("oxf"), to: company.store("oxf-copy"))
+        _ = try await company.open("oxf").create(Customer(code: "ORIG1", companyName: "Taken at the original"))
+        _ = try await company.open("oxf-copy").create(Customer(code: "COPY1", companyName: "Taken at the copy"))
+        // When the original syncs, then the copy, which then resumes as the site's and syncs, then the original sends
+        // another change
+        try await company.sync("oxf")
+        let copyRefused = try CLI.run(["sync", "now", "--store", company.store("oxf-copy")])
+        try company.northwind(["sync", "resume"], store: "oxf-copy")
+        try await company.sync("oxf-copy")
+        _ = try await company.open("oxf").create(Customer(code: "ORIG2", companyName: "Taken at the original later"))
+        let originalRefused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        try await company.sync("hq")
+        // Then the copy was refused until it resumed, the original is refused since, and head office has both
+        // customers: neither copy's acknowledged change was lost
+        #expect(copyRefused.status != 0 && copyRefused.stderr.contains("another copy"), "\(copyRefused.stderr)")
+        #expect(originalRefused.status != 0 && originalRefused.stderr.contains("another copy"), "\(originalRefused.stderr)")
+        let hq = try company.open("hq")
+        #expect(try hq.customer(code: "ORIG1").companyName == "Taken at the original")
+        #expect(try hq.customer(code: "COPY1").companyName == "Taken at the copy")
     }
 
     /// A store's whole content, through SQLite's backup: as a file copy would be, write-ahead log included.

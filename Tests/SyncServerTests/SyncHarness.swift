@@ -165,13 +165,18 @@ extension Client {
         _ operations: [(Components.Schemas.RecordOperation.OperationTypePayload, SyncRecord)],
         batchID: String = UUID().uuidString,
         atomic: Bool? = nil,
-        database: Components.Parameters.Database = .shared
+        database: Components.Parameters.Database = .shared,
+        clientID: String = "test",
+        sequence: Int64? = nil,
+        takeOver: Bool? = nil
     ) async throws -> Result<Components.Schemas.ModifyResponse, SyncError> {
         let body = Components.Schemas.ModifyRequest(
-            clientID: "test",
+            clientID: clientID,
             batchID: batchID,
             atomic: atomic,
-            operations: operations.enumerated().map { .init(opID: "op\($0.offset)", operationType: $0.element.0, record: $0.element.1) }
+            operations: operations.enumerated().map { .init(opID: "op\($0.offset)", operationType: $0.element.0, record: $0.element.1) },
+            sequence: sequence,
+            takeOver: takeOver
         )
         switch try await modifyRecords(path: .init(container: "acme", database: database), body: .json(body)) {
         case .ok(let ok): return .success(try ok.body.json)

@@ -38,6 +38,37 @@ struct SyncTrustTests {
         }
     }
 
+    @Test(arguments: SyncEngine.all) func aStoreBehindWhatTheServerTookFromItsSiteIsRefusedUntilItTakesTheSiteOver(
+        _ engine: SyncEngine
+    ) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a shop whose client has had two batches taken
+            let (_, shop) = try await server.company()
+            _ = try await shop.modify([(.create, record("o1", type: "Order", zone: "site-OXF"))], clientID: "copy-a", sequence: 1)
+            _ = try await shop.modify([(.create, record("o2", type: "Order", zone: "site-OXF"))], clientID: "copy-a", sequence: 2)
+            // When the same client sends a new batch as its second again (its store put back to an older copy), and
+            // another client sends as the site's third (a copy of the store)
+            let reverted = try await shop.modify([(.create, record("o3", type: "Order", zone: "site-OXF"))], clientID: "copy-a", sequence: 2)
+            let copied = try await shop.modify([(.create, record("o4", type: "Order", zone: "site-OXF"))], clientID: "copy-b", sequence: 3)
+            // and then the copy takes the site over
+            let resumed = try await shop.modify(
+                [(.create, record("o5", type: "Order", zone: "site-OXF"))],
+                clientID: "copy-b",
+                sequence: 3,
+                takeOver: true
+            )
+            let old = try await shop.modify([(.create, record("o6", type: "Order", zone: "site-OXF"))], clientID: "copy-a", sequence: 3)
+            // Then both are refused with their own code and change nothing; after the take-over, the other copy is
+            // refused
+            #expect(reverted.failure?.serverErrorCode == .storeDiverged)
+            #expect(copied.failure?.serverErrorCode == .storeDiverged)
+            #expect(resumed.value?.records.first?.record != nil)
+            #expect(old.failure?.serverErrorCode == .storeDiverged)
+            let names = try await shop.changes("site-OXF").pages.flatMap(\.records).map(\.recordName).sorted()
+            #expect(names == ["o1", "o2", "o5"])
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func aTokenAheadOfItsZonesChangesExpiresAndIsNotRewound(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             // Given a shop whose token is ahead of the zone's changes (as after a restore by other tools, which left
@@ -65,6 +96,20 @@ struct SyncTrustTests {
         let encoded = try JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
         return encoded.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test(arguments: SyncEngine.all) func aClockFarAheadOfTheServersIsRefusedAndChangesNothing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a record whose field clock is a day ahead of the server's time
+            let (hq, _) = try await server.company()
+            let ahead = Int64((Date().timeIntervalSince1970 + 86_400) * 1000)
+            let clocks = "{\"name\":\"\(String(format: "%015lld", ahead)).HQ\"}"
+            // When it is sent
+            let answer = try await hq.modify([(.create, record("p1", ["name": .string("Chai"), "~clocks": .string(clocks)]))])
+            // Then the batch is refused with its own code, and nothing was written
+            #expect(answer.failure?.serverErrorCode == .clockSkew)
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).isEmpty)
+        }
     }
 
     @Test func aShopCannotDeleteItsSiteZoneWhichHoldsItsLedger() async throws {

@@ -258,6 +258,8 @@ extension Backoffice {
                     try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
                 }
                 try db.execute(sql: "DELETE FROM user_setting_tokens")
+                // The server has taken batches this backup never knew of: this store takes its site over.
+                try Self.takeOverSite(db)
                 // Orders shipped after the backup read "new" here until the server's copy comes back.
                 try Self.setState(db, "restoredUntilFullSync", Timestamp.now.description)
             }

@@ -19,7 +19,7 @@ struct FieldClock: Comparable, Hashable, Sendable {
 
     /// The reserved field that carries a record's field clocks: `{"column": "clock"}` as JSON text. Column names are
     /// SQL identifiers, which never contain "~".
-    static let fieldName = "~clocks"
+    static let fieldName = FieldClocks.fieldName
 
     static func clocks(of record: [String: FieldValue]) -> [String: FieldClock] {
         guard case .string(let json)? = record[fieldName],

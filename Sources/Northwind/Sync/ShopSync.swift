@@ -66,6 +66,14 @@ public struct OutboxOperation: Sendable {
     public var record: SyncRecord
 }
 
+/// What a batch to the shared database says of its store: its client ID, its place in the site's sequence of batches,
+/// and whether it takes the site over (see the server's `SiteLineage`).
+public struct SyncLineage: Sendable, Equatable {
+    public var clientID: String
+    public var sequence: Int64
+    public var takeOver: Bool
+}
+
 /// What the server said of one operation.
 public enum OperationOutcome: Sendable {
     case saved(SyncRecord)
@@ -92,6 +100,10 @@ public struct SyncApplied: Sendable, Equatable {
     public var discarded = 0
     /// Changes the server refused: each went to the conflict inbox once, and is not sent again until edited here.
     public var refused = 0
+    /// The zone's checksum differed from the server's at the end of a catch-up: fetch it again from scratch.
+    public var refetch = false
+    /// It still differed after fetching it again: `sync status` names the zone.
+    public var checksumDiffers = false
 }
 
 /// The store's side of sync: what it must send, what it has heard, and the merge rules. Every method is one
@@ -150,6 +162,55 @@ extension Backoffice {
         }
     }
 
+    // MARK: Lineage
+
+    /// This store's client ID and the sequence of its next batch to the shared database (`SyncLineage`), made on first
+    /// use.
+    public func syncLineage() async throws(NorthwindError) -> SyncLineage {
+        try await write { db in
+            let clientID: String
+            if let known = try Self.state(db, "clientID") {
+                clientID = known
+            } else {
+                clientID = UUID().uuidString.lowercased()
+                try Self.setState(db, "clientID", clientID)
+            }
+            let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
+            return SyncLineage(clientID: clientID, sequence: taken + 1, takeOver: try Self.state(db, "takeOver") != nil)
+        }
+    }
+
+    /// This copy of the store becomes the site's at the server (after a restore, or when the server said that it is
+    /// behind): a new client ID, taking the site over with its next batch, and every zone fetched again from scratch,
+    /// so that what the server took from the site since this copy's state comes back. The other copy, if any, is
+    /// refused from then on.
+    public func resumeAsThisCopy() async throws(NorthwindError) {
+        try await write { db in
+            guard try Self.membership(db) != nil else {
+                throw NorthwindError.invalidState("This store has not joined a sync server: there is nothing to resume.")
+            }
+            try Self.takeOverSite(db)
+            try Self.refetchEverything(db)
+        }
+    }
+
+    static func takeOverSite(_ db: Database) throws {
+        try setState(db, "clientID", UUID().uuidString.lowercased())
+        try setState(db, "takeOver", "1")
+    }
+
+    /// Forgets every zone's token: the next sync fetches each from scratch, and removes what the server no longer has
+    /// (unless changed here and not yet sent).
+    static func refetchEverything(_ db: Database) throws {
+        for zone in try String.fetchAll(db, sql: "SELECT DISTINCT zoneName FROM sync_records")
+            + String.fetchAll(db, sql: "SELECT substr(key, 7) FROM sync_state WHERE key LIKE 'token:%'")
+        {
+            try setState(db, "token:" + zone, nil)
+            try setState(db, "refetching:" + zone, "1")
+            try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
+        }
+    }
+
     // MARK: After a restore
 
     /// A store restored from a backup neither executes nor cancels orders until a full sync has brought back what
@@ -167,11 +228,28 @@ extension Backoffice {
         try await read { db in try Self.membership(db) != nil && Self.state(db, "restoredUntilFullSync") != nil }
     }
 
-    /// A full sync ended with every zone fetched: a restored store may execute orders again.
+    /// A full sync ended with every zone fetched: a restored store may execute orders again, and a received record
+    /// still waiting for the record it refers to waits for one the server no longer has (deleted at another site):
+    /// the conflict inbox says so, once per record, and `sync status` counts them. Such a record stays waiting, and
+    /// applies if its parent ever comes back.
     public func fullSyncCompleted() async throws(NorthwindError) {
         try await write { db in
             let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
             if refetching == 0 { try Self.setState(db, "restoredUntilFullSync", nil) }
+            for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
+                let record = try SyncRecord.decode(Data(body.utf8))
+                let key = "orphan:\(record.zoneID.zoneName)/\(record.recordName)"
+                guard try Self.state(db, key) == nil else { continue }
+                var applied = SyncApplied()
+                try Self.discardWhole(
+                    db,
+                    table: record.recordType,
+                    record: record,
+                    reason: "received, but it refers to a record the server no longer has (deleted at another site): not applied",
+                    applied: &applied
+                )
+                try Self.setState(db, key, Timestamp.now.description)
+            }
         }
     }
 
@@ -215,13 +293,7 @@ extension Backoffice {
             // A batch built before the restore may name changes the server has lost with it: build it afresh.
             try Self.setState(db, "pendingBatch", nil)
             try Self.setState(db, "pendingBatchID", nil)
-            for zone in try String.fetchAll(db, sql: "SELECT DISTINCT zoneName FROM sync_records")
-                + String.fetchAll(db, sql: "SELECT substr(key, 7) FROM sync_state WHERE key LIKE 'token:%'")
-            {
-                try Self.setState(db, "token:" + zone, nil)
-                try Self.setState(db, "refetching:" + zone, "1")
-                try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
-            }
+            try Self.refetchEverything(db)
             try Self.setState(
                 db,
                 "lastServerRestore",
@@ -426,7 +498,9 @@ extension Backoffice {
             ),
             arguments: [recordID, table]
         )
-        return (text.flatMap(Timestamp.init) ?? .now).milliseconds
+        // Never later than now: an edit made while the clock ran ahead, synced once it is right, must not carry a
+        // clock the server refuses (CLOCK_SKEW) or that wins every later merge.
+        return min((text.flatMap(Timestamp.init) ?? .now).milliseconds, Timestamp.now.milliseconds)
     }
 
     static func decodeFields(_ json: String?) throws -> [String: FieldValue] {
@@ -461,6 +535,12 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     public var lastServerRestore: String? = nil
     /// Set while a store restored from a backup has not completed a full sync: it executes no orders until then.
     public var restoredUntilFullSync: String? = nil
+    /// Zones whose checksum differed from the server's even after fetching them again, in words.
+    public var zonesDiffering: [String] = []
+    /// Received records of types this version does not know: kept, and applied after an upgrade.
+    public var heldForNewerVersion = 0
+    /// Received records that refer to a record the server no longer has: each is in the conflict inbox.
+    public var waitingForDeletedRecords = 0
 }
 
 extension Backoffice {
@@ -479,7 +559,16 @@ extension Backoffice {
                 openConflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_conflicts WHERE resolvedAt IS NULL") ?? 0,
                 lastRefusal: try Self.state(db, "lastRefusal"),
                 lastServerRestore: try Self.state(db, "lastServerRestore"),
-                restoredUntilFullSync: try Self.state(db, "restoredUntilFullSync")
+                restoredUntilFullSync: try Self.state(db, "restoredUntilFullSync"),
+                zonesDiffering: try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE key LIKE 'checksumDiffers:%' ORDER BY key"),
+                heldForNewerVersion: try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_held") ?? 0,
+                waitingForDeletedRecords: try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM sync_waiting w
+                        WHERE EXISTS (SELECT 1 FROM sync_state WHERE key = 'orphan:' || w.zoneName || '/' || w.recordName)
+                        """
+                ) ?? 0
             )
         }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import NorthwindStore
@@ -52,6 +53,10 @@ extension Backoffice {
                 }
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
+            // The server took the batch: the next one follows it in the site's sequence, and no longer takes over.
+            let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
+            try Self.setState(db, "batchesTaken", String(taken + 1))
+            try Self.setState(db, "takeOver", nil)
             let through = Int64(try Self.state(db, "uploadedThrough") ?? "0") ?? 0
             try Self.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
             // Another sync may have answered this batch already and built the next one: that one stays.
@@ -72,7 +77,8 @@ extension Backoffice {
         records: [SyncRecord],
         token: String,
         assets: [String: Data] = [:],
-        moreComing: Bool = false
+        moreComing: Bool = false,
+        checksum: String? = nil
     ) async throws(NorthwindError) -> SyncApplied {
         try await write { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
@@ -80,7 +86,17 @@ extension Backoffice {
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
             var reupload: [(String, String)] = []
-            var queue = records
+            // Records of a type this version does not know are held, whole, and applied once it does (after an
+            // upgrade), so that the zone's token can move past them without losing them.
+            var queue: [SyncRecord] = []
+            for record in records {
+                if SyncTable.byName[record.recordType] == nil {
+                    try Self.hold(db, record)
+                } else {
+                    queue.append(record)
+                }
+            }
+            queue += try Self.knownHeldRecords(db)
             queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
             try db.execute(sql: "DELETE FROM sync_waiting")
             queue.sort { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
@@ -114,10 +130,113 @@ extension Backoffice {
             }
             try Self.finishApply(db, after: before, reupload: reupload)
             try Self.setState(db, "token:" + zone, token)
+            if !moreComing, let checksum { try Self.compareChecksum(db, zone: zone, server: checksum, applied: &applied) }
             // Everything written, nothing committed: a crash here must leave the page unapplied.
             CrashPoint.reach("apply")
             return applied
         }
+    }
+
+    /// A ledger record's place is its zone's: a movement's location is always its zone's owner (whatever the sender
+    /// wrote), a transfer's movement out is only in the sender's zone and its movement in only in the destination's.
+    /// Returns why a record breaks this, or nil (after setting the movement's location from its zone).
+    static func bindToZoneOwner(_ db: Database, table: SyncTable, record: inout SyncRecord) throws -> String? {
+        guard table.name == "stock_movements" || table.name == "stock_transfers", !record.deleted else { return nil }
+        let zone = record.zoneID.zoneName
+        guard zone.hasPrefix("site-") else {
+            return "a ledger record in zone \(zone), which is no site's: only a site writes its own stock"
+        }
+        let owner = String(zone.dropFirst("site-".count))
+        if table.name == "stock_transfers" {
+            guard case .string(let from)? = record.fields["fromLocation"], from == owner else {
+                return "a stock transfer in site \(owner)'s zone that is not sent from \(owner)"
+            }
+            return nil
+        }
+        if let location = record.fields["location"], location != .string(owner) {
+            return "a stock movement in site \(owner)'s zone that names another location (\(location)); a site moves only its own shelf"
+        }
+        record.fields["location"] = .string(owner)
+        guard case .string(let reason)? = record.fields["reason"], reason == "transferOut" || reason == "transferIn",
+            case .reference(let reference)? = record.fields["transferID"],
+            let transfer = try Row.fetchOne(
+                db,
+                sql: "SELECT fromLocation, toLocation FROM stock_transfers WHERE recordID = ?",
+                arguments: [reference.recordName]
+            )
+        else { return nil }
+        let expected: String = reason == "transferOut" ? transfer["fromLocation"] : transfer["toLocation"]
+        guard expected == owner else {
+            return "a \(reason) movement of a transfer in site \(owner)'s zone, where it belongs to \(expected)'s"
+        }
+        return nil
+    }
+
+    /// Compares the server's checksum of a zone, at the end of a catch-up, with this store's: the XOR over the
+    /// records it holds as the server sent them (its bases, the records waiting for a parent and those held for a
+    /// newer version) of the first 8 bytes of SHA-256(name NUL tag). A difference starts the zone's fetch again
+    /// from scratch, once; if it remains after that, `sync status` names the zone until a catch-up agrees.
+    static func compareChecksum(_ db: Database, zone: String, server: String, applied: inout SyncApplied) throws {
+        var local: UInt64 = 0
+        for row in try Row.fetchAll(db, sql: "SELECT recordID, changeTag FROM sync_records WHERE zoneName = ?", arguments: [zone]) {
+            local ^= checksum(recordName: row["recordID"], changeTag: row["changeTag"])
+        }
+        for body in try String.fetchAll(
+            db,
+            sql: "SELECT body FROM sync_waiting WHERE zoneName = ?1 UNION ALL SELECT body FROM sync_held WHERE zoneName = ?1",
+            arguments: [zone]
+        ) {
+            let record = try SyncRecord.decode(Data(body.utf8))
+            if !record.deleted { local ^= checksum(recordName: record.recordName, changeTag: record.recordChangeTag ?? "") }
+        }
+        let text = String(local, radix: 16)
+        let mine = String(repeating: "0", count: max(0, 16 - text.count)) + text
+        if mine == server.lowercased() {
+            try setState(db, "checksumRetried:" + zone, nil)
+            try setState(db, "checksumDiffers:" + zone, nil)
+            return
+        }
+        if try state(db, "checksumRetried:" + zone) == nil {
+            try setState(db, "checksumRetried:" + zone, "1")
+            try setState(db, "token:" + zone, nil)
+            try setState(db, "refetching:" + zone, "1")
+            try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
+            applied.refetch = true
+        } else {
+            try setState(
+                db,
+                "checksumDiffers:" + zone,
+                "\(Timestamp.now.description): zone \(zone) differs from the server's after fetching it again (server \(server), here \(mine))"
+            )
+            applied.checksumDiffers = true
+        }
+    }
+
+    static func checksum(recordName: String, changeTag: String) -> UInt64 {
+        var bytes = Array(recordName.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: changeTag.utf8)
+        return SHA256.hash(data: bytes).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+    }
+
+    /// A record of a type this version does not know: kept whole until an upgrade knows it.
+    static func hold(_ db: Database, _ record: SyncRecord) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO sync_held (zoneName, recordName, recordType, body) VALUES (?, ?, ?, ?)",
+            arguments: [record.zoneID.zoneName, record.recordName, record.recordType, record.json]
+        )
+    }
+
+    /// Held records whose type this version knows (it was upgraded since): taken out of the hold, to apply.
+    static func knownHeldRecords(_ db: Database) throws -> [SyncRecord] {
+        let types = try String.fetchAll(db, sql: "SELECT DISTINCT recordType FROM sync_held").filter { SyncTable.byName[$0] != nil }
+        var records: [SyncRecord] = []
+        for type in types {
+            records += try String.fetchAll(db, sql: "SELECT body FROM sync_held WHERE recordType = ?", arguments: [type])
+                .map { try SyncRecord.decode(Data($0.utf8)) }
+            try db.execute(sql: "DELETE FROM sync_held WHERE recordType = ?", arguments: [type])
+        }
+        return records
     }
 
     /// The pictures these records (and the records waiting here) name whose bytes this store lacks: the sync engine
@@ -165,6 +284,13 @@ extension Backoffice {
         reupload: inout [(String, String)]
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
+        var record = record
+        if let refusal = try bindToZoneOwner(db, table: table, record: &record) {
+            // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.
+            try saveBase(db, table: table.name, record: record)
+            try discardWhole(db, table: table.name, record: record, reason: refusal, applied: &applied)
+            return true
+        }
         if record.deleted {
             try removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             return true

@@ -13,12 +13,16 @@ extension Components.Schemas.ModifyRequest {
         var clientID: String?
         var batchID: String?
         var atomic: Bool?
+        var sequence: Int64?
+        var takeOver: Bool?
         var operations: [Components.Schemas.RecordOperation]?
         try reader.object { key, reader throws(JSONReader.Mismatch) in
             switch key {
             case "clientID": try JSONReader.set(&clientID, reader.string())
             case "batchID": try JSONReader.set(&batchID, reader.string())
             case "atomic": try JSONReader.set(&atomic, reader.bool())
+            case "sequence": try JSONReader.set(&sequence, reader.int64())
+            case "takeOver": try JSONReader.set(&takeOver, reader.bool())
             case "operations":
                 var list: [Components.Schemas.RecordOperation] = []
                 try reader.array { reader throws(JSONReader.Mismatch) in list.append(try .init(reading: &reader)) }
@@ -27,7 +31,7 @@ extension Components.Schemas.ModifyRequest {
             }
         }
         guard let clientID, let batchID, let operations else { throw JSONReader.Mismatch() }
-        self.init(clientID: clientID, batchID: batchID, atomic: atomic, operations: operations)
+        self.init(clientID: clientID, batchID: batchID, atomic: atomic, operations: operations, sequence: sequence, takeOver: takeOver)
     }
 }
 

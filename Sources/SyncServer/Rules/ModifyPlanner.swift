@@ -49,7 +49,7 @@ struct ModifyPlanner {
     }
 
     /// Checks the request as a whole, before any storage is touched.
-    static func checkRequest(_ request: Components.Schemas.ModifyRequest, bodySize: Int) throws(SyncError) {
+    static func checkRequest(_ request: Components.Schemas.ModifyRequest, bodySize: Int, now: Int64 = Clock.now()) throws(SyncError) {
         if request.operations.count > SyncLimits.operationsPerRequest || bodySize > SyncLimits.bytesPerRequest {
             throw SyncError(
                 .limitExceeded,
@@ -64,6 +64,27 @@ struct ModifyPlanner {
         var seen = Set<String>()
         for operation in request.operations where !seen.insert(operation.opID).inserted {
             throw SyncError(.badRequest, "opID \(operation.opID) appears twice in the batch; each operation needs its own")
+        }
+        try checkClocks(request, now: now)
+    }
+
+    /// Refuses a batch with a field clock ahead of the server's time by more than the allowed lead, or unreadable:
+    /// clocks decide merges, so one set ahead would win every later one.
+    static func checkClocks(_ request: Components.Schemas.ModifyRequest, now: Int64) throws(SyncError) {
+        for operation in request.operations {
+            guard let clocks = FieldClocks.milliseconds(in: operation.record.fields) else {
+                throw SyncError(
+                    .badRequest,
+                    "record \(operation.record.recordName)'s \(FieldClocks.fieldName) is not an object of clocks \"MILLISECONDS.SITE\""
+                )
+            }
+            if let latest = clocks.max(), latest > now + FieldClocks.allowedLead {
+                throw SyncError(
+                    .clockSkew,
+                    "record \(operation.record.recordName) carries a clock \((latest - now) / 60_000) minutes ahead of the server's "
+                        + "time; nothing was applied. Set the computer's clock right (or turn on network time), then sync again"
+                )
+            }
         }
     }
 

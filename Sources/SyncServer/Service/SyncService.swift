@@ -221,6 +221,7 @@ public struct SyncService: Sendable {
                 clientID: "\(scope.key)/\(caller.siteCode)/\(request.clientID)",
                 batchID: request.batchID,
                 digest: ModifyAnswer.digest(request),
+                lineage: SiteLineage(site: caller.siteCode, request: request, scope: scope),
                 planner: planner,
                 now: Clock.now()
             )
@@ -464,7 +465,7 @@ public struct SyncService: Sendable {
             guard let zone = page.zone, !zone.deleted else {
                 throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; it may have been deleted")
             }
-            if let after, after > zone.seq {
+            if let after, after > max(zone.seq, page.through) {
                 // The server's data is older than the client's token (restored from a backup without a new
                 // epoch): answering from the token would skip every change made after the restore.
                 throw SyncError(

@@ -273,6 +273,7 @@ final class PostgresStorage: SyncStorage {
         clientID: String,
         batchID: String,
         digest: String,
+        lineage: SiteLineage?,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String {
@@ -292,6 +293,24 @@ final class PostgresStorage: SyncStorage {
             if let (response, storedDigest) = try await stored.all((String, String?).self).first {
                 try ModifyAnswer.checkReplay(batchID: batchID, stored: storedDigest, sent: digest)
                 return (ModifyAnswer.replayed(response), false)
+            }
+            if let lineage {
+                // Locked, so that two copies sending at once are ordered: the second sees the first's sequence.
+                let remembered = try await connection.query(
+                    """
+                    SELECT clientid, sequence FROM site_lineage WHERE container = \(container) AND sitecode = \(lineage.siteCode) FOR UPDATE
+                    """,
+                    logger: self.logger
+                ).all((String, Int64).self).first
+                try lineage.check(rememberedClient: remembered?.0, rememberedSequence: remembered?.1 ?? 0)
+                try await connection.query(
+                    """
+                    INSERT INTO site_lineage (container, sitecode, clientid, sequence)
+                    VALUES (\(container), \(lineage.siteCode), \(lineage.clientID), \(lineage.sequence))
+                    ON CONFLICT (container, sitecode) DO UPDATE SET clientid = excluded.clientid, sequence = excluded.sequence
+                    """,
+                    logger: self.logger
+                )
             }
             if self.hooks.plainSequence {
                 // The negative control: a number taken from a sequence, with no lock held.
@@ -701,6 +720,7 @@ enum PostgresSchema {
             "CREATE INDEX records_by_change ON records (container, scope, zonename, seq, recordname)",
         ],
         [SyncSchema.batchDigests],
+        [SyncSchema.siteLineage],
     ]
 }
 

@@ -41,6 +41,9 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v4: batch digests") { db in
             try db.execute(sql: SyncSchema.batchDigests)
         }
+        migrator.registerMigration("v5: site lineage") { db in
+            try db.execute(sql: SyncSchema.siteLineage)
+        }
         return migrator
     }
 
@@ -208,6 +211,7 @@ final class SQLiteStorage: SyncStorage {
         clientID: String,
         batchID: String,
         digest: String,
+        lineage: SiteLineage?,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String {
@@ -219,6 +223,21 @@ final class SQLiteStorage: SyncStorage {
             ) {
                 try ModifyAnswer.checkReplay(batchID: batchID, stored: stored["digest"], sent: digest)
                 return ModifyAnswer.replayed(stored["response"])
+            }
+            if let lineage {
+                let remembered = try Row.fetchOne(
+                    db,
+                    sql: "SELECT clientID, sequence FROM site_lineage WHERE container = ? AND siteCode = ?",
+                    arguments: [container, lineage.siteCode]
+                )
+                try lineage.check(rememberedClient: remembered?["clientID"], rememberedSequence: remembered?["sequence"] ?? 0)
+                try db.execute(
+                    sql: """
+                        INSERT INTO site_lineage (container, siteCode, clientID, sequence) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (container, siteCode) DO UPDATE SET clientID = excluded.clientID, sequence = excluded.sequence
+                        """,
+                    arguments: [container, lineage.siteCode, lineage.clientID, lineage.sequence]
+                )
             }
             let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
             let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
@@ -482,6 +501,12 @@ enum SyncSchema {
     /// A batch's content digest, so that its ID sent again with other content is refused, not answered as a replay.
     /// Batches stored before it have none and are answered as before.
     static let batchDigests = "ALTER TABLE batches ADD COLUMN digest TEXT"
+
+    /// Each site's client and its count of batches taken in the shared database (`SiteLineage`).
+    static let siteLineage = """
+        CREATE TABLE site_lineage (container TEXT NOT NULL, siteCode TEXT NOT NULL, clientID TEXT NOT NULL,
+            sequence BIGINT NOT NULL, PRIMARY KEY (container, siteCode))
+        """
 
     static let statements = [
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -37,6 +37,7 @@ protocol SyncStorage: Sendable {
         clientID: String,
         batchID: String,
         digest: String,
+        lineage: SiteLineage?,
         planner: ModifyPlanner,
         now: Int64
     ) async throws -> String

@@ -13,7 +13,7 @@ struct SyncCommand: AsyncParsableCommand {
             installation. Head office joins first with its data; every other shop joins with an empty store \
             (`--store NEW-FILE --empty`) and downloads everything.
             """,
-        subcommands: [Join.self, Now.self, Status.self, Conflicts.self, Resolve.self]
+        subcommands: [Join.self, Now.self, Status.self, Conflicts.self, Resolve.self, Resume.self]
     )
 
     struct Join: AsyncParsableCommand {
@@ -52,16 +52,45 @@ struct SyncCommand: AsyncParsableCommand {
                         "The sync server's data was restored from a backup: \(report.sentAgainAfterServerRestore) records this store had sent went up again."
                     )
                 }
-                if report.waiting > 0 { print("\(report.waiting) received records wait for a record not here yet.") }
+                if report.waiting > 0 {
+                    print("\(report.waiting) received records wait for a record not here yet (see `northwind sync status`).")
+                }
                 if report.userSettingsUploaded + report.userSettingsDownloaded > 0 {
                     print("Users' own settings: sent \(report.userSettingsUploaded), received \(report.userSettingsDownloaded).")
                 }
                 for login in report.usersOverQuota {
                     print("\(login)'s settings were not sent: their private database on the sync server is full (1,024 keys, 1 MB).")
                 }
-                print(report.pending == 0 ? "Nothing pending." : "\(report.pending) changes still pending.")
+                for zone in report.zonesDiffering {
+                    print("Zone \(zone) still differs from the server's after fetching it again: see `northwind sync status`.")
+                }
+                if report.pending > 0 {
+                    print("\(report.pending) changes still pending.")
+                } else if report.zonesDiffering.isEmpty {
+                    print("Nothing pending.")
+                }
             }
-            if report.pending > 0 { throw ExitCode(1) }
+            if report.pending > 0 || !report.zonesDiffering.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make this copy of the store its site's again, after the server said it is behind.",
+            discussion: """
+                The sync server refuses a store that is behind what it took from the site (STORE_DIVERGED): the store \
+                was put back to an older copy of its file, or another copy of it syncs as the same site. If this is \
+                the copy to keep, `resume` makes it the site's again: the next sync fetches everything from scratch \
+                (bringing back what the server took since this copy's state) and sends what this copy holds. Any \
+                other copy is refused from then on: stop using it.
+                """
+        )
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let backoffice = try await storeOptions.open(seedIfCreated: false)
+            try await backoffice.resumeAsThisCopy()
+            print("This copy is its site's again from its next sync (northwind sync now); any other copy is refused from then on.")
         }
     }
 
@@ -87,6 +116,16 @@ struct SyncCommand: AsyncParsableCommand {
             print("Conflicts:     \(status.openConflicts) open")
             print("Last refusal:  \(status.lastRefusal ?? "none")")
             if let restore = status.lastServerRestore { print("Server restore: \(restore)") }
+            for zone in status.zonesDiffering { print("Differs:       \(zone)") }
+            if status.waitingForDeletedRecords > 0 {
+                print(
+                    "Orphans:       \(status.waitingForDeletedRecords) received records refer to records deleted at another site; "
+                        + "they are in the conflict inbox (northwind sync conflicts)"
+                )
+            }
+            if status.heldForNewerVersion > 0 {
+                print("Held:          \(status.heldForNewerVersion) received records of types this version does not know; upgrade to apply them")
+            }
             if let restored = status.restoredUntilFullSync {
                 print("Orders:        restored from a backup (\(restored)): none is executed or cancelled until a full sync completes")
             }
