@@ -105,6 +105,7 @@ public actor ShopSyncEngine {
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
         let names = try await checkClock(client, report: &report)
+        if membership.role == "hq" { try await declareSchema(client) }
         try await push(client, membership: membership, report: &report)
         let pulled = zones.map { names.intersection($0) } ?? names
         if !pulled.isEmpty {
@@ -179,6 +180,18 @@ public actor ShopSyncEngine {
             )
         }
         return names
+    }
+
+    /// Head office declares the container's schema whenever this version's differs from what it last declared, so
+    /// that the server refuses records that break it (a forged movement naming another shelf, a record with no type).
+    private func declareSchema(_ client: SyncClient) async throws(ShopSyncError) {
+        let types = try await domain { try await backoffice.declaredSchema() }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let text = String(decoding: (try? encoder.encode(types)) ?? Data(), as: UTF8.self)
+        guard try await domain({ try await backoffice.syncStateValue("declaredSchema") }) != text else { return }
+        try await client.declareSchema(types)
+        try await domain { try await backoffice.setSyncStateValue("declaredSchema", text) }
     }
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {

@@ -147,6 +147,33 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// Declares the container's schema (head office only).
+    func declareSchema(_ types: [DeclaredRecordType]) async throws(ShopSyncError) {
+        try await call("declare the container's schema") {
+            let schema = Components.Schemas.ContainerSchema(
+                recordTypes: types.map { type in
+                    .init(
+                        name: type.name,
+                        appendOnly: type.appendOnly,
+                        fields: type.fields.map { field in
+                            .init(
+                                name: field.name,
+                                _type: field.type.flatMap(Components.Schemas.FieldSchema._TypePayload.init(rawValue:)),
+                                required: field.required,
+                                referenceType: field.referenceType,
+                                ownerBound: field.ownerBound
+                            )
+                        }
+                    )
+                }
+            )
+            switch try await client.putSchema(path: .init(container: container), body: .json(schema)) {
+            case .ok: return
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "declare the container's schema")
+            }
+        }
+    }
+
     /// Uploads the assets the server lacks (it says which; the same bytes are stored once).
     func uploadAssets(_ assets: [AssetReference], bytes: [String: Data]) async throws(ShopSyncError) {
         guard !assets.isEmpty else { return }

@@ -9,6 +9,14 @@ extension SyncRecord {
         writer.record(self)
         return writer.text
     }
+
+    /// The same JSON with the fields in name order: the same record gives the same text in every process (a
+    /// dictionary's order changes from one process to the next), as a digest of its content needs.
+    public var canonicalJSON: String {
+        var writer = JSONWriter()
+        writer.record(self, sortingFields: true)
+        return writer.text
+    }
 }
 
 /// Writes JSON as UTF-8 bytes: the sync protocol's records here, and the web API's product search answers (its
@@ -61,7 +69,7 @@ public struct JSONWriter: Sendable {
         raw(":")
     }
 
-    mutating func record(_ record: SyncRecord) {
+    mutating func record(_ record: SyncRecord, sortingFields: Bool = false) {
         raw("{")
         key("recordName")
         string(record.recordName)
@@ -78,10 +86,18 @@ public struct JSONWriter: Sendable {
             string(tag)
         }
         raw(",\"fields\":{")
-        for (index, (name, value)) in record.fields.enumerated() {
-            if index > 0 { raw(",") }
-            key(name)
-            field(value)
+        if sortingFields {
+            for (index, (name, value)) in record.fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { raw(",") }
+                key(name)
+                field(value)
+            }
+        } else {
+            for (index, (name, value)) in record.fields.enumerated() {
+                if index > 0 { raw(",") }
+                key(name)
+                field(value)
+            }
         }
         raw("}")
         for (name, stamp) in [("created", record.created), ("modified", record.modified)] {

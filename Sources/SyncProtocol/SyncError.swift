@@ -27,6 +27,9 @@ public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
     /// The server has taken batches from this site that the sending store does not know of: the store was put back
     /// to an older copy of its file, or another copy of it syncs as the same site.
     case storeDiverged = "STORE_DIVERGED"
+    /// A record that breaks the container's schema (an undeclared type, a missing or mistyped field, a field bound to
+    /// the zone's owner that names another).
+    case schemaViolation = "SCHEMA_VIOLATION"
 
     public var httpStatus: Int {
         switch self {
@@ -39,7 +42,7 @@ public enum ServerErrorCode: String, Codable, Sendable, CaseIterable {
         case .quotaExceeded: 413
         case .throttled: 429
         case .tryAgainLater: 503
-        case .limitExceeded, .atomicError, .badRequest, .clockSkew: 400
+        case .limitExceeded, .atomicError, .badRequest, .clockSkew, .schemaViolation: 400
         case .incompatibleVersion: 426
         case .internalError: 500
         }

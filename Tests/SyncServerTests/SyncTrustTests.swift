@@ -112,6 +112,116 @@ struct SyncTrustTests {
         }
     }
 
+    @Test(arguments: SyncEngine.postgresOnly) func aPurgeRacingADeleteNeverDropsATombstoneBelowTheZonesFloor(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given an old deletion in the catalogue, and a shop's token from before a second record is deleted
+            let (hq, shop) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1")), (.create, record("p2"))])
+            let p1 = try #require(try await shop.changes("catalog").pages.last?.records.first { $0.recordName == "p1" })
+            _ = try await hq.modify([(.delete, record("p1", tag: p1.recordChangeTag))])
+            let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
+            try Self.psql(server.database, "UPDATE records SET modified = 0 WHERE recordname = 'p1'")
+            // When a writer (here a plain PostgreSQL session, holding the zone as the server's writers do) deletes p2
+            // and commits while a purge of old deletions runs
+            let writer = try ChildProcess(
+                "/usr/bin/psql",
+                [
+                    server.database, "-v", "ON_ERROR_STOP=1", "-c",
+                    """
+                    BEGIN;
+                    SELECT 1 FROM zones WHERE zonename = 'catalog' FOR UPDATE;
+                    UPDATE zones SET seq = seq + 1 WHERE zonename = 'catalog';
+                    UPDATE records SET deleted = true, modified = 0, seq = (SELECT seq FROM zones WHERE zonename = 'catalog')
+                      WHERE recordname = 'p2';
+                    SELECT pg_sleep(1.5);
+                    COMMIT;
+                    """,
+                ]
+            )
+            try await Task.sleep(for: .milliseconds(500))
+            let purge = try CLI.run(["purge", "--database", server.database, "--days", "0"], program: "northwind-sync-server")
+            let written = writer.waitUntilExit()
+            // Then the shop's token expired: the purge raised the floor past every deletion it removed, so the
+            // shop fetches again rather than keep p2 for good
+            #expect(written.status == 0)
+            #expect(purge.status == 0, "\(purge.stderr)")
+            #expect(try await shop.changes("catalog", after: token).error?.serverErrorCode == .changeTokenExpired)
+        }
+    }
+
+    /// Runs SQL on a PostgreSQL database with `psql`, which must succeed.
+    static func psql(_ url: String, _ sql: String) throws {
+        let (termination, _, errors) = try ChildProcess.run("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", sql])
+        guard termination.status == 0 else { throw CLIError(description: "psql failed: \(errors)") }
+    }
+
+    @Test(arguments: SyncEngine.all) func aRecordWithNoTypeIsRefused(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            let (hq, _) = try await server.company()
+            // When a record with an empty recordType is sent
+            let answer = try await hq.modify([(.create, record("p1", type: ""))])
+            // Then it is refused, and nothing was written
+            #expect(answer.value?.records.first?.error?.serverErrorCode == .badRequest)
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).isEmpty)
+        }
+    }
+
+    /// Head office's schema for the tests: movements, whose location is bound to the zone's owner, and products.
+    static let schema = Components.Schemas.ContainerSchema(recordTypes: [
+        .init(name: "Product", fields: [.init(name: "name", _type: .string, required: true)]),
+        .init(
+            name: "Movement",
+            appendOnly: true,
+            fields: [
+                .init(name: "productID", _type: .reference, required: true, referenceType: "Product"),
+                .init(name: "delta", _type: .int64, required: true),
+                .init(name: "location", _type: .string, ownerBound: true),
+            ]
+        ),
+    ])
+
+    @Test(arguments: SyncEngine.all) func recordsThatBreakTheContainersSchemaAreRefusedAndChangeNothing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given head office's schema and a product
+            let (hq, shop) = try await server.company()
+            _ = try await hq.putSchema(path: .init(container: "acme"), body: .json(Self.schema)).ok
+            _ = try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))])
+            let product = FieldValue.reference(RecordReference(recordName: "p1", zoneName: "catalog"))
+            func movement(_ name: String, _ fields: [String: FieldValue]) -> SyncRecord {
+                record(name, type: "Movement", zone: "site-OXF", fields)
+            }
+            // When the shop sends a good movement, then one naming head office's shelf, one naming none, one of a type
+            // not declared, one with a mistyped field, and one naming a movement as its product
+            let good = try await shop.modify([(.append, movement("m6", ["productID": product, "delta": .int64(5), "location": .string("OXF")]))])
+            let answers = [
+                try await shop.modify([(.append, movement("m1", ["productID": product, "delta": .int64(-5), "location": .string("HQ")]))]),
+                try await shop.modify([(.append, movement("m2", ["productID": product, "delta": .int64(-5)]))]),
+                try await shop.modify([(.append, record("m3", type: "Forged", zone: "site-OXF"))]),
+                try await shop.modify([(.append, movement("m4", ["productID": product, "delta": .string("-5"), "location": .string("OXF")]))]),
+                try await shop.modify([
+                    (
+                        .append,
+                        movement(
+                            "m5",
+                            [
+                                "productID": .reference(RecordReference(recordName: "m6", zoneName: "site-OXF")), "delta": .int64(1),
+                                "location": .string("OXF"),
+                            ]
+                        )
+                    )
+                ]),
+            ]
+            let declaredByShop = try await shop.putSchema(path: .init(container: "acme"), body: .json(Self.schema))
+            // Then each bad one is refused with its own code, the good one is written, and the shop cannot declare
+            for answer in answers {
+                #expect(answer.value?.records.first?.error?.serverErrorCode == .schemaViolation, "\(answer)")
+            }
+            #expect(good.value?.records.first?.record != nil)
+            #expect(try await shop.changes("site-OXF").pages.flatMap(\.records).map(\.recordName) == ["m6"])
+            if case .default(let status, _) = declaredByShop { #expect(status == 403) } else { Issue.record("a shop declared the schema") }
+        }
+    }
+
     @Test func aShopCannotDeleteItsSiteZoneWhichHoldsItsLedger() async throws {
         try await SyncHarness.with(.sqlite) { server in
             // Given a shop with a stock movement in its zone

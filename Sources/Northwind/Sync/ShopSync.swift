@@ -162,6 +162,15 @@ extension Backoffice {
         }
     }
 
+    /// A value the sync engine keeps in the store (what it last declared, say).
+    public func syncStateValue(_ key: String) async throws(NorthwindError) -> String? {
+        try await read { db in try Self.state(db, "engine:" + key) }
+    }
+
+    public func setSyncStateValue(_ key: String, _ value: String?) async throws(NorthwindError) {
+        try await write { db in try Self.setState(db, "engine:" + key, value) }
+    }
+
     // MARK: Lineage
 
     /// This store's client ID and the sequence of its next batch to the shared database (`SyncLineage`), made on first
@@ -290,6 +299,8 @@ extension Backoffice {
                 )
                 queued += 1
             }
+            // The restored server may hold an older schema, or none: declare it again.
+            try Self.setState(db, "engine:declaredSchema", nil)
             // A batch built before the restore may name changes the server has lost with it: build it afresh.
             try Self.setState(db, "pendingBatch", nil)
             try Self.setState(db, "pendingBatchID", nil)

@@ -193,3 +193,58 @@ enum RecordMapping {
         }
     }
 }
+
+/// A record type as head office declares it in the container's schema (see the sync server's `ContainerSchema`).
+public struct DeclaredRecordType: Sendable, Equatable, Codable {
+    public var name: String
+    public var appendOnly: Bool
+    public var fields: [DeclaredField]
+}
+
+/// One field of a declared record type. `type` is the protocol's field type, nil for any (a column whose SQLite
+/// affinity lets it hold several).
+public struct DeclaredField: Sendable, Equatable, Codable {
+    public var name: String
+    public var type: String?
+    public var required: Bool
+    public var referenceType: String?
+    public var ownerBound: Bool
+}
+
+extension Backoffice {
+    /// The container's schema as this version's synced tables make it: one record type per table, a field per
+    /// travelling column (a reference for a foreign key, an asset for a picture), required when the column is NOT
+    /// NULL with no default (so a column a later version adds, which must have one, never stops an older one), and
+    /// a movement's `location` and a transfer's `fromLocation` bound to the zone's owner.
+    public func declaredSchema() async throws(NorthwindError) -> [DeclaredRecordType] {
+        try await read { db in
+            try SyncTable.all.map { table in
+                let info = Dictionary(try db.columns(in: table.name).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                var fields = try table.columns(db).map { column -> DeclaredField in
+                    let described = info[column.name]
+                    return DeclaredField(
+                        name: column.name,
+                        type: column.parent != nil ? "REFERENCE" : described.flatMap { Self.fieldType(affinityOf: $0.type) },
+                        required: (described?.isNotNull ?? false) && described?.defaultValueSQL == nil,
+                        referenceType: column.parent,
+                        ownerBound: Self.ownerBound[table.name] == column.name
+                    )
+                }
+                fields += table.assetAttributes.map { DeclaredField(name: $0, type: "ASSET", required: false, referenceType: nil, ownerBound: false) }
+                return DeclaredRecordType(name: table.name, appendOnly: table.appendOnly, fields: fields)
+            }
+        }
+    }
+
+    /// The field of a ledger table that names whose stock it is: always its zone's owner.
+    static let ownerBound = ["stock_movements": "location", "stock_transfers": "fromLocation"]
+
+    /// The protocol type a column's values always have, by SQLite's affinity rules; nil when it may hold several.
+    static func fieldType(affinityOf declared: String) -> String? {
+        let type = declared.uppercased()
+        if type.contains("INT") { return "INT64" }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return "STRING" }
+        if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { return "DOUBLE" }
+        return nil
+    }
+}

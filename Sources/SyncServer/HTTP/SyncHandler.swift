@@ -113,6 +113,16 @@ struct SyncHandler: APIProtocol {
         return .ok(.init(body: .textEventStream(HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single))))
     }
 
+    func getSchema(_ input: Operations.GetSchema.Input) async throws -> Operations.GetSchema.Output {
+        .ok(.init(body: .json(try await service.schema(try SyncRequest.requireCaller(), container: input.path.container))))
+    }
+
+    func putSchema(_ input: Operations.PutSchema.Input) async throws -> Operations.PutSchema.Output {
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        let stored = try await service.putSchema(try SyncRequest.requireCaller(), container: input.path.container, schema: body)
+        return .ok(.init(body: .json(stored)))
+    }
+
     func requestAssetUploads(_ input: Operations.RequestAssetUploads.Input) async throws -> Operations.RequestAssetUploads.Output {
         guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
         let answers = try await service.requestUploads(try SyncRequest.requireCaller(), container: input.path.container, assets: body.assets)

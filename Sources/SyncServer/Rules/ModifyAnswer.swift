@@ -35,7 +35,7 @@ enum ModifyAnswer {
         var hash = SHA256()
         hash.update(data: Data((request.atomic ?? true ? "atomic\n" : "each\n").utf8))
         for operation in request.operations {
-            hash.update(data: Data("\(operation.opID)\u{0}\(operation.operationType.rawValue)\u{0}\(operation.record.json)\n".utf8))
+            hash.update(data: Data("\(operation.opID)\u{0}\(operation.operationType.rawValue)\u{0}\(operation.record.canonicalJSON)\n".utf8))
         }
         return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }

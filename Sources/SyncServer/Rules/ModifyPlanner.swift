@@ -27,6 +27,8 @@ struct ModifyPlanner {
     let atomic: Bool
     /// The request's size: a record cannot pass the per-record limit when the whole request is below it.
     var requestBytes = Int.max
+    /// The container's schema, in the shared database; nil when none was declared.
+    var schema: SchemaRules?
 
     /// The records to read before deciding: each operation's record and everything it references.
     var keysToRead: Set<RecordKey> {
@@ -164,6 +166,10 @@ struct ModifyPlanner {
         }
         try checkWriter(zone)
         try Self.checkShape(incoming, measure: requestBytes > SyncLimits.bytesPerRecord)
+        if incoming.recordType.isEmpty {
+            throw SyncError(.badRequest, "record \(incoming.recordName) has no recordType: every record has a type")
+        }
+        try schema?.check(operation, zone: zone, records: records)
         let key = RecordKey(zoneName: zoneName, recordName: incoming.recordName)
         let existing = records[key]
         let live = existing.flatMap { $0.record.deleted ? nil : $0 }

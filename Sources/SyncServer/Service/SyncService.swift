@@ -158,6 +158,43 @@ public struct SyncService: Sendable {
         return user.map(DatabaseScope.user) ?? .privateTo(site: caller.siteCode)
     }
 
+    // MARK: Schema
+
+    /// The container's schema; no record types when head office declared none.
+    func schema(_ caller: Installation, container: String) async throws(SyncError) -> Components.Schemas.ContainerSchema {
+        _ = try scope(caller, container: container, database: "shared")
+        return try await storedSchema(container: container) ?? .init(recordTypes: [])
+    }
+
+    /// Head office declares the container's schema; from then on the shared database refuses records that break it.
+    func putSchema(
+        _ caller: Installation,
+        container: String,
+        schema: Components.Schemas.ContainerSchema
+    ) async throws(SyncError) -> Components.Schemas.ContainerSchema {
+        _ = try scope(caller, container: container, database: "shared")
+        guard caller.role == .hq else { throw SyncError(.accessDenied, "only head office declares the container's schema") }
+        let names = schema.recordTypes.map(\.name)
+        guard Set(names).count == names.count else { throw SyncError(.badRequest, "a record type appears twice in the schema") }
+        for type in schema.recordTypes {
+            let fields = type.fields.map(\.name)
+            guard Set(fields).count == fields.count else {
+                throw SyncError(.badRequest, "a field appears twice in record type \(type.name)")
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(schema) else { throw SyncError(.badRequest, "the schema cannot be stored") }
+        let json = String(decoding: data, as: UTF8.self)
+        try await guarded { try await storage.saveSchema(container: container, json: json) }
+        return schema
+    }
+
+    func storedSchema(container: String) async throws(SyncError) -> Components.Schemas.ContainerSchema? {
+        guard let json = try await guarded({ try await storage.schema(container: container) }) else { return nil }
+        return try? JSONDecoder().decode(Components.Schemas.ContainerSchema.self, from: Data(json.utf8))
+    }
+
     // MARK: Zones
 
     func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> Components.Schemas.ZonesResponse {
@@ -214,6 +251,7 @@ public struct SyncService: Sendable {
         if case .user(let login) = scope { try await checkQuota(login, container: container, scope: scope, operations: request.operations) }
         var planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
         planner.requestBytes = bodySize
+        if case .shared = scope { planner.schema = SchemaRules(try await storedSchema(container: container)) }
         let response = try await guarded {
             try await storage.modifyRecords(
                 container: container,

@@ -84,6 +84,20 @@ final class PostgresStorage: SyncStorage {
         try await client.query("SELECT value FROM meta WHERE key = 'epoch'", logger: logger).all(String.self).first ?? ""
     }
 
+    func schema(container: String) async throws -> String? {
+        try await client.query("SELECT body FROM container_schemas WHERE container = \(container)", logger: logger).all(String.self).first
+    }
+
+    func saveSchema(container: String, json: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO container_schemas (container, body) VALUES (\(container), \(json))
+            ON CONFLICT (container) DO UPDATE SET body = excluded.body
+            """,
+            logger: logger
+        )
+    }
+
     func startNewEpoch() async throws {
         try await transaction { connection in
             try await connection.query("UPDATE meta SET value = gen_random_uuid()::text WHERE key = 'epoch'", logger: self.logger)
@@ -721,6 +735,7 @@ enum PostgresSchema {
         ],
         [SyncSchema.batchDigests],
         [SyncSchema.siteLineage],
+        [SyncSchema.containerSchemas],
     ]
 }
 

@@ -44,11 +44,27 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v5: site lineage") { db in
             try db.execute(sql: SyncSchema.siteLineage)
         }
+        migrator.registerMigration("v6: container schemas") { db in
+            try db.execute(sql: SyncSchema.containerSchemas)
+        }
         return migrator
     }
 
     func epoch() async throws -> String {
         try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'epoch'") ?? "" }
+    }
+
+    func schema(container: String) async throws -> String? {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT body FROM container_schemas WHERE container = ?", arguments: [container]) }
+    }
+
+    func saveSchema(container: String, json: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO container_schemas (container, body) VALUES (?, ?) ON CONFLICT (container) DO UPDATE SET body = excluded.body",
+                arguments: [container, json]
+            )
+        }
     }
 
     func startNewEpoch() async throws {
@@ -501,6 +517,9 @@ enum SyncSchema {
     /// A batch's content digest, so that its ID sent again with other content is refused, not answered as a replay.
     /// Batches stored before it have none and are answered as before.
     static let batchDigests = "ALTER TABLE batches ADD COLUMN digest TEXT"
+
+    /// Each container's schema, as head office declared it (`SchemaRules`).
+    static let containerSchemas = "CREATE TABLE container_schemas (container TEXT PRIMARY KEY, body TEXT NOT NULL)"
 
     /// Each site's client and its count of batches taken in the shared database (`SiteLineage`).
     static let siteLineage = """

@@ -17,6 +17,10 @@ protocol SyncStorage: Sendable {
     /// Whether the site was enrolled and is now revoked.
     func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool
 
+    /// The container's schema as declared (JSON), or nil.
+    func schema(container: String) async throws -> String?
+    func saveSchema(container: String, json: String) async throws
+
     func zones(container: String, scope: DatabaseScope) async throws -> [ZoneState]
     /// Reads the named zones, lets `decide` say what they become, and writes that. A zone that becomes deleted
     /// loses its records.
