@@ -47,19 +47,45 @@ public actor ShopSyncEngine {
     }
 
     /// Enrols this store with a one-time token from `northwind-sync-server enroll` and joins its company. Head office,
-    /// first in, uploads its data on the next sync; a later installation must be empty and downloads everything.
-    public static func join(_ backoffice: Backoffice, server: String, token: String) async throws -> SyncMembership {
-        if try await backoffice.syncMembership() != nil {
+    /// first in, uploads its data on the next sync; a later installation must be empty and downloads everything. The
+    /// token is checked first and spent only when this store can join (a store with data joining a company with
+    /// data is refused before). A token bound to a site (`enroll --site`) gives an empty store that site's code.
+    /// `again`: a store whose site was revoked, or lost its credential, joins again with a token that replaces it.
+    public static func join(_ backoffice: Backoffice, server: String, token: String, again: Bool = false) async throws -> SyncMembership {
+        let existing = try await backoffice.syncMembership()
+        if existing != nil && !again {
             throw ShopSyncError(.notJoined, "This store has already joined a sync server; sync it with `northwind sync now`.")
         }
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ShopSyncError(.notJoined, "\(server) is not a server address; give one such as http://sync.example.com:8444")
         }
-        let siteCode = try await backoffice.siteCode()
-        let enrolment = try await SyncClient(server: url, container: "", credential: nil).enroll(token: token, siteCode: siteCode)
+        let anonymous = SyncClient(server: url, container: "", credential: nil)
+        let grant = try await anonymous.checkEnrollment(token: token)
+        if again {
+            guard let existing else {
+                throw ShopSyncError(.notJoined, "This store has not joined a sync server yet: join without --again.")
+            }
+            guard grant.replaces, grant.siteCode == existing.siteCode, grant.container == existing.container else {
+                throw ShopSyncError(
+                    .notJoined,
+                    "This token does not replace site \(existing.siteCode)'s credential in \(existing.container); ask the administrator for "
+                        + "one (northwind-sync-server enroll --container \(existing.container) --site \(existing.siteCode) --replace)."
+                )
+            }
+            let enrolment = try await anonymous.enroll(token: token, siteCode: existing.siteCode)
+            var membership = existing
+            membership.server = url.absoluteString
+            membership.credential = enrolment.credential
+            try await backoffice.replaceSyncCredential(membership)
+            return membership
+        }
+        let containerHasData = grant.zones.contains("catalog")
+        // Refused here, before the token is spent.
+        try await backoffice.checkCanJoin(containerHasData: containerHasData, siteCode: grant.siteCode)
+        let storeSite = try await backoffice.siteCode()
+        let siteCode = grant.siteCode ?? storeSite
+        let enrolment = try await anonymous.enroll(token: token, siteCode: siteCode)
         let client = SyncClient(server: url, container: enrolment.container, credential: enrolment.credential)
-        let zones = try await client.zones().zones.map(\.zoneID.zoneName)
-        let containerHasData = zones.contains("catalog")
         let membership = SyncMembership(
             server: url.absoluteString,
             container: enrolment.container,

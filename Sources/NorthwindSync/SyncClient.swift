@@ -86,6 +86,16 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// What a token would enrol, without spending it.
+    func checkEnrollment(token: String) async throws(ShopSyncError) -> Components.Schemas.EnrollCheckResponse {
+        try await call("check the enrolment token") {
+            switch try await client.checkEnrollment(body: .json(.init(token: token))) {
+            case .ok(let ok): return try ok.body.json
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "check the enrolment token")
+            }
+        }
+    }
+
     /// The shared database's zones, and the server's epoch.
     func zones() async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         try await call("list zones") {

@@ -10,7 +10,7 @@ struct SyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "northwind-sync-server",
         abstract: "The sync server Northwind installations share: a self-hosted CloudKit, on one SQLite file by default.",
-        subcommands: [Serve.self, Enroll.self, Shops.self, Purge.self, Backup.self]
+        subcommands: [Serve.self, Enroll.self, Tokens.self, Shops.self, Purge.self, Backup.self]
     )
 }
 
@@ -88,14 +88,70 @@ struct Enroll: AsyncParsableCommand {
     @Option(help: "The company's container, such as acme-trading.") var container: String
     @Option(help: "hq for head office, shop for a shop or the warehouse.") var role: String
     @Option(help: "Days the token stays valid.") var days = 7
+    @Option(help: "The site code the token enrols (2 to 12 capital letters or digits), chosen here rather than by the installation.")
+    var site: String?
+    @Flag(help: "Give the enrolled site --site a new credential (after it was revoked, or its credential was lost).")
+    var replace = false
 
     func run() async throws {
         guard let role = Role(rawValue: role) else { throw ValidationError("--role is hq or shop") }
         let service = try await database.open()
         do {
-            print(try await service.createEnrollment(container: container, role: role, validFor: Int64(days) * 86_400))
+            let token = try await service.createEnrollment(
+                container: container,
+                role: role,
+                validFor: Int64(days) * 86_400,
+                site: site,
+                replace: replace
+            )
+            print(token)
         } catch {
             throw fail(error)
+        }
+    }
+}
+
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List a container's enrolment tokens, or revoke one not yet used.",
+        subcommands: [List.self, Revoke.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The container's tokens, newest first: id, role, site, validity, use.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The company's container.") var container: String
+
+        func run() async throws {
+            let service = try await database.open()
+            do {
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                for grant in try await service.enrollments(container: container) {
+                    let state = grant.usedBy.map { "used by \($0)" } ?? (grant.expires > now ? "unused" : "expired")
+                    let site = grant.siteCode.map { " site \($0)\(grant.replaces ? " (replaces its credential)" : "")" } ?? ""
+                    let expires = Date(timeIntervalSince1970: Double(grant.expires) / 1000).formatted(.iso8601)
+                    print("\(grant.id)  \(grant.role.rawValue)\(site)  expires \(expires)  \(state)")
+                }
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token not yet used, by the id `tokens list` shows.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The company's container.") var container: String
+        @Argument(help: "The token's id.") var id: String
+
+        func run() async throws {
+            let service = try await database.open()
+            do {
+                try await service.revokeEnrollment(container: container, id: id)
+                print("Revoked token \(id): it enrols nobody now.")
+            } catch {
+                throw fail(error)
+            }
         }
     }
 }

@@ -203,6 +203,41 @@ struct SyncTrustEndToEndTests {
         }
     }
 
+    @Test func aJoinRefusedBeforeEnrollingLeavesTheTokenForAStoreThatCan() async throws {
+        // Given a company with data, and a token for a shop
+        let company = try Company()
+        try await company.start(shops: [])
+        let token = try await company.token(role: .shop)
+        // When a store holding data joins with it (refused), then an empty store joins with the same token
+        let full = try company.northwind(["customers", "list"], store: "full")
+        let refused = try CLI.run(["sync", "join", company.url, token, "--store", company.store("full")])
+        let joined = try CLI.run(["sync", "join", company.url, token, "--store", company.store("empty"), "--empty"])
+        // Then the first was refused saying why, and the token still enrolled the second
+        #expect(!full.isEmpty)
+        #expect(refused.status != 0 && refused.stderr.contains("holds data"), "\(refused.stderr)")
+        #expect(joined.status == 0, "\(joined.stderr)")
+    }
+
+    @Test func aRevokedShopJoinsAgainAsTheSameSiteWithAReplacingToken() async throws {
+        // Given a shop in sync, then revoked by the administrator
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let site = try #require(try await company.open("oxf").syncMembership()?.siteCode)
+        let service = try await SyncService.open(database: company.database)
+        try await service.revoke(container: "acme", siteCode: site)
+        let replacing = try await service.createEnrollment(container: "acme", role: .shop, site: site, replace: true)
+        await service.close()
+        _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Taken while revoked"))
+        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        // When it joins again with the replacing token and syncs, then head office syncs
+        try company.northwind(["sync", "join", company.url, replacing, "--again"], store: "oxf")
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then it was refused while revoked, saying what to do, and its change reached head office after
+        #expect(refused.status != 0 && refused.stderr.contains("--replace"), "\(refused.stderr)")
+        #expect(try company.open("hq").customer(code: "AGAIN").companyName == "Taken while revoked")
+    }
+
     /// A store's whole content, through SQLite's backup: as a file copy would be, write-ahead log included.
     static func copy(from source: String, to destination: String) throws {
         let from = try DatabaseQueue(path: source)

@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import SyncProtocol
 import SyncServer
 import Testing
@@ -219,6 +220,72 @@ struct SyncTrustTests {
             #expect(good.value?.records.first?.record != nil)
             #expect(try await shop.changes("site-OXF").pages.flatMap(\.records).map(\.recordName) == ["m6"])
             if case .default(let status, _) = declaredByShop { #expect(status == 403) } else { Issue.record("a shop declared the schema") }
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aRevokedSitesOpenStreamEndsWithinASecondWhateverThePing(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, ping: 60) { server in
+            // Given a shop listening on a server that pings once a minute
+            let (_, shop) = try await server.company()
+            let events = try await EventListener.open(shop)
+            defer { events.close() }
+            // When the administrator revokes it
+            try await server.service.revoke(container: "acme", siteCode: "OXF")
+            // Then its stream ends within about a second (with some slack for a loaded machine), not at the next ping
+            #expect(try await events.ends(within: .milliseconds(2500)))
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aTokenForAChosenSiteEnrolsThatSiteAndCheckingItDoesNotSpendIt(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a token the administrator made for site KRK
+            let token = try await server.service.createEnrollment(container: "acme", role: .shop, site: "KRK")
+            // When it is checked, then redeemed by an installation that calls itself ABC
+            let checked = try await server.anonymous.checkEnrollment(body: .json(.init(token: token))).ok.body.json
+            let enrolled = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "ABC"))).ok.body.json
+            // Then the check named KRK and left the token good, and the installation is KRK
+            #expect(checked.siteCode == "KRK")
+            #expect(enrolled.siteCode == "KRK")
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aRevokedSiteGetsANewCredentialOnlyFromATokenThatReplacesIt(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given site OXF, enrolled and revoked
+            let old = try await server.enrolCredential("OXF", role: .shop)
+            try await server.service.revoke(container: "acme", siteCode: "OXF")
+            // When a plain token, then a token that replaces its credential, enrol OXF
+            let plain = try await server.service.createEnrollment(container: "acme", role: .shop)
+            let refused = try await server.anonymous.enroll(body: .json(.init(token: plain, siteCode: "OXF")))
+            let replacing = try await server.service.createEnrollment(container: "acme", role: .shop, site: "OXF", replace: true)
+            let fresh = try await server.anonymous.enroll(body: .json(.init(token: replacing, siteCode: "OXF"))).ok.body.json.credential
+            // Then the plain one is refused as EXISTS; the new credential works and the old one does not
+            if case .default(let status, _) = refused { #expect(status == 409) } else { Issue.record("a plain token took an enrolled site") }
+            let zones = try await server.client(credential: fresh).listZones(path: .init(container: "acme", database: .shared), body: .json(.init()))
+            #expect((try? zones.ok) != nil)
+            let stale = try await server.client(credential: old).listZones(path: .init(container: "acme", database: .shared), body: .json(.init()))
+            if case .default(let status, _) = stale { #expect(status == 401) } else { Issue.record("the old credential still works") }
+        }
+    }
+
+    @Test func unusedTokensAreListedAndRevokedByTheirID() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given two tokens, one of them used
+            let unused = try await server.service.createEnrollment(container: "acme", role: .shop, site: "KRK")
+            _ = try await server.enrolCredential("OXF", role: .shop)
+            // When the administrator lists them and revokes the unused one by its id
+            let listed = try CLI.run(["tokens", "list", "--database", server.database, "--container", "acme"], program: "northwind-sync-server")
+            let id = try #require(listed.stdout.split(separator: "\n").first { $0.contains("KRK") }?.split(separator: " ").first)
+            let revoked = try CLI.run(
+                ["tokens", "revoke", "--database", server.database, "--container", "acme", String(id)],
+                program: "northwind-sync-server"
+            )
+            let redeemed = try await server.anonymous.enroll(body: .json(.init(token: unused, siteCode: "KRK")))
+            // Then the list showed both (one used by OXF), never the tokens themselves, and the revoked one enrols nobody
+            #expect(listed.stdout.contains("used by OXF") && listed.stdout.contains("unused"), "\(listed.stdout)")
+            #expect(!listed.stdout.contains(unused))
+            #expect(revoked.status == 0, "\(revoked.stderr)")
+            if case .default(let status, _) = redeemed { #expect(status == 401) } else { Issue.record("a revoked token enrolled a site") }
         }
     }
 

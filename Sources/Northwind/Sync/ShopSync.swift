@@ -130,15 +130,10 @@ extension Backoffice {
     /// first upload); a store that joins a container with data must be empty and downloads everything.
     public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
         try await write { db in
-            if try Self.membership(db) != nil {
-                throw NorthwindError.invalidState("This store has already joined a sync server; it syncs with `northwind sync now`.")
-            }
-            let empty = try Store.isEmpty(db)
-            if containerHasData && !empty {
-                throw NorthwindError.invalidState(
-                    "This store holds data and the company on the sync server does too: joining would mix two catalogues. "
-                        + "Join with an empty store (northwind sync join URL TOKEN --store NEW-FILE), which downloads everything."
-                )
+            try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: membership.siteCode)
+            // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
+            if try StoreMetadata.siteCode(db) != membership.siteCode {
+                try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [membership.siteCode])
             }
             let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
             try db.execute(sql: "INSERT INTO sync_state (key, value) VALUES ('membership', ?)", arguments: [json])
@@ -146,6 +141,43 @@ extension Backoffice {
             // nothing to send.
             let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
             try Self.setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    /// Whether this store may join a company: refused (before any token is spent) when it has joined already, when
+    /// it holds data and so does the company, or when the token names another site than a store with data uses.
+    public func checkCanJoin(containerHasData: Bool, siteCode: String?) async throws(NorthwindError) {
+        try await read { db in try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: siteCode) }
+    }
+
+    static func checkCanJoin(_ db: Database, containerHasData: Bool, siteCode: String?) throws {
+        if try membership(db) != nil {
+            throw NorthwindError.invalidState("This store has already joined a sync server; it syncs with `northwind sync now`.")
+        }
+        let empty = try Store.isEmpty(db)
+        if containerHasData && !empty {
+            throw NorthwindError.invalidState(
+                "This store holds data and the company on the sync server does too: joining would mix two catalogues. "
+                    + "Join with an empty store (northwind sync join URL TOKEN --store NEW-FILE), which downloads everything."
+            )
+        }
+        let current = try StoreMetadata.siteCode(db)
+        if let siteCode, siteCode != current, !empty {
+            throw NorthwindError.invalidState(
+                "The token enrols site \(siteCode), but this store holds data under site code \(current): ask for a token for \(current), "
+                    + "or join with an empty store, which takes \(siteCode)."
+            )
+        }
+    }
+
+    /// The store's site was given a new credential (`enroll --replace`): it syncs with it from now on, as before.
+    public func replaceSyncCredential(_ membership: SyncMembership) async throws(NorthwindError) {
+        try await write { db in
+            guard let current = try Self.membership(db), current.siteCode == membership.siteCode else {
+                throw NorthwindError.invalidState("This store has not joined as site \(membership.siteCode).")
+            }
+            let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
+            try db.execute(sql: "UPDATE sync_state SET value = ? WHERE key = 'membership'", arguments: [json])
         }
     }
 

@@ -21,7 +21,7 @@ struct SyncGate: RouterMiddleware {
             try checkVersion(request)
             let body = try await collect(&request)
             var caller: Installation? = nil
-            if request.uri.path != "/sync/v1/enroll" {
+            if request.uri.path != "/sync/v1/enroll" && request.uri.path != "/sync/v1/enroll/check" {
                 caller = try await authenticate(request)
             }
             let user = try Self.user(request)
@@ -50,6 +50,8 @@ struct SyncGate: RouterMiddleware {
         guard parts.count >= 4, parts[0].isEmpty, parts[1] == "sync", parts[2] == "v1" else { return nil }
         switch parts.count {
         case 4 where parts[3] == "enroll": return [.post]
+        case 5 where parts[3] == "enroll" && parts[4] == "check": return [.post]
+        case 5 where parts[4] == "schema": return [.get, .put]
         case 6 where parts[4] == "assets": return parts[5] == "upload" ? [.post] : [.get, .put]
         case 7 where ["shared", "private"].contains(parts[4]): return [.post]
         default: return nil

@@ -29,6 +29,11 @@ struct SyncHandler: APIProtocol {
         return .ok(.init(body: .json(try await service.enroll(token: body.token, siteCode: body.siteCode))))
     }
 
+    func checkEnrollment(_ input: Operations.CheckEnrollment.Input) async throws -> Operations.CheckEnrollment.Output {
+        guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
+        return .ok(.init(body: .json(try await service.checkEnrollment(token: body.token))))
+    }
+
     private func scope(_ container: String, _ database: Components.Parameters.Database) throws -> (Installation, DatabaseScope) {
         let caller = try SyncRequest.requireCaller()
         return (caller, try service.scope(caller, container: container, database: database.rawValue, user: SyncRequest.user))

@@ -94,8 +94,22 @@ extension SyncService {
                 await signal.tick(id)
             }
         }
+        // A revoked site's stream ends within a second, whichever instance or command revoked it.
+        let installations = storage
+        let watcher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let current = try? await installations.installations(container: container).first { $0.siteCode == caller.siteCode }
+                if current?.revoked != nil {
+                    ticker.cancel()
+                    await signal.remove(id)
+                    return
+                }
+            }
+        }
         let end: @Sendable () -> Void = {
             ticker.cancel()
+            watcher.cancel()
             Task { await signal.remove(id) }
         }
         return AsyncStream(unfolding: { await feed.next(onShutdown: end) }, onCancel: end)

@@ -70,20 +70,64 @@ public struct SyncService: Sendable {
     // MARK: Enrolment and credentials
 
     /// A one-time token that enrols one installation of `container`; valid for `validFor` seconds.
-    public func createEnrollment(container: String, role: Role, validFor: Int64 = 7 * 24 * 3600) async throws(SyncError) -> String {
+    /// With `site`, the token enrols that site whatever code the installation gives; with `replace` too, it gives
+    /// that enrolled site (revoked, or whose credential was lost) a new credential.
+    public func createEnrollment(
+        container: String,
+        role: Role,
+        validFor: Int64 = 7 * 24 * 3600,
+        site: String? = nil,
+        replace: Bool = false
+    ) async throws(SyncError) -> String {
         guard container.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/) != nil else {
             throw SyncError(.badRequest, "a container name is 1 to 64 letters, digits, '.', '_' or '-', such as acme-trading")
         }
+        if let site, site.wholeMatch(of: /[A-Z0-9]{2,12}/) == nil {
+            throw SyncError(.badRequest, "a site code is 2 to 12 capital letters or digits, such as KRK")
+        }
+        if replace && site == nil { throw SyncError(.badRequest, "say which site's credential the token replaces (--site CODE)") }
         let token = "nwe_" + Secrets.random()
         try await guarded {
             try await storage.addEnrollment(
                 tokenHash: Secrets.hash(token),
                 container: container,
                 role: role,
-                expires: Clock.now() + validFor * 1000
+                expires: Clock.now() + validFor * 1000,
+                siteCode: site,
+                replaces: replace
             )
         }
         return token
+    }
+
+    /// What a token would enrol, without spending it: so that an installation that would refuse to join (a store
+    /// with data joining a company with data) learns it before the token is gone.
+    func checkEnrollment(token: String) async throws(SyncError) -> Components.Schemas.EnrollCheckResponse {
+        guard let grant = try await guarded({ try await storage.enrollment(tokenHash: Secrets.hash(token), now: Clock.now()) }) else {
+            throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one")
+        }
+        let zones = try await guarded { try await storage.zones(container: grant.container, scope: .shared) }
+        return .init(
+            container: grant.container,
+            role: grant.role == .hq ? .hq : .shop,
+            siteCode: grant.siteCode,
+            replaces: grant.replaces,
+            zones: zones.filter { !$0.deleted }.map(\.zoneID.zoneName)
+        )
+    }
+
+    /// The container's tokens, newest first (never the tokens themselves).
+    public func enrollments(container: String) async throws(SyncError) -> [EnrollmentGrant] {
+        try await guarded { try await storage.enrollments(container: container) }
+    }
+
+    /// Revokes an unspent token by the id `enrollments` shows.
+    public func revokeEnrollment(container: String, id: String) async throws(SyncError) {
+        guard id.count >= 6, id.allSatisfy(\.isHexDigit) else {
+            throw SyncError(.badRequest, "give the token's id as `tokens list` shows it (12 hex digits)")
+        }
+        let revoked = try await guarded { try await storage.revokeEnrollment(container: container, id: id.lowercased()) }
+        if !revoked { throw SyncError(.notFound, "no unspent token \(id) in container \(container)") }
     }
 
     func enroll(token: String, siteCode: String) async throws(SyncError) -> Components.Schemas.EnrollResponse {
@@ -118,7 +162,12 @@ public struct SyncService: Sendable {
             )
         }
         if installation.revoked != nil {
-            throw SyncError(.accessDenied, "site \(installation.siteCode) has been revoked; ask the administrator to enrol it again")
+            throw SyncError(
+                .accessDenied,
+                "site \(installation.siteCode) has been revoked; the administrator can give it a new credential "
+                    + "(northwind-sync-server enroll --site \(installation.siteCode) --replace), and the store joins again "
+                    + "(northwind sync join URL TOKEN --again)"
+            )
         }
         return installation
     }

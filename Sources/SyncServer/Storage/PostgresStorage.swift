@@ -113,40 +113,90 @@ final class PostgresStorage: SyncStorage {
 
     // MARK: Enrolment
 
-    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws {
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws {
         try await client.query(
             """
-            INSERT INTO enrollments (tokenhash, container, role, created, expires)
-            VALUES (\(tokenHash), \(container), \(role.rawValue), \(Clock.now()), \(expires))
+            INSERT INTO enrollments (tokenhash, container, role, created, expires, sitecode, replaces)
+            VALUES (\(tokenHash), \(container), \(role.rawValue), \(Clock.now()), \(expires), \(siteCode), \(replaces))
             """,
             logger: logger
         )
     }
 
+    private typealias GrantRow = (String, String, String, String?, Bool, Int64, Int64, String?)
+    private static let grantColumns = "tokenhash, container, role, sitecode, replaces, created, expires, usedby"
+
+    private static func grant(_ row: GrantRow) -> EnrollmentGrant {
+        EnrollmentGrant(
+            id: String(row.0.prefix(12)),
+            container: row.1,
+            role: Role(rawValue: row.2) ?? .shop,
+            siteCode: row.3,
+            replaces: row.4,
+            created: row.5,
+            expires: row.6,
+            usedBy: row.7
+        )
+    }
+
+    func enrollment(tokenHash: String, now: Int64) async throws -> EnrollmentGrant? {
+        try await client.query(
+            """
+            SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE tokenhash = \(tokenHash) AND usedby IS NULL AND expires > \(now)
+            """,
+            logger: logger
+        ).all(GrantRow.self).first.map(Self.grant)
+    }
+
     func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation {
-        do {
-            return try await transaction { connection in
-                let rows = try await connection.query(
-                    "SELECT container, role, usedby, expires FROM enrollments WHERE tokenhash = \(tokenHash) FOR UPDATE",
-                    logger: self.logger
+        try await transaction { connection in
+            let rows = try await connection.query(
+                "SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE tokenhash = \(tokenHash) FOR UPDATE",
+                logger: self.logger
+            )
+            guard let grant = try await rows.all(GrantRow.self).first.map(Self.grant), grant.usedBy == nil, grant.expires > now
+            else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
+            let site = grant.siteCode ?? siteCode
+            let installation = Installation(container: grant.container, siteCode: site, role: grant.role, enrolled: now)
+            let replacing =
+                grant.replaces
+                ? "DO UPDATE SET credentialhash = excluded.credentialhash, role = excluded.role, enrolled = excluded.enrolled, revoked = NULL"
+                : "DO NOTHING"
+            let inserted = try await connection.query(
+                """
+                INSERT INTO installations (container, sitecode, role, credentialhash, enrolled)
+                VALUES (\(grant.container), \(site), \(grant.role.rawValue), \(credentialHash), \(now))
+                ON CONFLICT (container, sitecode) \(unescaped: replacing) RETURNING 1
+                """,
+                logger: self.logger
+            ).all(Int32.self)
+            guard !inserted.isEmpty else {
+                throw SyncError(
+                    .exists,
+                    "site code \(site) is already enrolled in \(grant.container); choose another, or ask the administrator for a token "
+                        + "that replaces its credential (northwind-sync-server enroll --site \(site) --replace)"
                 )
-                guard let (container, role, usedBy, expires) = try await rows.all((String, String, String?, Int64).self).first,
-                    usedBy == nil, expires > now
-                else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
-                let installation = Installation(container: container, siteCode: siteCode, role: Role(rawValue: role) ?? .shop, enrolled: now)
-                try await connection.query(
-                    """
-                    INSERT INTO installations (container, sitecode, role, credentialhash, enrolled)
-                    VALUES (\(container), \(siteCode), \(role), \(credentialHash), \(now))
-                    """,
-                    logger: self.logger
-                )
-                try await connection.query("UPDATE enrollments SET usedby = \(siteCode) WHERE tokenhash = \(tokenHash)", logger: self.logger)
-                return installation
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw SyncError(.exists, "site code \(siteCode) is already enrolled; choose another, or revoke the old one")
+            try await connection.query("UPDATE enrollments SET usedby = \(site) WHERE tokenhash = \(tokenHash)", logger: self.logger)
+            return installation
         }
+    }
+
+    func enrollments(container: String) async throws -> [EnrollmentGrant] {
+        try await client.query(
+            "SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE container = \(container) ORDER BY created DESC",
+            logger: logger
+        ).all(GrantRow.self).map(Self.grant)
+    }
+
+    func revokeEnrollment(container: String, id: String) async throws -> Bool {
+        let deleted = try await client.query(
+            """
+            DELETE FROM enrollments WHERE container = \(container) AND usedby IS NULL AND left(tokenhash, \(id.count)) = \(id) RETURNING 1
+            """,
+            logger: logger
+        ).all(Int32.self)
+        return !deleted.isEmpty
     }
 
     func installation(credentialHash: String) async throws -> Installation? {
@@ -736,6 +786,7 @@ enum PostgresSchema {
         [SyncSchema.batchDigests],
         [SyncSchema.siteLineage],
         [SyncSchema.containerSchemas],
+        SyncSchema.boundEnrollments,
     ]
 }
 

@@ -47,6 +47,9 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v6: container schemas") { db in
             try db.execute(sql: SyncSchema.containerSchemas)
         }
+        migrator.registerMigration("v7: tokens for a chosen site") { db in
+            for statement in SyncSchema.boundEnrollments { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
@@ -81,12 +84,24 @@ final class SQLiteStorage: SyncStorage {
 
     // MARK: Enrolment
 
-    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws {
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO enrollments (tokenHash, container, role, created, expires) VALUES (?, ?, ?, ?, ?)",
-                arguments: [tokenHash, container, role.rawValue, Clock.now(), expires]
+                sql: """
+                    INSERT INTO enrollments (tokenHash, container, role, created, expires, siteCode, replaces) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [tokenHash, container, role.rawValue, Clock.now(), expires, siteCode, replaces]
             )
+        }
+    }
+
+    func enrollment(tokenHash: String, now: Int64) async throws -> EnrollmentGrant? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM enrollments WHERE tokenHash = ? AND usedBy IS NULL AND expires > ?",
+                arguments: [tokenHash, now]
+            ).map(Self.grant)
         }
     }
 
@@ -95,20 +110,63 @@ final class SQLiteStorage: SyncStorage {
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM enrollments WHERE tokenHash = ?", arguments: [tokenHash]),
                 row["usedBy"] as String? == nil, (row["expires"] as Int64) > now
             else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
-            let container: String = row["container"]
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM installations WHERE container = ? AND siteCode = ?", arguments: [container, siteCode])
+            let grant = Self.grant(row)
+            let site = grant.siteCode ?? siteCode
+            let container = grant.container
+            let exists =
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM installations WHERE container = ? AND siteCode = ?", arguments: [container, site])
                 ?? false
-            {
-                throw SyncError(.exists, "site code \(siteCode) is already enrolled in \(container); choose another, or revoke the old one")
+            if exists && !grant.replaces {
+                throw SyncError(
+                    .exists,
+                    "site code \(site) is already enrolled in \(container); choose another, or ask the administrator for a token "
+                        + "that replaces its credential (northwind-sync-server enroll --site \(site) --replace)"
+                )
             }
-            let installation = Installation(container: container, siteCode: siteCode, role: Role(rawValue: row["role"]) ?? .shop, enrolled: now)
-            try db.execute(
-                sql: "INSERT INTO installations (container, siteCode, role, credentialHash, enrolled) VALUES (?, ?, ?, ?, ?)",
-                arguments: [container, siteCode, installation.role.rawValue, credentialHash, now]
-            )
-            try db.execute(sql: "UPDATE enrollments SET usedBy = ? WHERE tokenHash = ?", arguments: [siteCode, tokenHash])
+            let installation = Installation(container: container, siteCode: site, role: grant.role, enrolled: now)
+            if exists {
+                try db.execute(
+                    sql: "UPDATE installations SET credentialHash = ?, role = ?, enrolled = ?, revoked = NULL WHERE container = ? AND siteCode = ?",
+                    arguments: [credentialHash, grant.role.rawValue, now, container, site]
+                )
+            } else {
+                try db.execute(
+                    sql: "INSERT INTO installations (container, siteCode, role, credentialHash, enrolled) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [container, site, grant.role.rawValue, credentialHash, now]
+                )
+            }
+            try db.execute(sql: "UPDATE enrollments SET usedBy = ? WHERE tokenHash = ?", arguments: [site, tokenHash])
             return installation
         }
+    }
+
+    func enrollments(container: String) async throws -> [EnrollmentGrant] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM enrollments WHERE container = ? ORDER BY created DESC", arguments: [container]).map(Self.grant)
+        }
+    }
+
+    func revokeEnrollment(container: String, id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM enrollments WHERE container = ? AND usedBy IS NULL AND substr(tokenHash, 1, ?) = ?",
+                arguments: [container, id.count, id]
+            )
+            return db.changesCount > 0
+        }
+    }
+
+    private static func grant(_ row: Row) -> EnrollmentGrant {
+        EnrollmentGrant(
+            id: String((row["tokenHash"] as String).prefix(12)),
+            container: row["container"],
+            role: Role(rawValue: row["role"]) ?? .shop,
+            siteCode: row["siteCode"],
+            replaces: row["replaces"] ?? false,
+            created: row["created"],
+            expires: row["expires"],
+            usedBy: row["usedBy"]
+        )
     }
 
     func installation(credentialHash: String) async throws -> Installation? {
@@ -517,6 +575,12 @@ enum SyncSchema {
     /// A batch's content digest, so that its ID sent again with other content is refused, not answered as a replay.
     /// Batches stored before it have none and are answered as before.
     static let batchDigests = "ALTER TABLE batches ADD COLUMN digest TEXT"
+
+    /// Enrolment tokens for a site the administrator chose, and tokens that replace an enrolled site's credential.
+    static let boundEnrollments = [
+        "ALTER TABLE enrollments ADD COLUMN siteCode TEXT",
+        "ALTER TABLE enrollments ADD COLUMN replaces BOOLEAN NOT NULL DEFAULT FALSE",
+    ]
 
     /// Each container's schema, as head office declared it (`SchemaRules`).
     static let containerSchemas = "CREATE TABLE container_schemas (container TEXT PRIMARY KEY, body TEXT NOT NULL)"

@@ -9,9 +9,16 @@ protocol SyncStorage: Sendable {
     /// Marks the data as restored: a new epoch, so that every token given before expires.
     func startNewEpoch() async throws
 
-    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64) async throws
-    /// Spends a one-time token: fails when it is unknown, spent or expired, or the site code is taken.
+    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws
+    /// What an unspent, unexpired token grants, without spending it; nil otherwise.
+    func enrollment(tokenHash: String, now: Int64) async throws -> EnrollmentGrant?
+    /// Spends a one-time token: fails when it is unknown, spent or expired, or the site code is taken (unless the
+    /// token replaces that site's credential). A token bound to a site enrols that site, whatever `siteCode` says.
     func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation
+    /// The container's tokens, spent or not, newest first.
+    func enrollments(container: String) async throws -> [EnrollmentGrant]
+    /// Deletes an unspent token whose hash starts with `id`; false when there is none.
+    func revokeEnrollment(container: String, id: String) async throws -> Bool
     func installation(credentialHash: String) async throws -> Installation?
     func installations(container: String) async throws -> [Installation]
     /// Whether the site was enrolled and is now revoked.
@@ -118,4 +125,20 @@ struct ChangesPage: Sendable {
     /// The change number the page ends at: the client's next token.
     var through: Int64
     var moreComing: Bool
+}
+
+/// What an enrolment token grants, as the administrator sees it (never the token itself).
+public struct EnrollmentGrant: Sendable, Equatable {
+    /// The first 12 hex digits of the token's hash: enough to name it, useless to enrol with.
+    public var id: String
+    public var container: String
+    public var role: Role
+    /// The site it enrols, chosen by the administrator; nil when the installation gives its own.
+    public var siteCode: String?
+    /// It gives an enrolled (revoked or lost) site a new credential.
+    public var replaces: Bool
+    public var created: Int64
+    public var expires: Int64
+    /// The site that spent it; nil while unspent.
+    public var usedBy: String?
 }

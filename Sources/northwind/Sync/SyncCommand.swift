@@ -21,10 +21,12 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The sync server, e.g. http://127.0.0.1:8444") var url: String
         @Argument(help: "The one-time token from `northwind-sync-server enroll`.") var token: String
+        @Flag(help: "Join again as the same site, with a token that replaces its credential (enroll --site CODE --replace).")
+        var again = false
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token)
+            let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token, again: again)
             print("Joined \(membership.container) on \(membership.server) as \(membership.siteCode) (\(membership.role)).")
             print("Run `northwind sync now` to sync, or `northwind serve` to sync continuously.")
         }
