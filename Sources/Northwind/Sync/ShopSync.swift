@@ -130,9 +130,10 @@ extension Backoffice {
     /// first upload); a store that joins a container with data must be empty and downloads everything.
     public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
         try await write { db in
-            try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: membership.siteCode)
+            try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil)
             // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
-            if try StoreMetadata.siteCode(db) != membership.siteCode {
+            // (A store with data was refused such a token before it was spent: `checkCanJoin` with the token's site.)
+            if try StoreMetadata.siteCode(db) != membership.siteCode, try Store.isEmpty(db) {
                 try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [membership.siteCode])
             }
             let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
