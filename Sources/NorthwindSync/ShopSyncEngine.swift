@@ -28,6 +28,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var sentAgainAfterServerRestore = 0
     /// Zones whose checksum still differed from the server's after fetching them again from scratch.
     public var zonesDiffering: [String] = []
+    /// The credential was rotated at the end of this sync, as its expiry neared.
+    public var credentialRotated = false
 
     public init() {}
 
@@ -128,9 +130,13 @@ public actor ShopSyncEngine {
         guard let url = URL(string: server ?? membership.server) else {
             throw ShopSyncError(.notJoined, "The server address \(server ?? membership.server) is not valid.")
         }
+        guard !membership.credential.isEmpty else {
+            throw ShopSyncError(.notJoined, backoffice.missingCredentialMessage(membership))
+        }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
-        let names = try await checkClock(client, report: &report)
+        let listed = try await checkClock(client, report: &report)
+        let names = Set(listed.zones.map(\.zoneID.zoneName))
         if membership.role == "hq" { try await declareSchema(client) }
         try await push(client, membership: membership, report: &report)
         let pulled = zones.map { names.intersection($0) } ?? names
@@ -141,9 +147,62 @@ public actor ShopSyncEngine {
         }
         // Users' settings come with every full sync, and go up with every push.
         try await syncUserSettings(client, membership: membership, pulling: zones == nil, report: &report)
-        if zones == nil { try await domain { try await backoffice.fullSyncCompleted() } }
+        if zones == nil { try await domain { try await backoffice.fullSyncCompleted(listedZones: names) } }
         report.pending = try await domain { try await backoffice.pendingChanges() }
+        // Last, as the old credential stops working once the new one is used.
+        report.credentialRotated = try await rotateIfDue(client, membership: membership, listed: listed)
         return report
+    }
+
+    /// Rotates the credential once a third or less of its life is left, so that a shop that syncs at all never
+    /// meets its expiry. Another process of this store rotating at the same moment is left to it.
+    private func rotateIfDue(
+        _ client: SyncClient,
+        membership: SyncMembership,
+        listed: Components.Schemas.ZonesResponse
+    ) async throws(ShopSyncError) -> Bool {
+        guard let expires = listed.credentialExpires else { return false }
+        let known = try await domain { try await backoffice.syncStateValue("credentialExpires") }
+        if known != String(expires) { try await domain { try await backoffice.setSyncStateValue("credentialExpires", String(expires)) } }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let issued = listed.credentialIssued ?? now
+        guard expires - now <= (expires - issued) / 3, let lock = StoreFiles(path: backoffice.store.configuration.path).rotatingSyncCredential()
+        else {
+            return false
+        }
+        defer { lock.release() }
+        try await rotate(client, membership: membership)
+        return true
+    }
+
+    /// Gives this store a new credential now (`northwind sync rotate-credential`); returns when it expires.
+    public func rotateCredential() async throws(ShopSyncError) -> Date? {
+        guard let membership = try await domain({ try await backoffice.syncMembership() }),
+            let url = URL(string: server ?? membership.server)
+        else {
+            throw ShopSyncError(.notJoined, "This store has not joined a sync server: there is no credential to rotate.")
+        }
+        guard !membership.credential.isEmpty else { throw ShopSyncError(.notJoined, backoffice.missingCredentialMessage(membership)) }
+        guard let lock = StoreFiles(path: backoffice.store.configuration.path).rotatingSyncCredential() else {
+            throw ShopSyncError(.notJoined, "Another process of this store is rotating its credential right now; try again in a moment.")
+        }
+        defer { lock.release() }
+        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        return try await rotate(client, membership: membership).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// The server keeps the old credential valid until the new one is first used: the new one is saved beside the
+    /// store, then used once, which retires the old. A crash or a lost answer anywhere leaves a credential that works.
+    @discardableResult
+    private func rotate(_ client: SyncClient, membership: SyncMembership) async throws(ShopSyncError) -> Int64? {
+        let answer = try await client.rotateCredential()
+        try await domain { try backoffice.saveSyncCredential(answer.credential) }
+        let renewed = SyncClient(server: client.server, container: membership.container, credential: answer.credential)
+        let listed = try await renewed.zones()
+        if let expires = listed.credentialExpires {
+            try await domain { try await backoffice.setSyncStateValue("credentialExpires", String(expires)) }
+        }
+        return listed.credentialExpires ?? answer.expires
     }
 
     /// Pulls what other installations saved in one zone, without sending anything.
@@ -180,10 +239,9 @@ public actor ShopSyncEngine {
     public static let allowedClockLead = TimeInterval(FieldClocks.allowedLead / 1000)
 
     /// Refuses to sync from a computer whose clock is more than five minutes from the server's, or when the server's
-    /// time is unknown; returns the names of the container's zones.
-    private func checkClock(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) -> Set<String> {
+    /// time is unknown; returns the container's zones.
+    private func checkClock(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         let listed = try await client.zones()
-        let names = Set(listed.zones.map(\.zoneID.zoneName))
         if let epoch = listed.epoch {
             // The server's data was restored: what it lost of this store's acknowledged records goes up again.
             report.sentAgainAfterServerRestore += try await domain { try await backoffice.noteServerEpoch(epoch) }
@@ -205,7 +263,7 @@ public actor ShopSyncEngine {
                     + "merged by their time, so nothing is sent until the clock is right: set it (or turn on network time), then sync again."
             )
         }
-        return names
+        return listed
     }
 
     /// Head office declares the container's schema whenever this version's differs from what it last declared, so

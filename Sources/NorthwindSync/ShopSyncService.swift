@@ -33,9 +33,14 @@ public struct ShopSyncService: Service {
     }
 
     public func run() async throws {
-        guard let membership = try await backoffice.syncMembership(), let url = URL(string: server ?? membership.server) else { return }
+        guard let membership = try await backoffice.syncMembership(), URL(string: server ?? membership.server) != nil else { return }
         let engine = ShopSyncEngine(backoffice: backoffice, server: server)
-        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        // Made again at each reconnection: the credential may have been rotated since.
+        let (backoffice, server) = (backoffice, server)
+        let client: @Sendable () async -> SyncClient? = {
+            guard let current = try? await backoffice.syncMembership(), let url = URL(string: server ?? current.server) else { return nil }
+            return SyncClient(server: url, container: current.container, credential: current.credential)
+        }
         let feed = try ChangeFeed(store: backoffice.store)
         defer { feed.close() }
         // One pending wake-up is enough: the work it stands for accumulates in `pending`, and a sync covers
@@ -156,11 +161,18 @@ public struct ShopSyncService: Service {
 
     /// Follows the server's event stream, reconnecting (from the last notice seen) whenever it drops. A notice is
     /// only a hint to sync; the periodic sync covers a notice lost in between.
-    static func listen(_ client: SyncClient, siteCode: String, pending: PendingWork, wake: AsyncStream<Void>.Continuation, logger: Logger) async {
+    static func listen(
+        _ client: @Sendable () async -> SyncClient?,
+        siteCode: String,
+        pending: PendingWork,
+        wake: AsyncStream<Void>.Continuation,
+        logger: Logger
+    ) async {
         var lastID: String?
         var backoff = Duration.seconds(1)
         while !Task.isCancelled {
             do {
+                guard let client = await client() else { return }
                 try await client.subscribeToEverything(id: "northwind-\(siteCode)")
                 for try await notice in try await client.changeNotices(after: lastID) {
                     if !notice.id.isEmpty { lastID = notice.id }

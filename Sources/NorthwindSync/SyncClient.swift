@@ -96,6 +96,16 @@ struct SyncClient: Sendable {
         }
     }
 
+    /// A new credential for this installation; the one this client calls with stays valid until the new one is used.
+    func rotateCredential() async throws(ShopSyncError) -> Components.Schemas.CredentialResponse {
+        try await call("rotate the credential") {
+            switch try await client.rotateCredential(path: .init(container: container)) {
+            case .ok(let ok): return try ok.body.json
+            case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "rotate this store's credential")
+            }
+        }
+    }
+
     /// The shared database's zones, and the server's epoch.
     func zones() async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         try await call("list zones") {

@@ -55,6 +55,8 @@ struct Serve: AsyncParsableCommand {
     var tombstoneDays = 180
     @Option(help: "Megabytes of assets one container may hold (default: no limit).") var assetQuotaMb: Int?
     @Option(help: "Seconds between keep-alive pings on event streams (each also polls for missed changes).") var pingSeconds = 15
+    @Option(help: "Days an installation's credential is good for after it is issued (shops rotate theirs before); 0 for ever.")
+    var credentialDays = 365
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -62,6 +64,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = .info
         var service = try await database.open()
         service.assetQuota = assetQuotaMb.map { Int64($0) * 1024 * 1024 }
+        service.credentialLifetime = credentialDays > 0 ? Int64(credentialDays) * 86_400_000 : nil
         let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
         let app = try SyncServerApp.make(
@@ -158,8 +161,8 @@ struct Tokens: AsyncParsableCommand {
 
 struct Shops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List or revoke the installations of a container.",
-        subcommands: [List.self, Revoke.self]
+        abstract: "List, revoke or retire the installations of a container.",
+        subcommands: [List.self, Revoke.self, Retire.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -175,7 +178,8 @@ struct Shops: AsyncParsableCommand {
             for installation in installations {
                 let enrolled = Date(timeIntervalSince1970: Double(installation.enrolled) / 1000).formatted(.iso8601)
                 let state = installation.revoked == nil ? "active" : "revoked"
-                print("\(installation.siteCode)\t\(installation.role.rawValue)\t\(state)\tenrolled \(enrolled)")
+                let issued = Date(timeIntervalSince1970: Double(installation.credentialIssued) / 1000).formatted(.iso8601)
+                print("\(installation.siteCode)\t\(installation.role.rawValue)\t\(state)\tenrolled \(enrolled)\tcredential issued \(issued)")
             }
         }
     }
@@ -190,6 +194,25 @@ struct Shops: AsyncParsableCommand {
             let service = try await database.open()
             do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
             print("Revoked \(code) in \(container).")
+        }
+    }
+
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Close a site for good: its credential is refused from now on, and its zone, with its orders and stock movements, stays readable."
+        )
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The container.") var container: String
+        @Argument(help: "The site code.") var code: String
+
+        func run() async throws {
+            let service = try await database.open()
+            do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
+            print(
+                "Retired \(code) in \(container): its credential is refused, and its zone site-\(code) stays readable to every installation "
+                    + "(its orders and stock movements remain in the ledger). It can never be deleted."
+            )
         }
     }
 }

@@ -17,8 +17,9 @@ import Glibc
 /// The convergence harness: head office and shops, each a real store, behind its own fault-injecting proxy to a real
 /// sync server process. A seeded random workload of domain operations runs while faults strike: links cut, answers
 /// dropped or withheld, requests duplicated and delayed, shops' sync processes killed with SIGKILL mid-sync, the
-/// server killed and restarted, tombstones purged early, a clock a day ahead. Then everything heals, and the checks
-/// run. A failure prints the seed and the trace, and `NORTHWIND_CONVERGENCE_SEED` replays it.
+/// server killed and restarted, tombstones purged early, clocks a day or ten minutes off either way, the server
+/// restored from a backup taken mid-run, a misbehaving client's forged movements, products deleted at head office
+/// while shops hold stock. Then everything heals, and the checks run. A failure prints the seed and the trace, and `NORTHWIND_CONVERGENCE_SEED` replays it.
 actor ConvergenceRun {
     struct Configuration: Sendable {
         var seed: UInt64
@@ -85,6 +86,8 @@ actor ConvergenceRun {
     private(set) var names: [String: String] = [:]
     /// The statuses each site has shown for each order, in the order seen.
     private var statusesSeen: [String: [String: String]] = [:]
+    /// The server's backup taken mid-run, which the next restore puts back.
+    private var serverBackup: String?
 
     init(_ configuration: Configuration) async throws {
         self.configuration = configuration
@@ -184,7 +187,7 @@ actor ConvergenceRun {
         while configuration.steps.map({ step < $0 }) ?? (ContinuousClock.now < end) {
             step += 1
             let site = sites.randomElement(using: &random)!
-            let roll = Int.random(in: 0..<100, using: &random)
+            let roll = Int.random(in: 0..<103, using: &random)
             let before = configuration.deterministic ? try await recordIDs(at: site) : [:]
             let what = try await perform(roll: roll, at: site, step: step)
             if configuration.deterministic {
@@ -220,6 +223,9 @@ actor ConvergenceRun {
             case 96..<97: return try purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
             case 98..<99: return try await changePicture(backoffice, site: site, step: step)
+            case 99..<100: return serverBackup == nil ? try backUpServer() : try await restoreServer()
+            case 100..<101: return try await forgeMovement(at: site)
+            case 101..<102: return try await deleteProduct()
             default:
                 try await Task.sleep(for: .milliseconds(20))
                 return "pause"
@@ -608,16 +614,100 @@ actor ConvergenceRun {
         return "tombstones purged"
     }
 
-    /// A sync with the shop's clock a day ahead must send nothing (it may also fail to reach the server).
+    /// A sync with the shop's clock a day or ten minutes off, either way, must send nothing (it may also fail to
+    /// reach the server).
     private func syncWithSkewedClock(_ site: String) async throws -> String {
         guard FakeTime.installed else { return "no faketime" }
+        let offset = ["+1d", "-1d", "+10m", "-10m"].randomElement(using: &random)!
         let pending = try await stores[site]!.pendingChanges()
-        let result = try FakeTime.northwind(["sync", "now", "--store", store(site)], offset: "+1d")
+        let result = try FakeTime.northwind(["sync", "now", "--store", store(site)], offset: offset)
         let after = try await stores[site]!.pendingChanges()
         guard result.status != 0, after >= pending else {
-            throw Violation(description: "a sync with the clock a day ahead was not refused (\(pending) pending, then \(after)): \(result.stderr)")
+            throw Violation(description: "a sync with the clock \(offset) off was not refused (\(pending) pending, then \(after)): \(result.stderr)")
         }
-        return "sync with the clock a day ahead: \(result.stderr.split(separator: "\n").first ?? "")"
+        return "sync with the clock \(offset) off: \(result.stderr.split(separator: "\n").first ?? "")"
+    }
+
+    /// Backs the server up while it runs: SQLite's online backup, or `pg_dump`.
+    private func backUpServer() throws -> String {
+        let backup = directory.appendingPathComponent("server-backup-\(trace.count)").path
+        if postgresDirectory != nil {
+            _ = try PostgresCluster.run("/usr/bin/pg_dump", ["--format=custom", "--file=" + backup, database])
+        } else {
+            _ = try ServerBackup.create(database: database, folder: backup)
+        }
+        serverBackup = backup
+        return "server backed up"
+    }
+
+    /// Stops every server instance, puts the backup back (and marks the database restored, for PostgreSQL), and
+    /// starts them again: every installation must send again what the server lost of what it had acknowledged.
+    private func restoreServer() async throws -> String {
+        guard let backup = serverBackup else { return "no server backup" }
+        for server in servers { server.kill() }
+        if postgresDirectory != nil {
+            _ = try PostgresCluster.run("/usr/bin/pg_restore", ["--clean", "--if-exists", "--no-owner", "--dbname=" + database, backup])
+            try await ServerBackup.markRestored(database: database)
+        } else {
+            _ = try ServerBackup.restore(folder: backup, over: database)
+        }
+        for index in servers.indices {
+            servers[index] = try ServerProcess.start(Self.serverArguments(database))
+            for site in sites where instance(of: site) == index { proxies[site]!.forward(to: servers[index].port) }
+        }
+        serverBackup = nil
+        return "server restored from its backup"
+    }
+
+    /// A misbehaving client with a shop's credential appends to its zone a movement that names another location's
+    /// shelf, or none: the server must refuse it (head office declared the schema), and it must move no shelf.
+    private func forgeMovement(at site: String) async throws -> String {
+        guard site != "hq" else { return "no forgery at head office" }
+        let product = try await stores["hq"]!.store.pool.read { db in try String.fetchOne(db, sql: "SELECT recordID FROM products ORDER BY id") }
+        guard let product else { return "no product to forge" }
+        let victim = siteCodes[sites.filter { $0 != site }.randomElement(using: &random)!]!
+        let naming: String? = Bool.random(using: &random) ? victim : nil
+        var fields: [String: FieldValue] = [
+            "productID": .reference(RecordReference(recordName: product, zoneName: "catalog")),
+            "delta": .int64(-Int64.random(in: 1...9, using: &random)),
+            "reason": .string("received"),
+            "createdAt": .string(Timestamp.now.description),
+        ]
+        if let naming { fields["location"] = .string(naming) }
+        let record = SyncRecord(
+            recordName: UUID().uuidString.lowercased(),
+            recordType: "stock_movements",
+            zoneID: ZoneID(SyncTable.siteZone(siteCodes[site]!)),
+            fields: fields
+        )
+        let service = try await SyncService.open(database: database)
+        let installation = try await service.installations(container: "acme").first { $0.siteCode == siteCodes[site]! }
+        guard let installation else {
+            await service.close()
+            return "no installation to forge for"
+        }
+        let answer = try await service.modifyRecords(
+            installation,
+            container: "acme",
+            scope: .shared,
+            request: .init(clientID: "forger", batchID: UUID().uuidString, operations: [.init(opID: "0", operationType: .append, record: record)]),
+            bodySize: 0
+        )
+        await service.close()
+        if !answer.contains("SCHEMA_VIOLATION") {
+            throw Violation(description: "the server took a movement forged at \(site) naming \(naming ?? "no location"): \(record.recordName)")
+        }
+        return "forged movement at \(site) naming \(naming ?? "no location"): refused"
+    }
+
+    /// Head office deletes a product, perhaps one a shop holds stock of: refused when any movement of it is known
+    /// here; otherwise a shop's movement of it, when it arrives, brings the product back.
+    private func deleteProduct() async throws -> String {
+        let hq = stores["hq"]!
+        let ids = try await hq.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM products ORDER BY id") }
+        guard let id = ids.randomElement(using: &random) else { return "no product to delete" }
+        try await hq.deleteProduct(id: id)
+        return "delete product \(id) at hq"
     }
 
     // MARK: - Healing

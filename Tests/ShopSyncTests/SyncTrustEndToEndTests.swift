@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Northwind
+import NorthwindLoading
 import NorthwindStore
 import NorthwindSync
 import SyncProtocol
@@ -52,6 +53,33 @@ struct SyncTrustEndToEndTests {
         // Then the shop's acknowledged name stands at the shop and at head office
         #expect(try company.open("oxf").customer(code: code).companyName == "Renamed after the server's backup")
         #expect(try company.open("hq").customer(code: code).companyName == "Renamed after the server's backup")
+    }
+
+    @Test func aShopsAcknowledgedDeletionStaysDeletedAfterTheServerIsRestoredFromAnOlderBackup() async throws {
+        // Given a customer everyone has, the server backed up, then the customer deleted at the shop and acknowledged
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let customer = try await company.open("oxf").create(Customer(code: "GONE", companyName: "Deleted after the server's backup"))
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        try await company.open("oxf").delete(Customer.self, id: try #require(customer.id))
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // When the server is restored from the backup, which still has the customer, and everyone syncs
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then the deletion stands at the shop and at head office: the restore did not bring the customer back
+        let remaining = { (site: String) in
+            try await company.open(site).store.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM customers WHERE code = 'GONE'") ?? 0
+            }
+        }
+        #expect(try await remaining("oxf") == 0)
+        #expect(try await remaining("hq") == 0)
     }
 
     @Test func aShopRevertedToAnOlderCopyOfItsFileDoesNotLoseItsNextChange() async throws {
@@ -236,6 +264,110 @@ struct SyncTrustEndToEndTests {
         // Then it was refused while revoked, saying what to do, and its change reached head office after
         #expect(refused.status != 0 && refused.stderr.contains("--replace"), "\(refused.stderr)")
         #expect(try company.open("hq").customer(code: "AGAIN").companyName == "Taken while revoked")
+    }
+
+    @Test func theCredentialLivesBesideTheStoreSoABackupRestoredElsewhereCannotSync() async throws {
+        // Given a shop in sync, backed up
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let files = StoreFiles(path: company.store("oxf"))
+        let credential = try #require(files.readSyncCredential())
+        let place = BackupPlace()
+        let backup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        // When the backup is restored on another machine (another folder, with none of the first one's files)
+        let elsewhere = StoreFiles(path: company.directory.appendingPathComponent("elsewhere/oxf.sqlite").path)
+        _ = try await Restore.perform(backup, over: elsewhere, folder: place.folder, force: false)
+        let restored = try Backoffice.open(StoreConfiguration(path: elsewhere.path), seedIfCreated: false)
+        let refused = try CLI.run(["sync", "now", "--store", elsewhere.path])
+        // Then the credential is in a file of its owner's alone, not in the store; the restored store cannot sync,
+        // and says why and what to do
+        let mode = try FileManager.default.attributesOfItem(atPath: files.syncCredential.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let stored = try await company.open("oxf").store.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT value FROM sync_state").joined()
+        }
+        #expect(!stored.contains(credential))
+        #expect(refused.status != 0 && refused.stderr.contains("--replace") && refused.stderr.contains("credential"), "\(refused.stderr)")
+        #expect(try await restored.syncStatus().credentialMissing)
+    }
+
+    @Test func aCredentialAnOlderVersionKeptInTheStoreIsMovedBesideIt() async throws {
+        // Given a shop whose credential sits in the store, as an older version kept it, and no credential file
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let files = StoreFiles(path: company.store("oxf"))
+        let credential = try #require(files.readSyncCredential())
+        try FileManager.default.removeItem(at: files.syncCredential)
+        try await company.open("oxf").store.pool.write { db in
+            try db.execute(
+                sql: "UPDATE sync_state SET value = json_set(value, '$.credential', ?) WHERE key = 'membership'",
+                arguments: [credential]
+            )
+        }
+        // When it syncs
+        let report = try await company.sync("oxf")
+        // Then it synced with it, and the credential is now in the file and no longer in the store
+        #expect(report.pending == 0)
+        #expect(files.readSyncCredential() == credential)
+        let membership = try await company.open("oxf").store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'membership'")
+        }
+        #expect(membership?.contains(credential) == false)
+    }
+
+    /// Whether the sync server takes `credential`.
+    static func accepted(_ credential: String, by company: Company) async throws -> Bool {
+        let service = try await SyncService.open(database: company.database)
+        defer { Task { await service.close() } }
+        do {
+            _ = try await service.authenticate(credential: credential)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    @Test func aShopRotatesItsCredentialBeforeItExpiresAndTheOldOneStopsWorking() async throws {
+        // Given a shop whose credential was issued 300 days ago, on a server whose credentials last 365
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let files = StoreFiles(path: company.store("oxf"))
+        let old = try #require(files.readSyncCredential())
+        let site = try await company.open("oxf").siteCode()
+        let queue = try DatabaseQueue(path: company.database)
+        try await queue.write { db in
+            let issued = Int64(Date().timeIntervalSince1970 * 1000) - 300 * 86_400_000
+            try db.execute(sql: "UPDATE installations SET credentialIssued = ? WHERE siteCode = ?", arguments: [issued, site])
+        }
+        try queue.close()
+        // When it syncs, and syncs again
+        let rotating = try await company.sync("oxf")
+        let next = try await company.sync("oxf")
+        // Then the first sync rotated it: the new one works, the old one no longer does, and the next sync did not
+        let new = try #require(files.readSyncCredential())
+        #expect(rotating.credentialRotated && !next.credentialRotated)
+        #expect(new != old)
+        #expect(try await Self.accepted(new, by: company))
+        #expect(try await !Self.accepted(old, by: company))
+        let status = try await company.open("oxf").syncStatus()
+        #expect(status.credentialExpires != nil)
+    }
+
+    @Test func rotateCredentialGivesANewCredentialAndSyncGoesOnWithIt() async throws {
+        // Given a shop in sync
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let old = try #require(StoreFiles(path: company.store("oxf")).readSyncCredential())
+        // When the manager rotates its credential, then makes a change and syncs
+        let output = try company.northwind(["sync", "rotate-credential"], store: "oxf")
+        _ = try await company.open("oxf").create(Customer(code: "ROTAT", companyName: "After the rotation"))
+        let report = try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then it said so, the change reached head office, and the old credential is refused
+        #expect(output.contains("new sync credential"), "\(output)")
+        #expect(report.pending == 0)
+        #expect(try company.open("hq").customer(code: "ROTAT").companyName == "After the rotation")
+        #expect(try await !Self.accepted(old, by: company))
     }
 
     /// A store's whole content, through SQLite's backup: as a file copy would be, write-ahead log included.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OpenAPIRuntime
 import SyncProtocol
 import SyncServer
@@ -265,6 +266,83 @@ struct SyncTrustTests {
             #expect((try? zones.ok) != nil)
             let stale = try await server.client(credential: old).listZones(path: .init(container: "acme", database: .shared), body: .json(.init()))
             if case .default(let status, _) = stale { #expect(status == 401) } else { Issue.record("the old credential still works") }
+        }
+    }
+
+    /// Sets when a site's credential was issued, as if it were issued `days` ago, with the engine's own tools.
+    static func ageCredential(of site: String, days: Int64, on server: SyncHarness) async throws {
+        let issued = Int64(Date().timeIntervalSince1970 * 1000) - days * 86_400_000
+        if server.database.hasPrefix("postgres") {
+            try psql(server.database, "UPDATE installations SET credentialissued = \(issued) WHERE sitecode = '\(site)'")
+        } else {
+            let queue = try DatabaseQueue(path: server.database)
+            try await queue.write { db in
+                try db.execute(sql: "UPDATE installations SET credentialIssued = ? WHERE siteCode = ?", arguments: [issued, site])
+            }
+            try queue.close()
+        }
+    }
+
+    static func status(_ client: Client) async throws -> Int {
+        switch try await client.listZones(path: .init(container: "acme", database: .shared), body: .json(.init())) {
+        case .ok: 200
+        case .default(let status, _): status
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aRotatedCredentialReplacesTheOldOneAtItsFirstUseAndNotBefore(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a shop's credential
+            let old = try await server.enrolCredential("OXF", role: .shop)
+            // When it rotates it, twice (as if the first answer were lost)
+            let lost = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json.credential
+            let rotated = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json
+            // Then the old one still works until the new one is used, the lost one never works, and the new one
+            // retires the old one at its first use
+            #expect(try await Self.status(server.client(credential: old)) == 200)
+            #expect(try await Self.status(server.client(credential: lost)) == 401)
+            #expect(try await Self.status(server.client(credential: rotated.credential)) == 200)
+            #expect(try await Self.status(server.client(credential: old)) == 401)
+            #expect(try await Self.status(server.client(credential: rotated.credential)) == 200)
+            #expect(rotated.expires != nil)
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func anExpiredCredentialIsRefusedSayingWhatToDo(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a shop whose credential was issued 366 days ago, on a server whose credentials last 365 days
+            let credential = try await server.enrolCredential("OXF", role: .shop)
+            try await Self.ageCredential(of: "OXF", days: 366, on: server)
+            // When it calls
+            let answer = try await server.client(credential: credential).listZones(
+                path: .init(container: "acme", database: .shared),
+                body: .json(.init())
+            )
+            // Then it is refused as expired, with the way back, and rotating is refused too
+            guard case .default(let status, let body) = answer else {
+                Issue.record("an expired credential was taken")
+                return
+            }
+            #expect(status == 401)
+            let reason = try body.body.json.reason
+            #expect(reason.contains("expired") && reason.contains("enroll --site OXF --replace"), "\(reason)")
+            let rotate = try await server.client(credential: credential).rotateCredential(path: .init(container: "acme"))
+            if case .default(let status, _) = rotate { #expect(status == 401) } else { Issue.record("an expired credential rotated") }
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func zonesListSaysWhenTheCallersCredentialExpires(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, arguments: ["--credential-days", "30"]) { server in
+            // Given a shop enrolled on a server whose credentials last 30 days
+            let credential = try await server.enrolCredential("OXF", role: .shop)
+            // When it lists zones
+            let listed = try await server.client(credential: credential).listZones(
+                path: .init(container: "acme", database: .shared),
+                body: .json(.init())
+            ).ok.body.json
+            // Then it learns when its credential was issued and that it expires 30 days after
+            let issued = try #require(listed.credentialIssued)
+            #expect(listed.credentialExpires == issued + 30 * 86_400_000)
         }
     }
 

@@ -251,12 +251,7 @@ extension Backoffice {
     func startNewSyncEpoch() throws(NorthwindError) {
         do {
             try store.pool.write { db in
-                for key in try String.fetchAll(db, sql: "SELECT key FROM sync_state WHERE key LIKE 'token:%'") {
-                    let zone = String(key.dropFirst("token:".count))
-                    try Self.setState(db, key, nil)
-                    try Self.setState(db, "refetching:" + zone, "1")
-                    try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
-                }
+                try Self.refetchEverything(db)
                 try db.execute(sql: "DELETE FROM user_setting_tokens")
                 // The server has taken batches this backup never knew of: this store takes its site over.
                 try Self.takeOverSite(db)

@@ -10,6 +10,7 @@ public struct SyncMembership: Sendable, Codable, Equatable {
     public var siteCode: String
     /// `hq` or `shop`.
     public var role: String
+    /// Kept in a file beside the store (`StoreFiles.syncCredential`), not in it: empty when that file is missing.
     public var credential: String
 
     public init(server: String, container: String, siteCode: String, role: String, credential: String) {
@@ -112,8 +113,44 @@ public struct SyncApplied: Sendable, Equatable {
 extension Backoffice {
     // MARK: Membership
 
+    /// The membership, with the credential from its file beside the store. A store whose credential still sits in
+    /// the store (an older version kept it there) has it moved out, so that its backups carry none from then on.
     public func syncMembership() async throws(NorthwindError) -> SyncMembership? {
-        try await read { db in try Self.membership(db) }
+        guard var membership = try await read({ db in try Self.membership(db) }) else { return nil }
+        let files = StoreFiles(path: store.configuration.path)
+        if !membership.credential.isEmpty {
+            if files.readSyncCredential() == nil { try files.writeSyncCredential(membership.credential) }
+            let stored = membership
+            try await write { db in try Self.saveMembership(db, stored) }
+        }
+        membership.credential = files.readSyncCredential() ?? ""
+        return membership
+    }
+
+    /// Why a store that has joined cannot sync when its credential file is missing, and what to do.
+    public func missingCredentialMessage(_ membership: SyncMembership) -> String {
+        let file: String = StoreFiles(path: store.configuration.path).syncCredential.path
+        let site: String = membership.siteCode
+        return "This store has joined \(membership.container) as \(site), but its sync credential (\(file)) is missing: a store "
+            + "restored or copied onto another machine has none, as backups carry none. Ask the sync server's administrator for "
+            + "a token that replaces the site's credential (northwind-sync-server enroll --site \(site) --replace), then run "
+            + "northwind sync join URL TOKEN --again."
+    }
+
+    /// Keeps a rotated credential (in its file beside the store).
+    public func saveSyncCredential(_ credential: String) throws(NorthwindError) {
+        try StoreFiles(path: store.configuration.path).writeSyncCredential(credential)
+    }
+
+    /// Saves the membership without its credential, which goes to its file beside the store.
+    static func saveMembership(_ db: Database, _ membership: SyncMembership) throws {
+        var stored = membership
+        stored.credential = ""
+        let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+        try db.execute(
+            sql: "INSERT INTO sync_state (key, value) VALUES ('membership', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            arguments: [json]
+        )
     }
 
     static func membership(_ db: Database) throws -> SyncMembership? {
@@ -129,6 +166,9 @@ extension Backoffice {
     /// Records the membership. A store that holds data may join only a container that holds none (head office's
     /// first upload); a store that joins a container with data must be empty and downloads everything.
     public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
+        try await read { db in try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil) }
+        // The credential's file first: a store whose membership is recorded always has its credential beside it.
+        try saveSyncCredential(membership.credential)
         try await write { db in
             try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil)
             // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
@@ -136,8 +176,7 @@ extension Backoffice {
             if try StoreMetadata.siteCode(db) != membership.siteCode, try Store.isEmpty(db) {
                 try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [membership.siteCode])
             }
-            let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
-            try db.execute(sql: "INSERT INTO sync_state (key, value) VALUES ('membership', ?)", arguments: [json])
+            try Self.saveMembership(db, membership)
             // Head office's rows are all to upload: the change log holds every row's insert. An empty store has
             // nothing to send.
             let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
@@ -173,13 +212,11 @@ extension Backoffice {
 
     /// The store's site was given a new credential (`enroll --replace`): it syncs with it from now on, as before.
     public func replaceSyncCredential(_ membership: SyncMembership) async throws(NorthwindError) {
-        try await write { db in
-            guard let current = try Self.membership(db), current.siteCode == membership.siteCode else {
-                throw NorthwindError.invalidState("This store has not joined as site \(membership.siteCode).")
-            }
-            let json = String(decoding: try JSONEncoder().encode(membership), as: UTF8.self)
-            try db.execute(sql: "UPDATE sync_state SET value = ? WHERE key = 'membership'", arguments: [json])
+        guard let current = try await read({ db in try Self.membership(db) }), current.siteCode == membership.siteCode else {
+            throw NorthwindError.invalidState("This store has not joined as site \(membership.siteCode).")
         }
+        try saveSyncCredential(membership.credential)
+        try await write { db in try Self.saveMembership(db, membership) }
     }
 
     static func state(_ db: Database, _ key: String) throws -> String? {
@@ -274,8 +311,16 @@ extension Backoffice {
     /// still waiting for the record it refers to waits for one the server no longer has (deleted at another site):
     /// the conflict inbox says so, once per record, and `sync status` counts them. Such a record stays waiting, and
     /// applies if its parent ever comes back.
-    public func fullSyncCompleted() async throws(NorthwindError) {
+    /// `listedZones`: the zones the server has; one this store still marks for fetching again but the server no
+    /// longer lists has nothing to fetch, and holds nothing up.
+    public func fullSyncCompleted(listedZones: Set<String>? = nil) async throws(NorthwindError) {
         try await write { db in
+            if let listedZones {
+                for key in try String.fetchAll(db, sql: "SELECT key FROM sync_state WHERE key LIKE 'refetching:%'")
+                where !listedZones.contains(String(key.dropFirst("refetching:".count))) {
+                    try Self.setState(db, key, nil)
+                }
+            }
             let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
             if refetching == 0 { try Self.setState(db, "restoredUntilFullSync", nil) }
             for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
@@ -585,6 +630,10 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     public var heldForNewerVersion = 0
     /// Received records that refer to a record the server no longer has: each is in the conflict inbox.
     public var waitingForDeletedRecords = 0
+    /// When this store's sync credential expires, as the server last said (it is rotated well before).
+    public var credentialExpires: String? = nil
+    /// This store has joined but its credential file is missing (restored or copied onto another machine).
+    public var credentialMissing = false
 }
 
 extension Backoffice {
@@ -612,7 +661,12 @@ extension Backoffice {
                         SELECT count(*) FROM sync_waiting w
                         WHERE EXISTS (SELECT 1 FROM sync_state WHERE key = 'orphan:' || w.zoneName || '/' || w.recordName)
                         """
-                ) ?? 0
+                ) ?? 0,
+                credentialExpires: try Self.state(db, "engine:credentialExpires").flatMap(Int64.init).map {
+                    Timestamp(milliseconds: $0).description
+                },
+                credentialMissing: membership.map { $0.credential.isEmpty && StoreFiles(path: store.configuration.path).readSyncCredential() == nil }
+                    ?? false
             )
         }
     }

@@ -28,6 +28,7 @@ extension Backoffice {
                     try Self.forgetRefusal(db, table: table.name, recordID: saved.recordName)
                     if saved.deleted {
                         try Self.forgetBase(db, table: table.name, recordID: saved.recordName)
+                        try Self.noteAcknowledgedDeletion(db, table: table.name, recordID: saved.recordName)
                     } else {
                         try Self.saveBase(db, table: table.name, record: saved)
                     }
@@ -293,6 +294,13 @@ extension Backoffice {
         }
         if record.deleted {
             try removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
+            return true
+        }
+        if try deletedHereBeforeTheServersRestore(db, table: table.name, record: record) {
+            // The server's restore brought back a record this store deleted, and had been told was deleted: it is
+            // deleted again, from the version the server has now, rather than brought back here.
+            try saveBase(db, table: table.name, record: record)
+            reupload.append((table.name, record.recordName))
             return true
         }
         if try hasPendingChange(db, table: table.name, recordID: record.recordName) {
@@ -844,6 +852,24 @@ extension Backoffice {
                   fields = excluded.fields
                 """
         ).execute(arguments: [table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try encodeFields(record.fields)])
+    }
+
+    /// Remembers that the server took this store's deletion of a record, with the server's epoch: if the server is
+    /// restored from a backup that still has the record, the deletion goes up again (see
+    /// `deletedHereBeforeTheServersRestore`).
+    static func noteAcknowledgedDeletion(_ db: Database, table: String, recordID: String) throws {
+        try setState(db, "deletedAck:\(table) \(recordID)", try state(db, "serverEpoch") ?? "")
+    }
+
+    /// Whether a record arriving live is one this store deleted, and the server acknowledged, in an earlier epoch
+    /// than the server's now: a restore from a backup brought it back. In the epoch it was acknowledged in, a record
+    /// deleted here comes back only when another site restores it on purpose (as the parent of its own record).
+    static func deletedHereBeforeTheServersRestore(_ db: Database, table: String, record: SyncRecord) throws -> Bool {
+        guard let epoch = try state(db, "deletedAck:\(table) \(record.recordName)"), epoch != (try state(db, "serverEpoch") ?? "") else {
+            return false
+        }
+        let here = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE recordID = ?", arguments: [record.recordName]) ?? false
+        return !here
     }
 
     static func forgetBase(_ db: Database, table: String, recordID: String) throws {

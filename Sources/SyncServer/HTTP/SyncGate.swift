@@ -52,6 +52,7 @@ struct SyncGate: RouterMiddleware {
         case 4 where parts[3] == "enroll": return [.post]
         case 5 where parts[3] == "enroll" && parts[4] == "check": return [.post]
         case 5 where parts[4] == "schema": return [.get, .put]
+        case 5 where parts[4] == "credential": return [.post]
         case 6 where parts[4] == "assets": return parts[5] == "upload" ? [.post] : [.get, .put]
         case 7 where ["shared", "private"].contains(parts[4]): return [.post]
         default: return nil

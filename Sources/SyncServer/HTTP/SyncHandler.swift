@@ -34,6 +34,11 @@ struct SyncHandler: APIProtocol {
         return .ok(.init(body: .json(try await service.checkEnrollment(token: body.token))))
     }
 
+    func rotateCredential(_ input: Operations.RotateCredential.Input) async throws -> Operations.RotateCredential.Output {
+        let caller = try SyncRequest.requireCaller()
+        return .ok(.init(body: .json(try await service.rotateCredential(caller, container: input.path.container))))
+    }
+
     private func scope(_ container: String, _ database: Components.Parameters.Database) throws -> (Installation, DatabaseScope) {
         let caller = try SyncRequest.requireCaller()
         return (caller, try service.scope(caller, container: container, database: database.rawValue, user: SyncRequest.user))

@@ -16,6 +16,17 @@ public struct Installation: Codable, Hashable, Sendable {
     /// Milliseconds since 1970.
     public var enrolled: Int64
     public var revoked: Int64?
+    /// When its credential was issued (at enrolment, or the rotation that replaced it), in milliseconds since 1970.
+    public var credentialIssued: Int64
+
+    init(container: String, siteCode: String, role: Role, enrolled: Int64, revoked: Int64? = nil, credentialIssued: Int64? = nil) {
+        self.container = container
+        self.siteCode = siteCode
+        self.role = role
+        self.enrolled = enrolled
+        self.revoked = revoked
+        self.credentialIssued = credentialIssued ?? enrolled
+    }
 }
 
 /// A container's database: `shared` by every installation, one installation's `private` one, or a user's private

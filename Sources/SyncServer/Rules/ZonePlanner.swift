@@ -84,8 +84,8 @@ struct ZonePlanner: Sendable {
             if case .shared = scope, siteZone != nil {
                 throw SyncError(
                     .accessDenied,
-                    "zone \(name) holds a site's ledger and is never deleted; to retire the site, head office revokes it "
-                        + "(northwind-sync-server shops revoke), and its records stay readable"
+                    "zone \(name) holds a site's ledger and is never deleted; to close the site, the server's administrator retires it "
+                        + "(northwind-sync-server shops retire), and its records stay readable"
                 )
             }
             zone.seq += 1

@@ -12,6 +12,9 @@ public struct SyncService: Sendable {
     let signal = ChangeSignal()
     /// The most asset bytes one container may hold; nil for no limit.
     public var assetQuota: Int64?
+    /// How long a credential is good for after it is issued, in milliseconds; nil for ever. Shops rotate theirs
+    /// before (`rotateCredential`), so a credential copied from a machine stops working on its own.
+    public var credentialLifetime: Int64? = 365 * 86_400_000
 
     init(storage: any SyncStorage, logger: Logger = Logger(label: "northwind-sync")) {
         self.storage = storage
@@ -154,7 +157,8 @@ public struct SyncService: Sendable {
 
     /// The installation a credential belongs to; read on every request, so a revocation holds at once on every instance.
     func authenticate(credential: String) async throws(SyncError) -> Installation {
-        let installation = try await guarded { try await storage.installation(credentialHash: Secrets.hash(credential)) }
+        let now = Clock.now()
+        let installation = try await guarded { try await storage.installation(credentialHash: Secrets.hash(credential), now: now) }
         guard let installation else {
             throw SyncError(
                 .authenticationFailed,
@@ -169,7 +173,33 @@ public struct SyncService: Sendable {
                     + "(northwind sync join URL TOKEN --again)"
             )
         }
+        if let expires = credentialExpires(installation), expires <= now {
+            let day = Date(timeIntervalSince1970: Double(expires) / 1000).formatted(.iso8601.year().month().day())
+            throw SyncError(
+                .authenticationFailed,
+                "the credential of site \(installation.siteCode) expired on \(day) (it was not rotated in time); the administrator "
+                    + "can give it a new one (northwind-sync-server enroll --site \(installation.siteCode) --replace), and the store joins "
+                    + "again (northwind sync join URL TOKEN --again)"
+            )
+        }
         return installation
+    }
+
+    /// When the installation's current credential expires; nil when credentials do not.
+    func credentialExpires(_ installation: Installation) -> Int64? {
+        credentialLifetime.map { installation.credentialIssued + $0 }
+    }
+
+    /// A new credential for the caller. The one it called with stays valid until the new one is first used, so a
+    /// lost answer locks nobody out: the installation rotates again, and the new answer replaces the lost one.
+    func rotateCredential(_ caller: Installation, container: String) async throws(SyncError) -> Components.Schemas.CredentialResponse {
+        _ = try scope(caller, container: container, database: "shared")
+        let credential = "nws_" + Secrets.random()
+        try await guarded {
+            try await storage.rotateCredential(container: caller.container, siteCode: caller.siteCode, nextHash: Secrets.hash(credential))
+        }
+        logger.info("rotated the credential of \(caller.siteCode) in \(caller.container)")
+        return .init(credential: credential, expires: credentialLifetime.map { Clock.now() + $0 })
     }
 
     public func installations(container: String) async throws(SyncError) -> [Installation] {
@@ -249,7 +279,12 @@ public struct SyncService: Sendable {
     func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> Components.Schemas.ZonesResponse {
         let epoch = try await guarded { try await storage.epoch() }
         let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
-        return .init(zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) }, epoch: epoch)
+        return .init(
+            zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) },
+            epoch: epoch,
+            credentialExpires: credentialExpires(caller),
+            credentialIssued: caller.credentialIssued
+        )
     }
 
     static func wire(_ zone: ZoneState, epoch: String) -> Components.Schemas.Zone {

@@ -160,12 +160,15 @@ final class PostgresStorage: SyncStorage {
             let installation = Installation(container: grant.container, siteCode: site, role: grant.role, enrolled: now)
             let replacing =
                 grant.replaces
-                ? "DO UPDATE SET credentialhash = excluded.credentialhash, role = excluded.role, enrolled = excluded.enrolled, revoked = NULL"
+                ? """
+                DO UPDATE SET credentialhash = excluded.credentialhash, role = excluded.role, enrolled = excluded.enrolled, revoked = NULL,
+                    credentialissued = excluded.credentialissued, nextcredentialhash = NULL
+                """
                 : "DO NOTHING"
             let inserted = try await connection.query(
                 """
-                INSERT INTO installations (container, sitecode, role, credentialhash, enrolled)
-                VALUES (\(grant.container), \(site), \(grant.role.rawValue), \(credentialHash), \(now))
+                INSERT INTO installations (container, sitecode, role, credentialhash, enrolled, credentialissued)
+                VALUES (\(grant.container), \(site), \(grant.role.rawValue), \(credentialHash), \(now), \(now))
                 ON CONFLICT (container, sitecode) \(unescaped: replacing) RETURNING 1
                 """,
                 logger: self.logger
@@ -199,27 +202,50 @@ final class PostgresStorage: SyncStorage {
         return !deleted.isEmpty
     }
 
-    func installation(credentialHash: String) async throws -> Installation? {
-        try await installations(
+    func installation(credentialHash: String, now: Int64) async throws -> Installation? {
+        let current = try await installations(
             client.query(
-                "SELECT container, sitecode, role, enrolled, revoked FROM installations WHERE credentialhash = \(credentialHash)",
+                "SELECT \(unescaped: Self.installationColumns) FROM installations WHERE credentialhash = \(credentialHash)",
+                logger: logger
+            )
+        ).first
+        if let current { return current }
+        // The first use of a rotated credential: it becomes the current one.
+        return try await installations(
+            client.query(
+                """
+                UPDATE installations SET credentialhash = nextcredentialhash, nextcredentialhash = NULL, credentialissued = \(now)
+                WHERE nextcredentialhash = \(credentialHash) RETURNING \(unescaped: Self.installationColumns)
+                """,
                 logger: logger
             )
         ).first
     }
 
+    func rotateCredential(container: String, siteCode: String, nextHash: String) async throws {
+        try await client.query(
+            """
+            UPDATE installations SET nextcredentialhash = \(nextHash)
+            WHERE container = \(container) AND sitecode = \(siteCode) AND revoked IS NULL
+            """,
+            logger: logger
+        )
+    }
+
+    private static let installationColumns = "container, sitecode, role, enrolled, revoked, credentialissued"
+
     func installations(container: String) async throws -> [Installation] {
         try await installations(
             client.query(
-                "SELECT container, sitecode, role, enrolled, revoked FROM installations WHERE container = \(container) ORDER BY sitecode",
+                "SELECT \(unescaped: Self.installationColumns) FROM installations WHERE container = \(container) ORDER BY sitecode",
                 logger: logger
             )
         )
     }
 
     private func installations(_ rows: PostgresRowSequence) async throws -> [Installation] {
-        try await rows.all((String, String, String, Int64, Int64?).self).map {
-            Installation(container: $0.0, siteCode: $0.1, role: Role(rawValue: $0.2) ?? .shop, enrolled: $0.3, revoked: $0.4)
+        try await rows.all((String, String, String, Int64, Int64?, Int64?).self).map {
+            Installation(container: $0.0, siteCode: $0.1, role: Role(rawValue: $0.2) ?? .shop, enrolled: $0.3, revoked: $0.4, credentialIssued: $0.5)
         }
     }
 
@@ -787,6 +813,7 @@ enum PostgresSchema {
         [SyncSchema.siteLineage],
         [SyncSchema.containerSchemas],
         SyncSchema.boundEnrollments,
+        SyncSchema.credentialRotation,
     ]
 }
 

@@ -50,6 +50,9 @@ final class SQLiteStorage: SyncStorage {
         migrator.registerMigration("v7: tokens for a chosen site") { db in
             for statement in SyncSchema.boundEnrollments { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v8: credential rotation") { db in
+            for statement in SyncSchema.credentialRotation { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
@@ -126,13 +129,19 @@ final class SQLiteStorage: SyncStorage {
             let installation = Installation(container: container, siteCode: site, role: grant.role, enrolled: now)
             if exists {
                 try db.execute(
-                    sql: "UPDATE installations SET credentialHash = ?, role = ?, enrolled = ?, revoked = NULL WHERE container = ? AND siteCode = ?",
-                    arguments: [credentialHash, grant.role.rawValue, now, container, site]
+                    sql: """
+                        UPDATE installations SET credentialHash = ?, role = ?, enrolled = ?, revoked = NULL, credentialIssued = ?,
+                            nextCredentialHash = NULL WHERE container = ? AND siteCode = ?
+                        """,
+                    arguments: [credentialHash, grant.role.rawValue, now, now, container, site]
                 )
             } else {
                 try db.execute(
-                    sql: "INSERT INTO installations (container, siteCode, role, credentialHash, enrolled) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [container, site, grant.role.rawValue, credentialHash, now]
+                    sql: """
+                        INSERT INTO installations (container, siteCode, role, credentialHash, enrolled, credentialIssued)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [container, site, grant.role.rawValue, credentialHash, now, now]
                 )
             }
             try db.execute(sql: "UPDATE enrollments SET usedBy = ? WHERE tokenHash = ?", arguments: [site, tokenHash])
@@ -169,9 +178,31 @@ final class SQLiteStorage: SyncStorage {
         )
     }
 
-    func installation(credentialHash: String) async throws -> Installation? {
-        try await pool.read { db in
+    func installation(credentialHash: String, now: Int64) async throws -> Installation? {
+        let current = try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM installations WHERE credentialHash = ?", arguments: [credentialHash]).map(Self.installation)
+        }
+        if let current { return current }
+        // The first use of a rotated credential: it becomes the current one.
+        return try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE installations SET credentialHash = nextCredentialHash, nextCredentialHash = NULL, credentialIssued = ?
+                    WHERE nextCredentialHash = ?
+                    """,
+                arguments: [now, credentialHash]
+            )
+            return try Row.fetchOne(db, sql: "SELECT * FROM installations WHERE credentialHash = ?", arguments: [credentialHash])
+                .map(Self.installation)
+        }
+    }
+
+    func rotateCredential(container: String, siteCode: String, nextHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE installations SET nextCredentialHash = ? WHERE container = ? AND siteCode = ? AND revoked IS NULL",
+                arguments: [nextHash, container, siteCode]
+            )
         }
     }
 
@@ -198,7 +229,8 @@ final class SQLiteStorage: SyncStorage {
             siteCode: row["siteCode"],
             role: Role(rawValue: row["role"]) ?? .shop,
             enrolled: row["enrolled"],
-            revoked: row["revoked"]
+            revoked: row["revoked"],
+            credentialIssued: row["credentialIssued"]
         )
     }
 
@@ -577,6 +609,15 @@ enum SyncSchema {
     static let batchDigests = "ALTER TABLE batches ADD COLUMN digest TEXT"
 
     /// Enrolment tokens for a site the administrator chose, and tokens that replace an enrolled site's credential.
+    /// A site's next credential, valid beside the current one until its first use, and when the current one was
+    /// issued (it expires a number of days after).
+    static let credentialRotation = [
+        "ALTER TABLE installations ADD COLUMN nextCredentialHash TEXT",
+        "ALTER TABLE installations ADD COLUMN credentialIssued BIGINT",
+        "UPDATE installations SET credentialIssued = enrolled",
+        "CREATE UNIQUE INDEX installations_by_next_credential ON installations (nextCredentialHash)",
+    ]
+
     static let boundEnrollments = [
         "ALTER TABLE enrollments ADD COLUMN siteCode TEXT",
         "ALTER TABLE enrollments ADD COLUMN replaces BOOLEAN NOT NULL DEFAULT FALSE",

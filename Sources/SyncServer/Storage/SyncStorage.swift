@@ -19,7 +19,12 @@ protocol SyncStorage: Sendable {
     func enrollments(container: String) async throws -> [EnrollmentGrant]
     /// Deletes an unspent token whose hash starts with `id`; false when there is none.
     func revokeEnrollment(container: String, id: String) async throws -> Bool
-    func installation(credentialHash: String) async throws -> Installation?
+    /// The installation whose current credential, or next one, hashes to `credentialHash`. The first use of the
+    /// next one (`rotateCredential`) makes it the current one, issued `now`, and retires the old one.
+    func installation(credentialHash: String, now: Int64) async throws -> Installation?
+    /// Keeps `nextHash` as the site's next credential, replacing any earlier next one; the current one stays valid
+    /// until the next one is first used.
+    func rotateCredential(container: String, siteCode: String, nextHash: String) async throws
     func installations(container: String) async throws -> [Installation]
     /// Whether the site was enrolled and is now revoked.
     func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool

@@ -13,7 +13,7 @@ struct SyncCommand: AsyncParsableCommand {
             installation. Head office joins first with its data; every other shop joins with an empty store \
             (`--store NEW-FILE --empty`) and downloads everything.
             """,
-        subcommands: [Join.self, Now.self, Status.self, Conflicts.self, Resolve.self, Resume.self]
+        subcommands: [Join.self, Now.self, Status.self, Conflicts.self, Resolve.self, Resume.self, RotateCredential.self]
     )
 
     struct Join: AsyncParsableCommand {
@@ -63,6 +63,7 @@ struct SyncCommand: AsyncParsableCommand {
                 for login in report.usersOverQuota {
                     print("\(login)'s settings were not sent: their private database on the sync server is full (1,024 keys, 1 MB).")
                 }
+                if report.credentialRotated { print("The sync credential was rotated (it neared its expiry).") }
                 for zone in report.zonesDiffering {
                     print("Zone \(zone) still differs from the server's after fetching it again: see `northwind sync status`.")
                 }
@@ -96,6 +97,27 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
+    struct RotateCredential: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give this store a new sync credential now; the old one stops working once the new one is used.",
+            discussion: """
+                Syncs rotate the credential by themselves when a third of its life is left. Rotate by hand when a copy of \
+                the credential may have leaked. It is kept in a file beside the store (STORE.sync-credential, mode 0600), \
+                never in the store or its backups.
+                """
+        )
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let (backoffice, settings) = try await storeOptions.open(SettingsOptions.sources(), seedIfCreated: false)
+            let engine = ShopSyncEngine(backoffice: backoffice, server: try settings.value("sync.server").value)
+            let expires = try await engine.rotateCredential()
+            print(
+                "This store has a new sync credential\(expires.map { ", good until \($0.formatted(.iso8601))" } ?? ""); the old one no longer works."
+            )
+        }
+    }
+
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The sync server, the last successful sync, pending changes, the last error and open conflicts."
@@ -118,6 +140,10 @@ struct SyncCommand: AsyncParsableCommand {
             print("Conflicts:     \(status.openConflicts) open")
             print("Last refusal:  \(status.lastRefusal ?? "none")")
             if let restore = status.lastServerRestore { print("Server restore: \(restore)") }
+            if let expires = status.credentialExpires { print("Credential:    expires \(expires); rotated before, at a sync") }
+            if status.credentialMissing {
+                print("Credential:    missing (a store restored or copied onto another machine has none): join again with a replacing token")
+            }
             for zone in status.zonesDiffering { print("Differs:       \(zone)") }
             if status.waitingForDeletedRecords > 0 {
                 print(
