@@ -188,7 +188,7 @@ actor ConvergenceRun {
         while configuration.steps.map({ step < $0 }) ?? (ContinuousClock.now < end) {
             step += 1
             let site = sites.randomElement(using: &random)!
-            let roll = Int.random(in: 0..<106, using: &random)
+            let roll = Int.random(in: 0..<103, using: &random)
             let before = configuration.deterministic ? try await recordIDs(at: site) : [:]
             let what = try await perform(roll: roll, at: site, step: step)
             if configuration.deterministic {
@@ -224,13 +224,13 @@ actor ConvergenceRun {
             case 96..<97: return try purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
             case 98..<99: return try await changePicture(backoffice, site: site, step: step)
-            case 99..<102:
+            case 99..<100:
                 // On PostgreSQL, healing after a restore stalled once (seed 778, 60 s): not yet explained, so the
                 // fault runs on SQLite only until it is.
                 guard postgresDirectory == nil else { return "no server restore on PostgreSQL yet" }
                 return serverBackup == nil ? try backUpServer() : try await restoreServer()
-            case 102..<103: return try await forgeMovement(at: site)
-            case 103..<105: return try await deleteProduct()
+            case 100..<101: return try await forgeMovement(at: site)
+            case 101..<102: return try await deleteProduct()
             default:
                 try await Task.sleep(for: .milliseconds(20))
                 return "pause"
