@@ -171,8 +171,14 @@ public actor ShopSyncEngine {
             return false
         }
         defer { lock.release() }
-        try await rotate(client, membership: membership)
-        return true
+        // The sync itself is done: a rotation that fails (the server out of reach now) leaves the old credential
+        // valid, and the next sync tries again.
+        do {
+            try await rotate(client, membership: membership)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Gives this store a new credential now (`northwind sync rotate-credential`); returns when it expires.

@@ -172,7 +172,7 @@ public struct ShopSyncService: Service {
         var backoff = Duration.seconds(1)
         while !Task.isCancelled {
             do {
-                guard let client = await client() else { return }
+                guard let client = await client() else { throw ShopSyncError(.notJoined, "cannot read this store's membership") }
                 try await client.subscribeToEverything(id: "northwind-\(siteCode)")
                 for try await notice in try await client.changeNotices(after: lastID) {
                     if !notice.id.isEmpty { lastID = notice.id }

@@ -41,8 +41,15 @@ struct DatabaseOption: ParsableArguments {
     }
 }
 
-/// A protocol error, as a command-line failure in words.
-func fail(_ error: SyncError) -> ValidationError { ValidationError(error.reason) }
+/// Runs an administration step: a protocol error becomes a command-line failure in words.
+@discardableResult
+func administering<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as SyncError {
+        throw ValidationError(error.reason)
+    }
+}
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the sync protocol over HTTP.")
@@ -99,7 +106,7 @@ struct Enroll: AsyncParsableCommand {
     func run() async throws {
         guard let role = Role(rawValue: role) else { throw ValidationError("--role is hq or shop") }
         let service = try await database.open()
-        do {
+        try await administering {
             let token = try await service.createEnrollment(
                 container: container,
                 role: role,
@@ -108,8 +115,6 @@ struct Enroll: AsyncParsableCommand {
                 replace: replace
             )
             print(token)
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -127,7 +132,7 @@ struct Tokens: AsyncParsableCommand {
 
         func run() async throws {
             let service = try await database.open()
-            do {
+            try await administering {
                 let now = Int64(Date().timeIntervalSince1970 * 1000)
                 for grant in try await service.enrollments(container: container) {
                     let state = grant.usedBy.map { "used by \($0)" } ?? (grant.expires > now ? "unused" : "expired")
@@ -135,8 +140,6 @@ struct Tokens: AsyncParsableCommand {
                     let expires = Date(timeIntervalSince1970: Double(grant.expires) / 1000).formatted(.iso8601)
                     print("\(grant.id)  \(grant.role.rawValue)\(site)  expires \(expires)  \(state)")
                 }
-            } catch {
-                throw fail(error)
             }
         }
     }
@@ -149,11 +152,9 @@ struct Tokens: AsyncParsableCommand {
 
         func run() async throws {
             let service = try await database.open()
-            do {
+            try await administering {
                 try await service.revokeEnrollment(container: container, id: id)
                 print("Revoked token \(id): it enrols nobody now.")
-            } catch {
-                throw fail(error)
             }
         }
     }
@@ -172,8 +173,7 @@ struct Shops: AsyncParsableCommand {
 
         func run() async throws {
             let service = try await database.open()
-            let installations: [Installation]
-            do { installations = try await service.installations(container: container) } catch { throw fail(error) }
+            let installations = try await administering { try await service.installations(container: container) }
             if installations.isEmpty { print("No installation is enrolled in \(container).") }
             for installation in installations {
                 let enrolled = Date(timeIntervalSince1970: Double(installation.enrolled) / 1000).formatted(.iso8601)
@@ -192,7 +192,7 @@ struct Shops: AsyncParsableCommand {
 
         func run() async throws {
             let service = try await database.open()
-            do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
+            try await administering { try await service.revoke(container: container, siteCode: code) }
             print("Revoked \(code) in \(container).")
         }
     }
@@ -208,7 +208,7 @@ struct Shops: AsyncParsableCommand {
 
         func run() async throws {
             let service = try await database.open()
-            do { try await service.revoke(container: container, siteCode: code) } catch { throw fail(error) }
+            try await administering { try await service.revoke(container: container, siteCode: code) }
             print(
                 "Retired \(code) in \(container): its credential is refused, and its zone site-\(code) stays readable to every installation "
                     + "(its orders and stock movements remain in the ledger). It can never be deleted."
@@ -226,11 +226,9 @@ struct Purge: AsyncParsableCommand {
 
     func run() async throws {
         let service = try await database.open()
-        do {
+        try await administering {
             let count = try await service.purgeTombstones(retention: Int64(days) * 86_400)
             print("Purged \(count) deletions.")
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -257,11 +255,9 @@ struct Backup: AsyncParsableCommand {
         @Argument(help: "The new folder to write the backup to.") var folder: String
 
         func run() async throws {
-            do {
+            try await administering {
                 let summary = try ServerBackup.create(database: database.path, folder: folder)
                 print("Backed up to \(folder): \(Backup.describe(summary)); verified.")
-            } catch {
-                throw fail(error)
             }
         }
     }
@@ -271,10 +267,8 @@ struct Backup: AsyncParsableCommand {
         @Argument(help: "The backup's folder.") var folder: String
 
         func run() async throws {
-            do {
+            try await administering {
                 print("Verified \(folder): \(Backup.describe(try ServerBackup.verify(folder: folder))).")
-            } catch {
-                throw fail(error)
             }
         }
     }
@@ -287,14 +281,12 @@ struct Backup: AsyncParsableCommand {
         @Argument(help: "The backup's folder.") var folder: String
 
         func run() async throws {
-            do {
+            try await administering {
                 let summary = try ServerBackup.restore(folder: folder, over: database.path)
                 print(
                     "Restored \(Backup.describe(summary)) over \(database.path). A new epoch has started: each installation sends "
                         + "again what the backup lacks on its next sync."
                 )
-            } catch {
-                throw fail(error)
             }
         }
     }
@@ -306,11 +298,9 @@ struct Backup: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            do {
+            try await administering {
                 try await ServerBackup.markRestored(database: database.path)
                 print("A new epoch has started: each installation sends again what the server lacks on its next sync.")
-            } catch {
-                throw fail(error)
             }
         }
     }

@@ -322,7 +322,15 @@ extension Backoffice {
                 }
             }
             let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
-            if refetching == 0 { try Self.setState(db, "restoredUntilFullSync", nil) }
+            if refetching == 0 {
+                try Self.setState(db, "restoredUntilFullSync", nil)
+                // Every zone fetched in this epoch: the deletions acknowledged in earlier ones were sent again where
+                // a restored server had brought their records back, and are kept no longer.
+                try db.execute(
+                    sql:
+                        "DELETE FROM sync_state WHERE key LIKE 'deletedAck:%' AND value <> ifnull((SELECT value FROM sync_state WHERE key = 'serverEpoch'), '')"
+                )
+            }
             for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
                 let record = try SyncRecord.decode(Data(body.utf8))
                 let key = "orphan:\(record.zoneID.zoneName)/\(record.recordName)"

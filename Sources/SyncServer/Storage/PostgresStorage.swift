@@ -210,6 +210,12 @@ final class PostgresStorage: SyncStorage {
             )
         ).first
         if let current { return current }
+        // An unknown credential costs a read, never a write.
+        let rotated = try await client.query(
+            "SELECT 1 FROM installations WHERE nextcredentialhash = \(credentialHash)",
+            logger: logger
+        ).all(Int32.self)
+        guard !rotated.isEmpty else { return nil }
         // The first use of a rotated credential: it becomes the current one.
         return try await installations(
             client.query(

@@ -179,10 +179,14 @@ final class SQLiteStorage: SyncStorage {
     }
 
     func installation(credentialHash: String, now: Int64) async throws -> Installation? {
-        let current = try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM installations WHERE credentialHash = ?", arguments: [credentialHash]).map(Self.installation)
+        let (current, rotated) = try await pool.read { db in
+            (
+                try Row.fetchOne(db, sql: "SELECT * FROM installations WHERE credentialHash = ?", arguments: [credentialHash]).map(Self.installation),
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM installations WHERE nextCredentialHash = ?", arguments: [credentialHash]) ?? false
+            )
         }
-        if let current { return current }
+        // An unknown credential costs a read, never a write.
+        guard current == nil, rotated else { return current }
         // The first use of a rotated credential: it becomes the current one.
         return try await pool.write { db in
             try db.execute(
