@@ -135,7 +135,7 @@ public actor ShopSyncEngine {
         }
         let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
         var report = SyncReport()
-        let listed = try await checkClock(client, report: &report)
+        let listed = try await checkClock(client, membership: membership, report: &report)
         let names = Set(listed.zones.map(\.zoneID.zoneName))
         if membership.role == "hq" { try await declareSchema(client) }
         try await push(client, membership: membership, report: &report)
@@ -246,8 +246,22 @@ public actor ShopSyncEngine {
 
     /// Refuses to sync from a computer whose clock is more than five minutes from the server's, or when the server's
     /// time is unknown; returns the container's zones.
-    private func checkClock(_ client: SyncClient, report: inout SyncReport) async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
+    private func checkClock(
+        _ client: SyncClient,
+        membership: SyncMembership,
+        report: inout SyncReport
+    ) async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         let listed = try await client.zones()
+        // A credential file copied from another store would sync this one as that site, mixing both ledgers.
+        if let site = listed.siteCode, site != membership.siteCode {
+            throw ShopSyncError(
+                .notJoined,
+                "The sync credential beside this store (\(StoreFiles(path: backoffice.store.configuration.path).syncCredential.path)) "
+                    + "belongs to site \(site), and this store is site \(membership.siteCode): nothing was sent. Put back this store's own "
+                    + "credential file, or get a new one (northwind-sync-server enroll --site \(membership.siteCode) --replace, then "
+                    + "northwind sync join URL TOKEN --again)."
+            )
+        }
         if let epoch = listed.epoch {
             // The server's data was restored: what it lost of this store's acknowledged records goes up again.
             report.sentAgainAfterServerRestore += try await domain { try await backoffice.noteServerEpoch(epoch) }

@@ -287,6 +287,12 @@ struct Backup: AsyncParsableCommand {
                     "Restored \(Backup.describe(summary)) over \(database.path). A new epoch has started: each installation sends "
                         + "again what the backup lacks on its next sync."
                 )
+                print(
+                    summary.keptAccess
+                        ? "Credentials, revocations and enrolment tokens were kept as they were before the restore."
+                        : "The database replaced could not be read: credentials, revocations and enrolment tokens are as of the backup. "
+                            + "Revoke again any site or token revoked since (shops revoke, tokens revoke)."
+                )
             }
         }
     }

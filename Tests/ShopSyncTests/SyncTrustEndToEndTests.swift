@@ -80,6 +80,32 @@ struct SyncTrustEndToEndTests {
         }
         #expect(try await remaining("oxf") == 0)
         #expect(try await remaining("hq") == 0)
+        // And what the restored server held of it is in the shop's inbox, in case another site edited it since
+        let reasons = try await company.open("oxf").syncConflicts(all: true).map(\.reason)
+        #expect(reasons.contains { $0.contains("deleted again") }, "\(reasons)")
+    }
+
+    @Test func aStoreHoldingAnotherSitesCredentialSendsNothingAndTakesNoSiteOver() async throws {
+        // Given two shops in sync, and the second's credential file copied beside the first's store
+        let company = try Company()
+        try await company.start(shops: ["oxf", "krk"])
+        try FileManager.default.removeItem(at: StoreFiles(path: company.store("oxf")).syncCredential)
+        try FileManager.default.copyItem(
+            at: StoreFiles(path: company.store("krk")).syncCredential,
+            to: StoreFiles(path: company.store("oxf")).syncCredential
+        )
+        _ = try await company.open("oxf").create(Customer(code: "WRONG", companyName: "Under another site's credential"))
+        // When the first syncs, then the second
+        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let other = try await company.sync("krk")
+        // Then the first was refused saying whose credential it holds, nothing went up, and the second syncs on
+        #expect(refused.status != 0 && refused.stderr.contains("belongs to site"), "\(refused.stderr)")
+        #expect(try await company.open("oxf").pendingChanges() > 0)
+        #expect(other.pending == 0)
+        let seen = try await company.open("krk").store.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM customers WHERE code = 'WRONG'") ?? 0
+        }
+        #expect(seen == 0)
     }
 
     @Test func aShopRevertedToAnOlderCopyOfItsFileDoesNotLoseItsNextChange() async throws {

@@ -405,6 +405,47 @@ struct SyncTrustTests {
         }
     }
 
+    @Test func aRestoreKeepsCredentialsRotatedOrRevokedAndTokensSpentSinceTheBackup() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given a backup, then a shop's credential rotated (and the new one used), another site revoked, and a
+            // token spent
+            let old = try await server.enrolCredential("OXF", role: .shop)
+            let revoked = try await server.enrolCredential("KRK", role: .shop)
+            let token = try await server.service.createEnrollment(container: "acme", role: .shop, site: "WAW")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            let new = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json.credential
+            #expect(try await Self.status(server.client(credential: new)) == 200)
+            try await server.service.revoke(container: "acme", siteCode: "KRK")
+            _ = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "WAW"))).ok.body.json
+            // When the backup is restored
+            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            let again = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "WAW")))
+            // Then the rotated credential works and the old one does not, the revoked site stays revoked, and the
+            // spent token enrols nobody: who may sync was not rolled back with the data
+            #expect(restored.status == 0 && restored.stdout.contains("were kept"), "\(restored.stdout)\(restored.stderr)")
+            #expect(try await Self.status(server.client(credential: new)) == 200)
+            #expect(try await Self.status(server.client(credential: old)) == 401)
+            #expect(try await Self.status(server.client(credential: revoked)) == 403)
+            if case .default(let status, _) = again { #expect(status == 401) } else { Issue.record("a spent token enrolled again") }
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aStreamOpenedWithARotatedCredentialEndsOnceTheNewOneIsUsed(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine, ping: 60) { server in
+            // Given a shop listening with its credential
+            let old = try await server.enrolCredential("OXF", role: .shop)
+            let events = try await EventListener.open(server.client(credential: old))
+            defer { events.close() }
+            // When it rotates the credential and uses the new one
+            let new = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json.credential
+            #expect(try await Self.status(server.client(credential: new)) == 200)
+            // Then the stream opened with the old one ends within about a second
+            #expect(try await events.ends(within: .milliseconds(2500)))
+        }
+    }
+
     @Test func aDamagedBackupIsRefusedByVerifyAndRestore() async throws {
         try await SyncHarness.with(.sqlite) { server in
             // Given a backup whose database file was damaged

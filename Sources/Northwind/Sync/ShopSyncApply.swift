@@ -298,8 +298,16 @@ extension Backoffice {
         }
         if try deletedHereBeforeTheServersRestore(db, table: table.name, record: record) {
             // The server's restore brought back a record this store deleted, and had been told was deleted: it is
-            // deleted again, from the version the server has now, rather than brought back here.
+            // deleted again, from the version the server has now, rather than brought back here. What it holds goes
+            // to the inbox, whole: another site may have edited it since the restore.
             try saveBase(db, table: table.name, record: record)
+            try discardWhole(
+                db,
+                table: table.name,
+                record: record,
+                reason: "deleted here before the sync server's restore brought it back: deleted again",
+                applied: &applied
+            )
             reupload.append((table.name, record.recordName))
             return true
         }

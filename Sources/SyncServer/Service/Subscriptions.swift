@@ -94,13 +94,15 @@ extension SyncService {
                 await signal.tick(id)
             }
         }
-        // A revoked site's stream ends within a second, whichever instance or command revoked it.
+        // A revoked site's stream ends within a second, whichever instance or command revoked it; so does one opened
+        // with a credential since replaced (rotated, or given anew).
         let installations = storage
         let watcher = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                let current = try? await installations.installations(container: container).first { $0.siteCode == caller.siteCode }
-                if current?.revoked != nil {
+                let found = try? await installations.installations(container: container).first { $0.siteCode == caller.siteCode }
+                guard let current = found else { continue }
+                if current.revoked != nil || current.credentialIssued != caller.credentialIssued {
                     ticker.cancel()
                     await signal.remove(id)
                     return

@@ -283,7 +283,8 @@ public struct SyncService: Sendable {
             zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) },
             epoch: epoch,
             credentialExpires: credentialExpires(caller),
-            credentialIssued: caller.credentialIssued
+            credentialIssued: caller.credentialIssued,
+            siteCode: caller.siteCode
         )
     }
 

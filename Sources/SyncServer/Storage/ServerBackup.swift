@@ -91,8 +91,11 @@ public enum ServerBackup {
     /// answer from the restored data, but its open event streams would not be told.
     public static func restore(folder: String, over database: String) throws(SyncError) -> Summary {
         try refusePostgres(database, doing: "restore")
-        let summary = try verify(folder: folder)
+        var summary = try verify(folder: folder)
         let source = URL(fileURLWithPath: folder).appendingPathComponent(databaseName).path
+        // Who may sync is not data to roll back: a credential rotated or revoked, or a token spent, since the backup
+        // must not come back with it. What the database being replaced says of them is kept, when it can be read.
+        let access = try? accessRows(database)
         do {
             try copyAssets(from: assetFolder(source), to: assetFolder(database))
             let backup = try DatabaseQueue(path: source, configuration: readOnly)
@@ -100,12 +103,40 @@ public enum ServerBackup {
             try backup.backup(to: live)
             try backup.close()
             try SQLiteStorage.migrator.migrate(live)
-            try live.write { db in try SQLiteStorage.startNewEpoch(db) }
+            try live.write { db in
+                if let access {
+                    for (table, rows) in access {
+                        try db.execute(sql: "DELETE FROM \(table)")
+                        for row in rows {
+                            let columns = row.columnNames.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+                            let marks = databaseQuestionMarks(count: row.count)
+                            try db.execute(
+                                sql: "INSERT INTO \(table) (\(columns)) VALUES (\(marks))",
+                                arguments: StatementArguments(Array(row.databaseValues))
+                            )
+                        }
+                    }
+                }
+                try SQLiteStorage.startNewEpoch(db)
+            }
             try live.close()
         } catch {
             throw SyncError(.internalError, "could not restore \(folder) over \(database): \(error)")
         }
+        summary.keptAccess = access != nil
         return summary
+    }
+
+    /// The installations and enrolment tokens of the database about to be replaced, brought up to date first; nil
+    /// when there is none.
+    private static func accessRows(_ database: String) throws -> [(String, [Row])]? {
+        guard FileManager.default.fileExists(atPath: database) else { return nil }
+        let current = try DatabasePool(path: database)
+        defer { try? current.close() }
+        try SQLiteStorage.migrator.migrate(current)
+        return try current.read { db in
+            try ["installations", "enrollments"].map { table in (table, try Row.fetchAll(db, sql: "SELECT * FROM \(table)")) }
+        }
     }
 
     /// After PostgreSQL's data was restored with its own tools: starts a new epoch.
@@ -125,6 +156,9 @@ public enum ServerBackup {
         public var records: Int
         public var zones: Int
         public var assets: Int
+        /// A restore kept the installations and tokens of the database it replaced (false: it had none, or it
+        /// could not be read, and they are as of the backup).
+        public var keptAccess = false
     }
 
     private static var readOnly: Configuration {

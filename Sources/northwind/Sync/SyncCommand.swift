@@ -140,7 +140,9 @@ struct SyncCommand: AsyncParsableCommand {
             print("Conflicts:     \(status.openConflicts) open")
             print("Last refusal:  \(status.lastRefusal ?? "none")")
             if let restore = status.lastServerRestore { print("Server restore: \(restore)") }
-            if let expires = status.credentialExpires { print("Credential:    expires \(expires); rotated before, at a sync") }
+            if let expires = status.credentialExpires, !status.credentialMissing {
+                print("Credential:    expires \(expires); rotated before, at a sync")
+            }
             if status.credentialMissing {
                 print("Credential:    missing (a store restored or copied onto another machine has none): join again with a replacing token")
             }
