@@ -113,8 +113,17 @@ public actor ShopSyncEngine {
     /// Pushes every pending change, then pulls every zone (or only `zones`; none for a push alone), then pushes what
     /// the merges produced. Records how it ended in the store, for `sync status` and the web pages.
     public func syncNow(pulling zones: Set<String>? = nil) async throws(ShopSyncError) -> SyncReport {
-        do {
-            let report = try await sync(pulling: zones)
+        do throws(ShopSyncError) {
+            let used = try? await backoffice.syncMembership()?.credential
+            let report: SyncReport
+            do throws(ShopSyncError) {
+                report = try await sync(pulling: zones)
+            } catch {
+                // Another process of this store rotated the credential under this sync: once more, with the new one.
+                let current = try? await backoffice.syncMembership()?.credential
+                guard error.kind == .refused(.authenticationFailed), current != used else { throw error }
+                report = try await sync(pulling: zones)
+            }
             try? await backoffice.recordSyncOutcome(error: nil, offline: false)
             return report
         } catch {

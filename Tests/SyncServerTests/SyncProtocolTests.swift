@@ -450,6 +450,25 @@ struct SyncProtocolTests {
         }
     }
 
+    @Test func aChunkedBodyPastTheLimitIsRefusedAsTooLargeNotAsAServerFault() async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // When 3 MB are sent to the enrolment endpoint in chunks, with no Content-Length
+            var request = HTTPClientRequest(url: server.baseURL.absoluteString + "/sync/v1/enroll")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            let chunks = AsyncStream<ByteBuffer> { continuation in
+                for _ in 0..<48 { continuation.yield(ByteBuffer(repeating: UInt8(ascii: "x"), count: 65_536)) }
+                continuation.finish()
+            }
+            request.body = .stream(chunks, length: .unknown)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            // Then it is LIMIT_EXCEEDED, a client's fault, not a 500
+            #expect(response.status.code < 500, "\(response.status)")
+            let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            #expect(body.contains("LIMIT_EXCEEDED"), "\(body)")
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func anotherProtocolVersionIsIncompatible(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             let token = try await server.service.createEnrollment(container: "acme", role: .hq)

@@ -446,6 +446,28 @@ struct SyncTrustTests {
         }
     }
 
+    @Test(arguments: ["UPDATE records SET body = '{}' WHERE rowid = (SELECT min(rowid) FROM records)", "DELETE FROM records WHERE NOT deleted"])
+    func aBackupWhoseRecordsWereDamagedOrRemovedIsRefused(_ damage: String) async throws {
+        try await SyncHarness.with(.sqlite) { server in
+            // Given a backup of a server with a record, then damaged inside its records (SQLite's structure intact)
+            let (hq, _) = try await server.company()
+            _ = try await hq.modify([(.create, record("p1"))])
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            let queue = try DatabaseQueue(path: folder + "/sync.sqlite")
+            try await queue.write { db in try db.execute(sql: damage) }
+            try queue.close()
+            // When it is verified, and restored
+            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            // Then both refuse it, saying the records are damaged or missing, and the server still has its record
+            #expect(verified.status != 0 && restored.status != 0)
+            #expect(verified.stderr.contains("damaged record") || verified.stderr.contains("checksum differs"), "\(verified.stderr)")
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).map(\.recordName) == ["p1"])
+        }
+    }
+
     @Test func aDamagedBackupIsRefusedByVerifyAndRestore() async throws {
         try await SyncHarness.with(.sqlite) { server in
             // Given a backup whose database file was damaged

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import OpenAPIRuntime
 import SyncProtocol
 
@@ -94,6 +95,9 @@ struct SyncGate: RouterMiddleware {
             }
             return size
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw SyncError(.limitExceeded, "the request body is over \(limit) bytes. " + SyncLimits.summary)
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) past the limit.
             throw SyncError(.limitExceeded, "the request body is over \(limit) bytes. " + SyncLimits.summary)
         }
     }

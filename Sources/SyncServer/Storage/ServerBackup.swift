@@ -72,6 +72,7 @@ public enum ServerBackup {
                         "the backup in \(folder) lacks \(missing.count) asset(s) or holds them damaged, such as \(missing[0])"
                     )
                 }
+                try checkRecords(db, folder: folder)
                 return Summary(
                     epoch: epoch,
                     records: try Int.fetchOne(db, sql: "SELECT count(*) FROM records WHERE NOT deleted") ?? 0,
@@ -83,6 +84,35 @@ public enum ServerBackup {
             throw error
         } catch {
             throw SyncError(.badRequest, "cannot read the backup in \(folder): \(error)")
+        }
+    }
+
+    /// Every record readable as the protocol's record under its own name and zone, and every zone's checksum the
+    /// one its live records give: a backup whose records were damaged or removed (which SQLite's own check cannot
+    /// see) would otherwise be restored, and stop every installation's sync or lose records silently.
+    static func checkRecords(_ db: Database, folder: String) throws {
+        var sums: [String: UInt64] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT container, scope, zoneName, recordName, deleted, body FROM records")
+        while let row = try rows.next() {
+            let (zone, name): (String, String) = (row["zoneName"], row["recordName"])
+            guard let record = try? SyncRecord.decode(Data((row["body"] as String).utf8)), record.recordName == name,
+                record.zoneID.zoneName == zone
+            else {
+                throw SyncError(.badRequest, "the backup in \(folder) holds a damaged record: \(name) in zone \(zone)")
+            }
+            guard !(row["deleted"] as Bool) else { continue }
+            let key = "\(row["container"] as String)\u{0}\(row["scope"] as String)\u{0}\(zone)"
+            sums[key, default: 0] ^= ZoneChecksum.of(recordName: name, changeTag: record.recordChangeTag ?? "")
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT container, scope, zoneName, checksum FROM zones WHERE NOT deleted") {
+            let key = "\(row["container"] as String)\u{0}\(row["scope"] as String)\u{0}\(row["zoneName"] as String)"
+            guard sums[key, default: 0] == UInt64(bitPattern: row["checksum"]) else {
+                throw SyncError(
+                    .badRequest,
+                    "the backup in \(folder) does not hold what its zone \(row["zoneName"] as String) says it holds (its checksum differs): "
+                        + "records were removed or changed"
+                )
+            }
         }
     }
 
