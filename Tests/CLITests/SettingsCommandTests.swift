@@ -42,6 +42,29 @@ struct SettingsCommandTests {
         #expect(try store.count("SELECT count(*) FROM settings") == 0)
     }
 
+    @Test func managerTitlesNamingNoTitleInTheEnvironmentAreIgnoredAndTheNextLayerWins() throws {
+        // Given a store, and an environment whose manager titles name no title
+        let (_, storeArguments, base) = try fixture()
+        let environment = base.merging(["NORTHWIND_SESSION_MANAGER_TITLES": ";;;"]) { $1 }
+        // When the setting is explained
+        let explain = try CLI.run(["settings", "explain", "session.managerTitles"] + storeArguments, environment: environment)
+        // Then the environment's value is ignored, saying why, and the factory default still names the managers
+        #expect(explain.status == 0)
+        #expect(explain.stdout.contains("ignored: session.managerTitles must name at least one job title"), "\(explain.stdout)")
+        #expect(explain.stdout.contains("Vice President, Sales; Sales Manager   ← wins"), "\(explain.stdout)")
+    }
+
+    @Test(arguments: [";;;", "Chief Taster"])
+    func serveRefusesManagerTitlesOnItsCommandLineThatWouldLockManagersOut(_ title: String) throws {
+        // Given a demo store, whose employees hold no title "Chief Taster"
+        let (_, storeArguments, environment) = try fixture()
+        // When it is served with manager titles that name no title, or one no one holds
+        let served = try CLI.run(["serve", "--manager-title", title, "--port", "0"] + storeArguments, environment: environment)
+        // Then it does not start, and says what is wrong
+        #expect(served.status != 0)
+        #expect(served.stderr.contains("session.managerTitles") && served.stderr.contains("must name at least one"), "\(served.stderr)")
+    }
+
     @Test func explainShowsEveryLayerAndWhichWins() throws {
         // Given a page size stored here, and another in the environment
         let (_, storeArguments, base) = try fixture()

@@ -150,10 +150,7 @@ final class GuideSession {
     }
 
     deinit {
-        for process in background {
-            process.signal(SIGTERM)
-            process.waitUntilExit()
-        }
+        for process in background { process.stop(within: .seconds(20)) }
         try? FileManager.default.removeItem(at: home)
     }
 
@@ -195,13 +192,7 @@ final class GuideSession {
         )
         background.append(process)
         guard let output = process.output else { return }
-        var seen = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !seen.contains("listening on") && !seen.contains("http://") && Date() < deadline && process.isRunning {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = process.read(output, until: { $0.contains("listening on") || $0.contains("http://") }, within: .seconds(60))
         // Whatever it prints later must not fill the pipe and stall it.
         drain(output)
         guard process.isRunning else { throw CLIError(description: "\(command) stopped: \(seen)") }

@@ -12,6 +12,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #endif
 
 /// The convergence harness: head office and shops, each a real store, behind its own fault-injecting proxy to a real
@@ -538,26 +539,17 @@ actor ConvergenceRun {
         // A withheld answer holds a sync until it is abandoned; with no delays among the faults, nothing else does.
         let timeout: Duration = configuration.deterministic ? .seconds(10) : .seconds(4)
         let engine = ShopSyncEngine(backoffice: stores[site]!)
-        let outcome: String = await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                do {
-                    let report = try await engine.syncNow()
-                    return "sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)"
-                } catch let error as ShopSyncError {
-                    return "sync failed: \(error.message)"
-                } catch {
-                    return "sync failed: \(error)"
-                }
+        let outcome = await firstOf(timeout) {
+            do {
+                let report = try await engine.syncNow()
+                return "sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)"
+            } catch let error as ShopSyncError {
+                return "sync failed: \(error.message)"
+            } catch {
+                return "sync failed: \(error)"
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first ?? "sync abandoned after \(timeout)"
         }
-        return outcome
+        return outcome ?? "sync abandoned after \(timeout)"
     }
 
     /// `northwind sync now` in its own process, killed with SIGKILL: at a named moment, or after a random delay that
@@ -733,7 +725,15 @@ actor ConvergenceRun {
             var quiet = true
             for site in sites {
                 do {
-                    let report = try await ShopSyncEngine(backoffice: stores[site]!).syncNow()
+                    // A sync that never returns would hold the run for good; past a minute it is the stall it is.
+                    let engine = ShopSyncEngine(backoffice: stores[site]!)
+                    let attempt: @Sendable () async -> Result<SyncReport, ShopSyncError> = {
+                        do throws(ShopSyncError) { return .success(try await engine.syncNow()) } catch { return .failure(error) }
+                    }
+                    guard let result = await firstOf(.seconds(60), attempt) else {
+                        throw Violation(description: "sync stalled: a sync at \(site) did not return within 60 s of healing")
+                    }
+                    let report = try result.get()
                     if report.uploaded + report.downloaded + report.pending + report.waiting > 0 {
                         quiet = false
                         // What kept it moving, for a stall's trace.
@@ -742,7 +742,9 @@ actor ConvergenceRun {
                                 + "waiting \(report.waiting)"
                         )
                     }
-                } catch {
+                } catch let violation as Violation {
+                    throw violation
+                } catch let error as ShopSyncError {
                     log("heal sync at \(site) failed: \(error.message)")
                     quiet = false
                 }
@@ -1025,4 +1027,29 @@ actor ConvergenceRun {
             throw Violation(description: "values discarded that no inbox lists:\n  " + unlisted.joined(separator: "\n  "))
         }
     }
+}
+
+/// `body`'s answer, or nil after `timeout`. A body that ignores its cancellation is left behind, not waited for: a
+/// task group would wait for it, and a sync that never returns would hold the whole test run.
+func firstOf<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
+    let once = Once()
+    return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+        let work = Task {
+            let value = await body()
+            if once.claim() { continuation.resume(returning: value) }
+        }
+        Task {
+            try? await Task.sleep(for: timeout)
+            if once.claim() {
+                work.cancel()
+                continuation.resume(returning: nil)
+            }
+        }
+    }
+}
+
+/// True for the first caller only.
+final class Once: Sendable {
+    private let done = Atomic(false)
+    func claim() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
 }

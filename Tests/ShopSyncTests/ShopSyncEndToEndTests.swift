@@ -371,19 +371,16 @@ final class ServingStore: Sendable {
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
         let process = try ChildProcess(binary.path, ["serve", "--store", store, "--port", "0", "--sync-interval", "3600"], output: .pipe)
         let output = process.output!
-        var seen = ""
-        while !seen.contains("Syncing with") {
-            let chunk = output.availableData
-            if chunk.isEmpty { throw CLIError(description: "northwind serve stopped: \(seen)") }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = process.read(output, until: { $0.contains("Syncing with") })
+        guard seen.contains("Syncing with") else { throw CLIError(description: "northwind serve stopped: \(seen)") }
         drain(output)
         return ServingStore(process: process)
     }
 
-    func stop() {
-        process.signal(SIGTERM)
-        process.waitUntilExit()
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) {
+        if !process.stop(within: .seconds(20)) {
+            Issue.record("northwind serve (pid \(process.pid)) was still running 20 s after SIGTERM", sourceLocation: sourceLocation)
+        }
     }
 }
 

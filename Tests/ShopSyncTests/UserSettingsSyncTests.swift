@@ -195,15 +195,9 @@ extension ShopSyncEndToEndTests {
             errors: .toOutput
         )
         defer {
-            process.signal(SIGTERM)
-            process.waitUntilExit()
+            if !process.stop(within: .seconds(20)) { Issue.record("northwind serve was still running 20 s after SIGTERM") }
         }
-        var seen = ""
-        while !seen.contains("Syncing with") {
-            let chunk = process.output!.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = process.read(process.output!, until: { $0.contains("Syncing with") })
         drain(process.output!)
         // Then it joins, says so, syncs, and never prints the token
         #expect(seen.contains("Joined container acme at \(company.url)"), "\(seen)")

@@ -160,6 +160,56 @@ final class ChildProcess: Sendable {
         kill(pid, signal)
     }
 
+    /// Kills the child with SIGKILL if it still runs after `timeout`, unless disarmed first: so that a test blocked
+    /// reading a child that hangs fails, rather than holding one of the few threads every test shares for good.
+    func watchdog(_ timeout: Duration) -> Watchdog {
+        let watchdog = Watchdog()
+        let deadline = ContinuousClock.now + timeout
+        Thread.detachNewThread { [self] in
+            while ContinuousClock.now < deadline {
+                if watchdog.disarmed.load(ordering: .acquiring) || !isRunning { return }
+                usleep(50_000)
+            }
+            guard !watchdog.disarmed.load(ordering: .acquiring), isRunning else { return }
+            watchdog.fired.store(true, ordering: .releasing)
+            signal(SIGKILL)
+        }
+        return watchdog
+    }
+
+    final class Watchdog: Sendable {
+        let disarmed = Atomic(false)
+        let fired = Atomic(false)
+        func disarm() { disarmed.store(true, ordering: .releasing) }
+        var hasFired: Bool { fired.load(ordering: .acquiring) }
+    }
+
+    /// Asks the child to stop (SIGTERM) and waits up to `timeout`; then kills it. False when it had to be killed.
+    @discardableResult
+    func stop(within timeout: Duration = .seconds(20)) -> Bool {
+        signal(SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        while isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        guard isRunning else { return true }
+        signal(SIGKILL)
+        waitUntilExit()
+        return false
+    }
+
+    /// Reads `handle` until what it has read satisfies `done`, or it ends; a child that does neither within
+    /// `timeout` is killed, which ends the read.
+    func read(_ handle: FileHandle, until done: (String) -> Bool, within timeout: Duration = .seconds(120)) -> String {
+        let watchdog = watchdog(timeout)
+        defer { watchdog.disarm() }
+        var seen = ""
+        while !done(seen) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        return watchdog.hasFired ? seen + "\n(killed after \(timeout): it neither printed what was awaited nor ended)" : seen
+    }
+
     /// Runs a program to its end and returns what it printed (standard output, then standard error, each read on its
     /// own so that neither pipe fills).
     static func run(
@@ -167,7 +217,8 @@ final class ChildProcess: Sendable {
         _ arguments: [String],
         environment: [String: String] = [:],
         directory: String? = nil,
-        mergingErrors: Bool = false
+        mergingErrors: Bool = false,
+        timeout: Duration = .seconds(300)
     ) throws -> (termination: Termination, output: String, errors: String) {
         let child = try ChildProcess(
             executable,
@@ -188,10 +239,14 @@ final class ChildProcess: Sendable {
         } else {
             errorsRead.signal()
         }
+        // A program that hangs is killed, so that the test fails instead of waiting for ever.
+        let watchdog = child.watchdog(timeout)
         let output = child.output?.readDataToEndOfFile() ?? Data()
         errorsRead.wait()
         let termination = child.waitUntilExit()
-        return (termination, String(decoding: output, as: UTF8.self), String(decoding: errors.withLock { $0 }, as: UTF8.self))
+        watchdog.disarm()
+        let killed = watchdog.hasFired ? "\n(\(executable) was killed after running \(timeout))" : ""
+        return (termination, String(decoding: output, as: UTF8.self), String(decoding: errors.withLock { $0 }, as: UTF8.self) + killed)
     }
 }
 

@@ -22,12 +22,8 @@ final class ServerProcess: Sendable {
         let process = try ChildProcess(binary.path, arguments, environment: environment, errors: .pipe)
         let errors = process.errors!
         // Hummingbird logs "Server started and listening on 127.0.0.1:PORT".
-        var seen = ""
-        while !seen.contains("listening on") || !seen.hasSuffix("\n") {
-            let chunk = errors.availableData
-            if chunk.isEmpty { throw CLIError(description: "the sync server stopped before listening: \(seen)") }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = process.read(errors, until: { $0.contains("listening on") && $0.hasSuffix("\n") }, within: .seconds(60))
+        guard seen.contains("listening on") else { throw CLIError(description: "the sync server stopped before listening: \(seen)") }
         guard let match = seen.firstMatch(of: /listening on [0-9.]+:([0-9]+)/), let port = Int(match.1) else {
             throw CLIError(description: "no port in the server's log: \(seen)")
         }

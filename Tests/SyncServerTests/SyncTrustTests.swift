@@ -157,6 +157,18 @@ struct SyncTrustTests {
         guard termination.status == 0 else { throw CLIError(description: "psql failed: \(errors)") }
     }
 
+    @Test(arguments: SyncEngine.all) func aRecordHoldingANULIsRefusedRatherThanStoredCutShort(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            let (hq, _) = try await server.company()
+            // When a record whose text holds a NUL is sent (SQLite would keep "a", PostgreSQL refuses it)
+            let answer = try await hq.modify([(.create, record("p1", ["name": .string("a\u{0}b")]))])
+            // Then it is refused naming the character, and nothing was written
+            #expect(answer.value?.records.first?.error?.serverErrorCode == .badRequest)
+            #expect(answer.value?.records.first?.error?.reason.contains("NUL") == true)
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).isEmpty)
+        }
+    }
+
     @Test(arguments: SyncEngine.all) func aRecordWithNoTypeIsRefused(_ engine: SyncEngine) async throws {
         try await SyncHarness.with(engine) { server in
             let (hq, _) = try await server.company()

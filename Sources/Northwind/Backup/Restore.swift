@@ -164,7 +164,7 @@ public enum Restore {
         // as any other write of them would be.
         let violations: [String]
         do {
-            violations = try store.pool.read { db in try RecordRules.violations(db) }
+            violations = try store.pool.read { db in try RecordRules.violations(db) + Backoffice.settingsViolations(db) }
         } catch {
             throw .storeUnavailable("The restored store could not be checked: \(error)")
         }

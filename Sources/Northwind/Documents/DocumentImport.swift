@@ -105,11 +105,33 @@ public enum DocumentPackages {
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ name: String) throws(NorthwindError) -> T {
+        if escapesNUL(data) {
+            throw .importFailed("\(name) is refused: a text in it holds a NUL character (\\u0000), which the store cannot keep.")
+        }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             throw .importFailed("\(name) is refused: its content is not a valid \(T.self): \(error).")
         }
+    }
+
+    /// Whether JSON text escapes a NUL inside a string ("\\u0000"). Outside strings valid JSON has no backslash.
+    static func escapesNUL(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\\") {
+                if index + 5 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"),
+                    bytes[(index + 2)...(index + 5)].allSatisfy({ $0 == UInt8(ascii: "0") })
+                {
+                    return true
+                }
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return false
     }
 
     private static func check(schemaVersion: Int, _ ours: Int, _ name: String) throws(NorthwindError) {
@@ -125,11 +147,14 @@ public enum DocumentPackages {
         if number.isEmpty || number.count > 64 || number.contains("/") || number.unicodeScalars.contains(where: { $0.value < 0x20 }) {
             throw .importFailed("\(name) is refused: its number must be 1 to 64 characters, with no slash.")
         }
-        if party.code.trimmingCharacters(in: .whitespaces).isEmpty || party.code.count > 20
-            || party.companyName.trimmingCharacters(in: .whitespaces).isEmpty
-            || party.companyName.count > 200
-        {
-            throw .importFailed("\(name) is refused: its customer needs a code (at most 20 characters) and a name (at most 200).")
+        // A code sync gave ("ALFKI-OXF") may name a customer here already; a new customer needs one a person gives.
+        if !FieldRule.isCustomerCode(party.code, renamedBySync: true) { throw .invalid("code", FieldRule.customerCodeMessage) }
+        let companyName = party.companyName.trimmingCharacters(in: .whitespaces)
+        if companyName.isEmpty {
+            throw .importFailed("\(name) is refused: its customer needs a name.")
+        }
+        if let error = RecordRules.check("customers", "companyName", companyName) {
+            throw .importFailed("\(name) is refused: its customer's name \(error.message).")
         }
     }
 
@@ -318,6 +343,8 @@ extension Backoffice {
     /// The customer's code here: theirs if a customer has it, after adding them when none does.
     private static func ensureCustomer(_ party: DocumentParty, plan: inout DocumentImportPlan, _ db: Database) throws -> String {
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM customers WHERE code = ?)", arguments: [party.code]) == true { return party.code }
+        // As a customer added by hand: the sync-given form names only customers that sync brought.
+        guard FieldRule.isCustomerCode(party.code, renamedBySync: false) else { throw NorthwindError.invalid("code", FieldRule.customerCodeMessage) }
         var customer = Customer(code: party.code, companyName: party.companyName)
         (customer.contactName, customer.address, customer.city, customer.region) = (party.contactName, party.address, party.city, party.region)
         (customer.postalCode, customer.country, customer.phone) = (party.postalCode, party.country, party.phone)

@@ -19,6 +19,7 @@ extension Backoffice {
     /// Creates a quote, and its first version.
     public func createQuote(_ content: QuoteContent, by editor: QuoteEditor) async throws(NorthwindError) -> Quote {
         try Self.validate(content)
+        try Self.validateValidity(content, base: nil)
         return try await write { db in
             let customerID = try Self.customer(code: content.customerCode, db).id ?? 0
             let number = try StoreMetadata.nextQuoteNumber(db)
@@ -134,6 +135,7 @@ extension Backoffice {
         editor: QuoteEditor
     ) async throws(NorthwindError) -> QuoteSaved {
         try Self.validate(content)
+        try Self.validateValidity(content, base: base)
         try Self.validateIDs(base, field: "base")
         try Self.validate(history)
         let historyJSON = try BackupWriter.encode(history)
@@ -284,6 +286,13 @@ extension Backoffice {
                 }
             )
         }
+    }
+
+    /// A quote a person writes or changes is valid until today or later; one that has lapsed keeps its date until
+    /// someone changes it (an imported quote keeps whatever it had).
+    static func validateValidity(_ content: QuoteContent, base: QuoteContent?) throws(NorthwindError) {
+        guard content.validUntil != base?.validUntil, content.validUntil < .today else { return }
+        throw .invalid("validUntil", "must be today (\(LocalDate.today)) or later")
     }
 
     /// Why a content's line ids cannot name its lines, if they cannot.

@@ -72,13 +72,17 @@ public struct Setting: Sendable, Identifiable, Equatable {
         public var maximumLength: Int?
         /// The value names a host this machine can listen on: an IP address, or a name that resolves.
         public var host: Bool
+        /// The value lists job titles, separated by semicolons: at least one, and (where the store is at hand) at
+        /// least one held by an employee who can sign in.
+        public var heldTitles: Bool
         public init(
             minimum: Decimal? = nil,
             maximum: Decimal? = nil,
             pattern: String? = nil,
             patternMeaning: String? = nil,
             maximumLength: Int? = nil,
-            host: Bool = false
+            host: Bool = false,
+            heldTitles: Bool = false
         ) {
             self.minimum = minimum
             self.maximum = maximum
@@ -86,6 +90,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
             self.patternMeaning = patternMeaning
             self.maximumLength = maximumLength
             self.host = host
+            self.heldTitles = heldTitles
         }
     }
 
@@ -211,6 +216,9 @@ extension Setting {
             throw invalid(
                 "must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name this machine resolves, not '\(text)'"
             )
+        }
+        if rules.heldTitles, AccessPolicy.titles(canonical).isEmpty {
+            throw invalid("must name at least one job title (titles are separated by semicolons), not '\(text)'")
         }
         return canonical
     }

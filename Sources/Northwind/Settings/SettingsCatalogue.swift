@@ -228,7 +228,7 @@ extension Setting {
             default: "Vice President, Sales; Sales Manager",
             title: "Manager titles",
             footer: "Job titles whose holders may change the catalogue and read reports, separated by semicolons.",
-            rules: Rules(maximumLength: 1000),
+            rules: Rules(maximumLength: 1000, heldTitles: true),
             scope: .shop,
             apply: .live
         ),

@@ -85,7 +85,7 @@ public enum SettingsReference {
         if let meaning = setting.rules.patternMeaning { rules.append(meaning) }
         if let length = setting.rules.maximumLength { rules.append("at most \(length) characters") }
         if setting.rules.host { rules.append("an IP address or a host name this machine resolves") }
-        if setting.key == "session.managerTitles" { rules.append("at least one title held by an employee who can sign in") }
+        if setting.rules.heldTitles { rules.append("at least one title held by an employee who can sign in") }
         if setting.outsideStore { rules.append("not stored in the store") }
         return rules.isEmpty ? "" : rules.joined(separator: "; ")
     }

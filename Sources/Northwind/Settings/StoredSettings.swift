@@ -40,7 +40,7 @@ extension Backoffice {
         let value = try setting.canonical(text)
         let login = login.map(Self.canonicalLogin)
         try await write { db in
-            if key == Self.managerTitlesKey { try Self.checkManagerTitles(value, db) }
+            if setting.rules.heldTitles { try Self.checkHeldTitles(key, value, db) }
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(
@@ -66,11 +66,17 @@ extension Backoffice {
         return value
     }
 
-    static let managerTitlesKey = "session.managerTitles"
+    /// The checks a value can pass only against this store (titles someone holds): for a value from a layer above
+    /// it (command line, environment, settings file), which is checked without the store.
+    public func checkAgainstStore(_ key: String, _ value: String) async throws(NorthwindError) {
+        let setting = try Setting.named(key)
+        guard setting.rules.heldTitles else { return }
+        try await read { db in try Self.checkHeldTitles(key, value, db) }
+    }
 
     /// Manager titles that no one who can sign in holds would lock every manager out, with only the command line to
     /// recover: at least one title must be held by an employee with a sign-in (by any employee while nobody has one).
-    static func checkManagerTitles(_ value: String, _ db: Database) throws {
+    static func checkHeldTitles(_ key: String, _ value: String, _ db: Database) throws {
         let titles = AccessPolicy.titles(value)
         let held = try String.fetchAll(
             db,
@@ -83,7 +89,7 @@ extension Backoffice {
         )
         guard titles.isDisjoint(with: held) else { return }
         throw NorthwindError.invalid(
-            managerTitlesKey,
+            key,
             "must name at least one title held by an employee who can sign in, or no one could manage the shop; "
                 + "titles held now: \(held.isEmpty ? "none" : held.joined(separator: "; "))"
         )
@@ -96,7 +102,7 @@ extension Backoffice {
         try Self.checkWhere(setting, login: login)
         let login = login.map(Self.canonicalLogin)
         try await write { db in
-            if key == Self.managerTitlesKey { try Self.checkManagerTitles(setting.defaultValue, db) }
+            if setting.rules.heldTitles { try Self.checkHeldTitles(key, setting.defaultValue, db) }
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(sql: "DELETE FROM user_settings WHERE login = ? AND key = ?", arguments: [login, key])
@@ -105,6 +111,32 @@ extension Backoffice {
                 try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             }
         }
+    }
+
+    /// Stored values that break their setting's rule, as "settings: key …": what a restore refuses, since a value
+    /// a Northwind never stores (a host nothing resolves, titles no one holds) would take effect at once. Keys this
+    /// version does not know are left alone: nothing reads them.
+    public static func settingsViolations(_ db: Database) throws -> [String] {
+        var found: [String] = []
+        let rows =
+            try Row.fetchAll(db, sql: "SELECT NULL AS login, key, value FROM settings ORDER BY key")
+            + Row.fetchAll(db, sql: "SELECT login, key, value FROM user_settings ORDER BY login, key")
+        for row in rows {
+            let (login, key, value): (String?, String, String?) = (row["login"], row["key"], row["value"])
+            guard let setting = Setting.byKey[key] else { continue }
+            let place = login.map { "user \($0)'s settings" } ?? "settings"
+            guard let value else {
+                found.append("\(place): \(key) has no value")
+                continue
+            }
+            do {
+                _ = try setting.canonical(value)
+                if setting.rules.heldTitles, login == nil { try Self.checkHeldTitles(key, value, db) }
+            } catch let error as NorthwindError {
+                found.append("\(place): \(error)")
+            }
+        }
+        return found
     }
 
     static func storedSettings(_ db: Database, login: String?) throws -> [String: StoredSetting] {

@@ -49,6 +49,11 @@ public struct Backoffice: Sendable {
     }
     // guide: end write-transaction
 
+    /// A write of what sync brings: as `write`, and the gate also takes the forms only sync gives (`RecordGate`).
+    func syncWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(NorthwindError) -> T {
+        try await write { db in try RecordGate.allowingSyncForms(db) { try body(db) } }
+    }
+
     /// Reads in one isolated transaction on one of GRDB's reader threads, never on Swift's cooperative pool: it has
     /// one thread per core, so a read that takes milliseconds there stalls every other request. Cancelling the task
     /// interrupts the statement.

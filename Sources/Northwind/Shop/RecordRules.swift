@@ -14,23 +14,38 @@ public enum FieldRule: Sendable, Equatable {
     case money
     /// A whole number within the range.
     case whole(ClosedRange<Int>)
+    /// A calendar day as stored: "yyyy-MM-dd", a day that exists.
+    case date
+    /// A moment as stored: "yyyy-MM-ddTHH:MM:SS.sssZ".
+    case timestamp
 
     /// Why `value` breaks the rule, or nil. NULL passes: whether a value is required is the schema's NOT NULL.
-    public func refusal(_ value: DatabaseValue) -> String? {
+    /// `renamedBySync` also takes the customer codes only sync writes, settling a clash ("ALFKI-OXF").
+    public func refusal(_ value: DatabaseValue, renamedBySync: Bool = false) -> String? {
         switch (self, value.storage) {
         case (_, .null): return nil
         case (.text(let max), .string(let text)):
+            // The store's text ends at a NUL: a value holding one would be kept cut short.
+            if text.unicodeScalars.contains("\u{0}") { return Self.nulMessage }
             return text.unicodeScalars.count > max ? "must be at most \(Limits.grouped(max)) characters" : nil
         case (.text(let max), .blob(let data)):
             return data.count > max ? "must be at most \(Limits.grouped(max)) characters" : nil
         case (.customerCode, .string(let text)):
-            return Self.isCustomerCode(text, renamedBySync: true) ? nil : Self.customerCodeMessage
+            return Self.isCustomerCode(text, renamedBySync: renamedBySync) ? nil : Self.customerCodeMessage
         case (.documentNumber, .string(let text)):
             return Self.isCode(text, max: 30, hyphens: true) ? nil : Self.documentNumberMessage
         case (.money, .int64(let cents)):
             return Limits.money.contains(Money(cents: Int(cents))) ? nil : Limits.check(Money(cents: Int(cents)), Limits.money, "")?.message
         case (.whole(let range), .int64(let number)):
             return range.contains(Int(number)) ? nil : Limits.outOfRange(range, "").message
+        case (.date, .string(let text)):
+            return LocalDate(text)?.description == text ? nil : Self.dateMessage
+        case (.timestamp, .string(let text)):
+            return Timestamp(text) != nil ? nil : Self.timestampMessage
+        case (.date, _):
+            return Self.dateMessage
+        case (.timestamp, _):
+            return Self.timestampMessage
         case (.text, _), (.customerCode, _), (.documentNumber, _):
             return "must be text"
         case (.money, _), (.whole, _):
@@ -40,10 +55,13 @@ public enum FieldRule: Sendable, Equatable {
 
     public static let customerCodeMessage = "must be 1 to 10 letters or digits, e.g. VINET"
     public static let documentNumberMessage = "must be 1 to 30 letters, digits and hyphens, e.g. 7KQ2XM-1042"
+    public static let nulMessage = "must not hold a NUL character (U+0000)"
+    public static let dateMessage = "must be a day written yyyy-MM-dd, e.g. 1996-07-04"
+    public static let timestampMessage = "must be a moment written yyyy-MM-ddTHH:MM:SS.sssZ, e.g. 1996-07-04T09:30:00.000Z"
 
     /// 1 to 10 letters or digits; sync, settling two shops' clash over one code, may append "-" and a site code
     /// ("ALFKI-OXF"), which only it writes.
-    static func isCustomerCode(_ text: String, renamedBySync: Bool) -> Bool {
+    public static func isCustomerCode(_ text: String, renamedBySync: Bool) -> Bool {
         if isCode(text, max: 10, hyphens: false) { return true }
         // "ALFKI-OXF", or "ALFKI-OXF-2" when that was taken too.
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -81,12 +99,13 @@ public enum RecordRules {
             "customer_demographics": ["code": short, "description": long],
             "employees": [
                 "lastName": .text(max: 40), "firstName": .text(max: 40), "title": short, "titleOfCourtesy": short,
-                "birthDate": short, "hireDate": short, "homePhone": short, "extension": short, "notes": long,
+                "birthDate": .date, "hireDate": .date, "homePhone": short, "extension": short, "notes": long,
                 "photoPath": long, "photoType": short,
             ].merging(place) { $1 },
             "shippers": ["companyName": name, "phone": short],
             "orders": [
-                "number": .documentNumber, "freightCents": .money, "shipName": name, "shipAddress": address, "shipCity": short,
+                "number": .documentNumber, "orderDate": .date, "requiredDate": .date, "shippedDate": .date,
+                "freightCents": .money, "shipName": name, "shipAddress": address, "shipCity": short,
                 "shipRegion": short, "shipPostalCode": short, "shipCountry": short, "sourceNumber": .text(max: 64),
             ],
             "order_lines": ["unitPriceCents": .money, "quantity": .whole(Limits.lineQuantity)],
@@ -94,18 +113,20 @@ public enum RecordRules {
             "territories": ["code": short, "description": short],
             "stock_movements": [
                 "delta": .whole(-Limits.units.upperBound...Limits.units.upperBound), "note": .text(max: 2 * Limits.noteLength),
-                "location": short,
+                "location": short, "createdAt": .timestamp,
             ],
             "stock_transfers": [
                 "quantity": .whole(1...Limits.units.upperBound), "fromLocation": short, "toLocation": short,
-                "note": .text(max: Limits.noteLength),
+                "note": .text(max: Limits.noteLength), "sentAt": .timestamp,
             ],
             "quotes": [
                 "number": .documentNumber, "notes": long, "orderNumber": .documentNumber, "createdBy": short,
-                "sourceNumber": .text(max: 64),
+                "sourceNumber": .text(max: 64), "validUntil": .date, "createdAt": .timestamp, "updatedAt": .timestamp,
             ],
             "quote_lines": ["unitPriceCents": .money, "quantity": .whole(Limits.lineQuantity)],
-            "quote_versions": ["label": name, "content": .text(max: Limits.documentLength), "author": short],
+            "quote_versions": [
+                "label": name, "content": .text(max: Limits.documentLength), "author": short, "createdAt": .timestamp,
+            ],
         ]
     }()
 
@@ -135,7 +156,8 @@ public enum RecordRules {
             let cursor = try Row.fetchCursor(db, sql: "SELECT id, \(checked.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table)")
             while let row = try cursor.next() {
                 for column in checked {
-                    if let message = rules[column]?.refusal(row[column] as DatabaseValue) {
+                    // A stored code may be one sync gave.
+                    if let message = rules[column]?.refusal(row[column] as DatabaseValue, renamedBySync: true) {
                         found.append("\(table) #\(row["id"] as Int64? ?? 0): \(fieldName(column)) \(message)")
                         if found.count >= limit { return found }
                     }
@@ -150,27 +172,40 @@ public enum RecordRules {
 /// hands the new values (and, for an update, the old ones) to one SQL function, which refuses any value that breaks
 /// its rule, naming the field and the rule. Pages, the API, the CLI, document imports, sync, demo data and the classic
 /// import all write through this connection, so none can skip it; an update that leaves a value as it was is not
-/// refused for it, so a store written by an older version still works.
+/// refused for it, so a store written by an older version still works. Only sync, inside `allowingSyncForms`, may
+/// write the customer codes it gives when settling a clash ("ALFKI-OXF").
 enum RecordGate {
     static let functionName = "northwind_gate"
+    /// A row here, on the writer's connection and inside a transaction only, lets sync's own forms through.
+    static let syncFormsTable = "temp.northwind_gate_sync_forms"
+
+    /// Runs `body` with sync's own forms allowed; the marker row goes with the transaction, whatever happens.
+    static func allowingSyncForms<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.execute(sql: "INSERT INTO \(syncFormsTable) VALUES (1)")
+        let result = try body()
+        try db.execute(sql: "DELETE FROM \(syncFormsTable)")
+        return result
+    }
 
     static func install(on store: Store) {
         store.installOnce("record-gate") { db in
             db.add(function: function)
-            var sql = ""
+            var sql = "CREATE TEMP TABLE IF NOT EXISTS \(syncFormsTable.dropFirst(5)) (allowed INTEGER);\n"
             for (table, rules) in RecordRules.tables.sorted(by: { $0.key < $1.key }) {
                 let columns = try Set(db.columns(in: table).map(\.name))
                 let checked = rules.keys.filter(columns.contains).sorted()
                 guard !checked.isEmpty else { continue }
+                // The second argument: 1 for an update, plus 2 where sync's forms are allowed (only tables that have any).
+                let syncForms = rules.values.contains(.customerCode) ? " + 2 * (SELECT count(*) > 0 FROM \(syncFormsTable))" : ""
                 let inserted = checked.map { "'\($0)', NEW.\($0.quotedDatabaseIdentifier), NULL" }.joined(separator: ", ")
                 let updated = checked.map { "'\($0)', NEW.\($0.quotedDatabaseIdentifier), OLD.\($0.quotedDatabaseIdentifier)" }
                     .joined(separator: ", ")
                 sql += """
                     CREATE TEMP TRIGGER IF NOT EXISTS gate_\(table)_insert BEFORE INSERT ON main.\(table) BEGIN
-                      SELECT \(functionName)('\(table)', 0, \(inserted));
+                      SELECT \(functionName)('\(table)', 0\(syncForms), \(inserted));
                     END;
                     CREATE TEMP TRIGGER IF NOT EXISTS gate_\(table)_update BEFORE UPDATE ON main.\(table) BEGIN
-                      SELECT \(functionName)('\(table)', 1, \(updated));
+                      SELECT \(functionName)('\(table)', 1\(syncForms), \(updated));
                     END;
 
                     """
@@ -183,7 +218,8 @@ enum RecordGate {
     /// that breaks its rule.
     static let function = DatabaseFunction(functionName, argumentCount: nil, pure: false) { values in
         guard let table = String.fromDatabaseValue(values[0]), let rules = RecordRules.tables[table] else { return nil }
-        let isUpdate = values[1] == 1.databaseValue
+        let mode = Int.fromDatabaseValue(values[1]) ?? 0
+        let (isUpdate, syncForms) = (mode & 1 != 0, mode & 2 != 0)
         var errors: [NorthwindError.FieldError] = []
         var index = 2
         while index + 2 < values.count {
@@ -191,7 +227,7 @@ enum RecordGate {
             guard let field = String.fromDatabaseValue(values[index]), let rule = rules[field] else { continue }
             let new = values[index + 1]
             if isUpdate && new == values[index + 2] { continue }
-            if let message = rule.refusal(new) { errors.append(.init(RecordRules.fieldName(field), message)) }
+            if let message = rule.refusal(new, renamedBySync: syncForms) { errors.append(.init(RecordRules.fieldName(field), message)) }
         }
         guard errors.isEmpty else {
             let detail = (try? JSONEncoder().encode(errors)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"

@@ -13,7 +13,7 @@ extension Backoffice {
         outcomes: [OperationOutcome],
         assets: [String: Data] = [:]
     ) async throws(NorthwindError) -> SyncApplied {
-        try await write { db in
+        try await syncWrite { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
@@ -81,7 +81,7 @@ extension Backoffice {
         moreComing: Bool = false,
         checksum: String? = nil
     ) async throws(NorthwindError) -> SyncApplied {
-        try await write { db in
+        try await syncWrite { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             let before = try Self.lastSeq(db)

@@ -199,6 +199,10 @@ private struct Loader {
         do {
             try record.insert(db)
         } catch let error as DatabaseError {
+            // The write gate names each field and its rule; say those, not the gate's own wording.
+            if case .invalid(let errors) = NorthwindError.translating(error) {
+                throw fields.fail(errors.map { "\($0.field) \($0.message)" }.joined(separator: "; "))
+            }
             throw fields.fail("it does not fit the schema (\(error.message ?? "constraint failed"))")
         }
     }

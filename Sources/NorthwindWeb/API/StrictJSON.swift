@@ -131,6 +131,8 @@ enum StrictJSON {
                         let hex = bytes[(index + 1)...].prefix(4)
                         guard hex.count == 4, hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
                         else { throw error("a bad \\u escape") }
+                        // The store's text ends at a NUL: a value holding one would not be kept as sent.
+                        guard !hex.allSatisfy({ $0 == UInt8(ascii: "0") }) else { throw error("a NUL character (\\u0000), which text may not hold,") }
                         index += 4
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):

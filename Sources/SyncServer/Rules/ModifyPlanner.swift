@@ -265,6 +265,15 @@ struct ModifyPlanner {
         if record.fields.values.contains(where: \.holdsNullInList) {
             throw SyncError(.badRequest, "record \(record.recordName) has NULL inside a LIST; NULL only removes a whole field")
         }
+        // SQLite's text ends at a NUL and PostgreSQL's refuses one: a value holding it would not come back as sent.
+        if let field = record.fields.first(where: { $0.key.contains("\u{0}") || $0.value.holdsNUL })?.key
+            ?? ([record.recordName, record.recordType].contains { $0.contains("\u{0}") } ? "recordName" : nil)
+        {
+            throw SyncError(
+                .badRequest,
+                "record \(record.recordName.debugDescription) holds a NUL character (U+0000) in \(field.debugDescription); text may not contain one"
+            )
+        }
         guard measure else { return }
         let size = (try? JSONEncoder().encode(record.fields).count) ?? 0
         if size > SyncLimits.bytesPerRecord {
@@ -307,6 +316,15 @@ struct ModifyPlanner {
 
 extension FieldValue {
     /// NULL means "remove this field", which has no meaning inside a list.
+    fileprivate var holdsNUL: Bool {
+        switch self {
+        case .string(let text), .decimal(let text): text.contains("\u{0}")
+        case .reference(let reference): reference.recordName.contains("\u{0}") || (reference.zoneName?.contains("\u{0}") ?? false)
+        case .list(let items): items.contains { $0.holdsNUL }
+        default: false
+        }
+    }
+
     fileprivate var holdsNullInList: Bool {
         guard case .list(let items) = self else { return false }
         return items.contains { $0 == .null || $0.holdsNullInList }

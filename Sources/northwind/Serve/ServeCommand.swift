@@ -63,6 +63,14 @@ struct ServeCommand: AsyncParsableCommand {
         let membership = try await opened.syncMembership()
         if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
+        let titles = try settings.value("session.managerTitles")
+        do {
+            try await backoffice.checkAgainstStore(titles.key, titles.value)
+        } catch {
+            // From the command line the operator can fix it now; from a file or the environment, say so and go on.
+            if titles.origin == .commandLine { throw ValidationError("\(error).") }
+            FileHandle.standardError.write(Data("warning: \(error) (set in the \(titles.origin.rawValue))\n".utf8))
+        }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let demo = try await backoffice.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
