@@ -37,7 +37,7 @@ extension BrowserTests {
             #expect(try await second.text("#stock-lowStockMargin-origin") == "This installation's value.")
 
             // When the CLI changes another setting in the same store
-            let cli = try CLI.run(["settings", "set", "sync.interval", "120", "--store", server.storePath])
+            let cli = try await CLI.run(["settings", "set", "sync.interval", "120", "--store", server.storePath])
             #expect(cli.status == 0, "\(cli.stderr)")
             // Then both browsers show it without reloading
             for browser in [first, second] {
@@ -67,7 +67,7 @@ extension BrowserTests {
         try await withLiveBrowser { server, _ in
             _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.url("/signin?probe=before")), timeout: .seconds(10))
             // When an operator raises the level with the CLI
-            let cli = try CLI.run(["settings", "set", "log.level", "debug", "--store", server.storePath])
+            let cli = try await CLI.run(["settings", "set", "log.level", "debug", "--store", server.storePath])
             #expect(cli.status == 0, "\(cli.stderr)")
             let changed = ContinuousClock.now
             // Then a request is logged within a second

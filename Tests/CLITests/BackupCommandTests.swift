@@ -29,8 +29,8 @@ struct BackupCommandTests {
             try backoffice.store.close()
         }
 
-        func run(_ arguments: [String], extra: [String: String] = [:]) throws -> CLI.Result {
-            try CLI.run(arguments + ["--store", store.path], environment: environment.merging(extra) { $1 })
+        func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> CLI.Result {
+            try await CLI.run(arguments + ["--store", store.path], environment: environment.merging(extra) { $1 })
         }
 
         /// The site code and category picture of the store, opened as the next program would open it.
@@ -45,10 +45,10 @@ struct BackupCommandTests {
         // Given a store
         let fixture = try await Fixture()
         // When it is backed up, the backups listed and the backup verified
-        let created = try fixture.run(["backup", "create"])
-        let listed = try fixture.run(["backup", "list"])
+        let created = try await fixture.run(["backup", "create"])
+        let listed = try await fixture.run(["backup", "list"])
         let name = try #require(fixture.place.folder.list().first?.name)
-        let verified = try fixture.run(["backup", "verify", name])
+        let verified = try await fixture.run(["backup", "verify", name])
         // Then each says so plainly
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.stdout.contains("Backed up to \(fixture.place.folder.url.path)/northwind-\(fixture.site)-"))
@@ -62,27 +62,27 @@ struct BackupCommandTests {
         // Given a backup of a store, and a product renamed since
         let fixture = try await Fixture()
         let output = fixture.place.directory.appendingPathComponent("before.nwbackup").path
-        #expect(try fixture.run(["backup", "create", "-o", output]).status == 0)
-        #expect(try fixture.run(["products", "edit", "1", "--name", "Renamed since"]).status == 0)
+        #expect(try await fixture.run(["backup", "create", "-o", output]).status == 0)
+        #expect(try await fixture.run(["products", "edit", "1", "--name", "Renamed since"]).status == 0)
         // When a restore is tried as a dry run
-        let dry = try fixture.run(["backup", "restore", output, "--dry-run"])
+        let dry = try await fixture.run(["backup", "restore", output, "--dry-run"])
         // Then it names the change it would lose and that --force is needed, and the rename stands
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("Lost for good: 1 change made after the backup (1 in products)"), "\(dry.stdout)")
         #expect(dry.stdout.contains("Dry run: nothing changed. A real restore needs --force."))
-        #expect(try fixture.run(["products", "show", "1"]).stdout.contains("Renamed since"))
+        #expect(try await fixture.run(["products", "show", "1"]).stdout.contains("Renamed since"))
     }
 
     @Test func ifNoStoreRestoresOnlyWhereThereIsNone() async throws {
         // Given a backup, and a machine with no store yet
         let fixture = try await Fixture()
         let output = fixture.place.directory.appendingPathComponent("first.nwbackup").path
-        #expect(try fixture.run(["backup", "create", "-o", output]).status == 0)
+        #expect(try await fixture.run(["backup", "create", "-o", output]).status == 0)
         let newMachine = fixture.place.fresh("new-machine")
         let environment = fixture.environment
         // When it is restored with --if-no-store there, twice
-        let first = try CLI.run(["backup", "restore", output, "--if-no-store", "--store", newMachine.path], environment: environment)
-        let second = try CLI.run(["backup", "restore", output, "--if-no-store", "--store", newMachine.path], environment: environment)
+        let first = try await CLI.run(["backup", "restore", output, "--if-no-store", "--store", newMachine.path], environment: environment)
+        let second = try await CLI.run(["backup", "restore", output, "--if-no-store", "--store", newMachine.path], environment: environment)
         // Then the first restores it, and the second leaves the store alone
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Restored \(newMachine.path)"))
@@ -95,9 +95,9 @@ struct BackupCommandTests {
         let fixture = try await Fixture()
         let other = try await Fixture(pictureSeed: 2)
         let output = other.place.directory.appendingPathComponent("other.nwbackup").path
-        #expect(try other.run(["backup", "create", "-o", output]).status == 0)
+        #expect(try await other.run(["backup", "create", "-o", output]).status == 0)
         // When it is restored over the store without --force
-        let result = try fixture.run(["backup", "restore", output])
+        let result = try await fixture.run(["backup", "restore", output])
         // Then it is refused, and the store is still its own
         #expect(result.status != 0)
         #expect(result.stderr.contains("add --force"), "\(result.stderr)")
@@ -114,7 +114,7 @@ struct BackupCommandTests {
     @Test func aBackupSweepsAwayWhatAKilledBackupLeft() async throws {
         // Given a backup killed with SIGKILL after its snapshot, which left its staging folder, a minute ago
         let fixture = try await Fixture()
-        let killed = try fixture.run(["backup", "create"], extra: ["NORTHWIND_CRASH_AT": "backup-snapshot"])
+        let killed = try await fixture.run(["backup", "create"], extra: ["NORTHWIND_CRASH_AT": "backup-snapshot"])
         #expect(killed.crashed, "the backup was to be killed: \(killed.stderr)")
         let left = try Self.stagingFolders(fixture)
         #expect(left.count == 1)
@@ -125,7 +125,7 @@ struct BackupCommandTests {
             )
         }
         // When the next backup runs
-        #expect(try fixture.run(["backup", "create"]).status == 0)
+        #expect(try await fixture.run(["backup", "create"]).status == 0)
         // Then the leftover is gone, and the folder holds the one backup that finished
         #expect(try Self.stagingFolders(fixture).isEmpty)
         #expect(fixture.place.folder.list().count == 1)
@@ -141,9 +141,9 @@ struct BackupCommandTests {
         let fixture = try await Fixture(pictureSeed: 1)
         let other = try await Fixture(pictureSeed: 2)
         let output = other.place.directory.appendingPathComponent("other.nwbackup").path
-        #expect(try other.run(["backup", "create", "-o", output]).status == 0)
+        #expect(try await other.run(["backup", "create", "-o", output]).status == 0)
         // When a restore is killed with SIGKILL at this step
-        let killed = try fixture.run(["backup", "restore", output, "--force"], extra: ["NORTHWIND_CRASH_AT": point])
+        let killed = try await fixture.run(["backup", "restore", output, "--force"], extra: ["NORTHWIND_CRASH_AT": point])
         #expect(killed.crashed, "the restore was to be killed at \(point): \(killed.stderr)")
         // Then the next program to open the store finds one store whole: its site code and picture agree
         let (site, picture) = try await fixture.contents()

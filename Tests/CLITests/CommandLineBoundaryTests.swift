@@ -31,7 +31,7 @@ struct CommandLineBoundaryTests {
         for value in NumericKind.textValues {
             // When the command runs with the value
             let argv = arguments.map { $0.replacingOccurrences(of: "VALUE", with: value).replacingOccurrences(of: "CHAI", with: String(w.chai.key)) }
-            let result = try CLI.run(argv + ["--store", store.path])
+            let result = try await CLI.run(argv + ["--store", store.path])
             // Then it never crashes, and an out-of-range value is refused with a message
             #expect(!result.crashed, "\(argv) crashed: \(result.stderr)")
             if !kind.accepts(text: value) {

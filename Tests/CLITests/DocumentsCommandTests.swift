@@ -17,7 +17,7 @@ struct DocumentsCommandTests {
         let products = try await backoffice.listProducts().items.filter { !$0.product.discontinued }.compactMap(\.product.id).prefix(2)
         try backoffice.store.close()
         let lines = zip(products, ["3", "5:0.1"]).flatMap { ["--line", "\($0):\($1)"] }
-        let made = try fixture.run(["quotes", "new", "--customer", customer] + lines + ["--notes", "First call"])
+        let made = try await fixture.run(["quotes", "new", "--customer", customer] + lines + ["--notes", "First call"])
         #expect(made.status == 0, "\(made.stderr)")
         return try #require(made.stdout.firstMatch(of: /Quote (\S+) —/).map { String($0.1) })
     }
@@ -27,13 +27,13 @@ struct DocumentsCommandTests {
         // Given a quote, an order and the catalogue exported with the CLI
         let fixture = try await BackupCommandTests.Fixture()
         let number = try await Self.quote(fixture)
-        let order = try #require(
+        let order = try await #require(
             try fixture.run(["orders", "list", "--limit", "1"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-[0-9]+)\b/).map { String($0.1) }
         )
         var files: [(String, String)] = []
         for (kind, argument) in [("quote", number), ("order", order), ("catalog", nil)] {
             let file = fixture.place.directory.appendingPathComponent("\(kind).nwdoc").path
-            let exported = try fixture.run(["documents", "export", kind] + (argument.map { [$0] } ?? []) + ["-o", file])
+            let exported = try await fixture.run(["documents", "export", kind] + (argument.map { [$0] } ?? []) + ["-o", file])
             #expect(exported.status == 0, "\(exported.stderr)")
             files.append((kind, file))
         }
@@ -65,12 +65,12 @@ struct DocumentsCommandTests {
         let other = try await BackupCommandTests.Fixture()
         let number = try await Self.quote(fixture)
         let file = fixture.place.directory.appendingPathComponent("quote.nwdoc").path
-        #expect(try fixture.run(["documents", "export", "quote", number, "-o", file]).status == 0)
+        #expect(try await fixture.run(["documents", "export", "quote", number, "-o", file]).status == 0)
         // When it is validated, then imported at the other store as a dry run, then for real
-        let valid = try CLI.run(["documents", "validate", file])
-        let dry = try other.run(["documents", "import", file, "--dry-run"])
-        let listedBefore = try other.run(["quotes", "list"])
-        let imported = try other.run(["documents", "import", file])
+        let valid = try await CLI.run(["documents", "validate", file])
+        let dry = try await other.run(["documents", "import", file, "--dry-run"])
+        let listedBefore = try await other.run(["quotes", "list"])
+        let imported = try await other.run(["documents", "import", file])
         // Then each says what it found; the dry run changed nothing, and the import added the quote
         #expect(valid.status == 0)
         #expect(valid.stdout.contains("quote.nwdoc: a valid quote, made by northwind \(NorthwindVersion.current)"), "\(valid.stdout)")
@@ -82,7 +82,7 @@ struct DocumentsCommandTests {
         // (under the other store's own next number, the first it gives)
         let local = try #require(imported.stdout.firstMatch(of: #/add quote ([A-Z0-9]+-Q[0-9]+) /#)?.1)
         #expect(local != number)
-        #expect(try other.run(["quotes", "show", String(local)]).stdout.contains("First call"))
+        #expect(try await other.run(["quotes", "show", String(local)]).stdout.contains("First call"))
     }
 
     @Test func aQuotesJSONWritesMoneyAsTheAPIDoesInListShowAndVersions() async throws {
@@ -90,9 +90,9 @@ struct DocumentsCommandTests {
         let fixture = try await BackupCommandTests.Fixture()
         let number = try await Self.quote(fixture)
         // When it is listed, shown and its versions listed with --json
-        let listed = try fixture.run(["quotes", "list", "--json"])
-        let shown = try fixture.run(["quotes", "show", number, "--json"])
-        let versions = try fixture.run(["quotes", "versions", number, "--json"])
+        let listed = try await fixture.run(["quotes", "list", "--json"])
+        let shown = try await fixture.run(["quotes", "show", number, "--json"])
+        let versions = try await fixture.run(["quotes", "versions", number, "--json"])
         // Then each is JSON in which every amount is a decimal string and the content keeps its lines
         let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stderr)")
         let quote = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown.stderr)")
@@ -110,11 +110,11 @@ struct DocumentsCommandTests {
         #expect((history.first?["content"] as? [String: Any])?["customerCode"] as? String == content["customerCode"] as? String)
     }
 
-    @Test func aMissingFileIsSaidToBeMissing() throws {
+    @Test func aMissingFileIsSaidToBeMissing() async throws {
         // Given a path where nothing is
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-nothing-\(UUID().uuidString).nwdoc").path
         // When it is validated
-        let result = try CLI.run(["documents", "validate", path])
+        let result = try await CLI.run(["documents", "validate", path])
         // Then the message says there is no such file, not that it is a bad archive
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(path) cannot be read: there is no such file"), "\(result.stderr)")
@@ -127,7 +127,7 @@ struct DocumentsCommandTests {
         let file = place.directory.appendingPathComponent("notes.nwdoc")
         try Data("hello".utf8).write(to: file)
         // When it is validated
-        let result = try CLI.run(["documents", "validate", file.path])
+        let result = try await CLI.run(["documents", "validate", file.path])
         // Then it is refused, saying why
         #expect(result.status == 1)
         #expect(result.stderr.contains("notes.nwdoc is not a Northwind document: it cannot be read as a ZIP archive."), "\(result.stderr)")

@@ -21,9 +21,9 @@ struct SettingsCommandTests {
         return (store, ["--store", store.path], environment)
     }
 
-    @Test func theHelpOfSetNamesEverySettingOfTheCatalogue() throws {
+    @Test func theHelpOfSetNamesEverySettingOfTheCatalogue() async throws {
         // Given the catalogue, when someone asks how to set a setting
-        let result = try CLI.run(["settings", "set", "--help"])
+        let result = try await CLI.run(["settings", "set", "--help"])
         // Then every key is listed with its type
         #expect(result.status == 0)
         for setting in Setting.all {
@@ -31,23 +31,23 @@ struct SettingsCommandTests {
         }
     }
 
-    @Test func aBadValueIsRefusedNamingTheKeyAndTheRule() throws {
+    @Test func aBadValueIsRefusedNamingTheKeyAndTheRule() async throws {
         // Given a store
         let (store, storeArguments, environment) = try fixture()
         // When a page size beyond the maximum is set
-        let result = try CLI.run(["settings", "set", "pages.pageSize", "9000"] + storeArguments, environment: environment)
+        let result = try await CLI.run(["settings", "set", "pages.pageSize", "9000"] + storeArguments, environment: environment)
         // Then the command fails, naming the key and the rule, and nothing is stored
         #expect(result.status != 0)
         #expect(result.stderr.contains("pages.pageSize") && result.stderr.contains("must be at most 200"), "\(result.stderr)")
         #expect(try store.count("SELECT count(*) FROM settings") == 0)
     }
 
-    @Test func managerTitlesNamingNoTitleInTheEnvironmentAreIgnoredAndTheNextLayerWins() throws {
+    @Test func managerTitlesNamingNoTitleInTheEnvironmentAreIgnoredAndTheNextLayerWins() async throws {
         // Given a store, and an environment whose manager titles name no title
         let (_, storeArguments, base) = try fixture()
         let environment = base.merging(["NORTHWIND_SESSION_MANAGER_TITLES": ";;;"]) { $1 }
         // When the setting is explained
-        let explain = try CLI.run(["settings", "explain", "session.managerTitles"] + storeArguments, environment: environment)
+        let explain = try await CLI.run(["settings", "explain", "session.managerTitles"] + storeArguments, environment: environment)
         // Then the environment's value is ignored, saying why, and the factory default still names the managers
         #expect(explain.status == 0)
         #expect(explain.stdout.contains("ignored: session.managerTitles must name at least one job title"), "\(explain.stdout)")
@@ -55,23 +55,23 @@ struct SettingsCommandTests {
     }
 
     @Test(arguments: [";;;", "Chief Taster"])
-    func serveRefusesManagerTitlesOnItsCommandLineThatWouldLockManagersOut(_ title: String) throws {
+    func serveRefusesManagerTitlesOnItsCommandLineThatWouldLockManagersOut(_ title: String) async throws {
         // Given a demo store, whose employees hold no title "Chief Taster"
         let (_, storeArguments, environment) = try fixture()
         // When it is served with manager titles that name no title, or one no one holds
-        let served = try CLI.run(["serve", "--manager-title", title, "--port", "0"] + storeArguments, environment: environment)
+        let served = try await CLI.run(["serve", "--manager-title", title, "--port", "0"] + storeArguments, environment: environment)
         // Then it does not start, and says what is wrong
         #expect(served.status != 0)
         #expect(served.stderr.contains("session.managerTitles") && served.stderr.contains("must name at least one"), "\(served.stderr)")
     }
 
-    @Test func explainShowsEveryLayerAndWhichWins() throws {
+    @Test func explainShowsEveryLayerAndWhichWins() async throws {
         // Given a page size stored here, and another in the environment
         let (_, storeArguments, base) = try fixture()
         let environment = base.merging(["NORTHWIND_PAGES_PAGE_SIZE": "30"]) { $1 }
-        let set = try CLI.run(["settings", "set", "pages.pageSize", "40"] + storeArguments, environment: environment)
+        let set = try await CLI.run(["settings", "set", "pages.pageSize", "40"] + storeArguments, environment: environment)
         // When the key is explained
-        let explain = try CLI.run(["settings", "explain", "pages.pageSize", "--json"] + storeArguments, environment: environment)
+        let explain = try await CLI.run(["settings", "explain", "pages.pageSize", "--json"] + storeArguments, environment: environment)
         // Then setting it said the environment wins, and every layer shows with its value
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.stdout.contains("Note: the environment sets pages.pageSize to 30, which wins over the stored value."), "\(set.stdout)")
@@ -81,13 +81,14 @@ struct SettingsCommandTests {
         #expect(layers.map(\.wins) == [false, true, false, false, false])
     }
 
-    @Test func aSecretIsNeverPrinted() throws {
+    @Test func aSecretIsNeverPrinted() async throws {
         // Given an enrolment token stored with the CLI
         let (_, storeArguments, environment) = try fixture()
-        let set = try CLI.run(["settings", "set", "sync.enrolmentToken", "s3cret-token-42"] + storeArguments, environment: environment)
+        let set = try await CLI.run(["settings", "set", "sync.enrolmentToken", "s3cret-token-42"] + storeArguments, environment: environment)
         // When the settings are listed, read and explained
-        let outputs = try [["list"], ["list", "--json"], ["get", "sync.enrolmentToken"], ["explain", "sync.enrolmentToken"]].map {
-            try CLI.run(["settings"] + $0 + storeArguments, environment: environment).stdout
+        var outputs: [String] = []
+        for command in [["list"], ["list", "--json"], ["get", "sync.enrolmentToken"], ["explain", "sync.enrolmentToken"]] {
+            outputs.append(try await CLI.run(["settings"] + command + storeArguments, environment: environment).stdout)
         }
         // Then each says that it is set, and none shows it
         for output in [set.stdout] + outputs {
@@ -95,23 +96,23 @@ struct SettingsCommandTests {
         }
     }
 
-    @Test func unsetBringsBackTheDefault() throws {
+    @Test func unsetBringsBackTheDefault() async throws {
         // Given a page size stored here
         let (_, storeArguments, environment) = try fixture()
-        _ = try CLI.run(["settings", "set", "pages.pageSize", "40"] + storeArguments, environment: environment)
+        _ = try await CLI.run(["settings", "set", "pages.pageSize", "40"] + storeArguments, environment: environment)
         // When it is unset
-        let unset = try CLI.run(["settings", "unset", "pages.pageSize"] + storeArguments, environment: environment)
-        let get = try CLI.run(["settings", "get", "pages.pageSize"] + storeArguments, environment: environment)
+        let unset = try await CLI.run(["settings", "unset", "pages.pageSize"] + storeArguments, environment: environment)
+        let get = try await CLI.run(["settings", "get", "pages.pageSize"] + storeArguments, environment: environment)
         // Then the factory default stands again
         #expect(unset.stdout == "pages.pageSize = 25, from the factory default.\n")
         #expect(get.stdout == "25\n")
     }
 
-    @Test func listShowsEveryInstallationKeyWithItsOrigin() throws {
+    @Test func listShowsEveryInstallationKeyWithItsOrigin() async throws {
         // Given a value given for this run on the command line
         let (_, storeArguments, environment) = try fixture()
         // When every setting is listed
-        let list = try CLI.run(["settings", "list", "--json", "--setting", "server.port=9090"] + storeArguments, environment: environment)
+        let list = try await CLI.run(["settings", "list", "--json", "--setting", "server.port=9090"] + storeArguments, environment: environment)
         // Then every key that is not a user's is there once, with where its value comes from
         let values = try JSONDecoder().decode([SettingValue].self, from: Data(list.stdout.utf8))
         #expect(values.map(\.key) == Setting.all.filter { $0.scope != .user }.map(\.key))
@@ -120,10 +121,10 @@ struct SettingsCommandTests {
     }
 
     @Test(.enabled(if: JSONSchemaSupport.enabled, Comment(rawValue: JSONSchemaSupport.skipMessage)))
-    func theSchemaAcceptsAGoodSettingsFileAndRefusesABadOne() throws {
+    func theSchemaAcceptsAGoodSettingsFileAndRefusesABadOne() async throws {
         // Given the schema the CLI prints, and two settings files
         let (store, _, _) = try fixture()
-        let schema = try CLI.run(["settings", "schema"])
+        let schema = try await CLI.run(["settings", "schema"])
         let schemaPath = store.directory.appendingPathComponent("schema.json").path
         try Data(schema.stdout.utf8).write(to: URL(fileURLWithPath: schemaPath))
         let good =

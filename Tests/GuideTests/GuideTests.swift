@@ -65,7 +65,7 @@ struct GuideTests {
     }
 
     @Test(arguments: Guide.chapters)
-    func theChaptersTranscriptsPrintWhatTheyShow(chapter: String) throws {
+    func theChaptersTranscriptsPrintWhatTheyShow(chapter: String) async throws {
         // Given a chapter's shell sessions, and a fresh home with no store
         var text = try Guide.text(chapter)
         let fences = Fence.all(in: text).filter { $0.info == "console" }
@@ -77,7 +77,7 @@ struct GuideTests {
         for fence in fences {
             var steps = Transcript(fence.body).steps
             for index in steps.indices {
-                let actual = try session.run(steps[index].command)
+                let actual = try await session.run(steps[index].command)
                 guard !Transcript.matches(steps[index].expected, actual) else { continue }
                 differences.append(
                     "\(chapter):\(fence.open + 1): $ \(steps[index].command)\n--- shown\n\(steps[index].expected.joined(separator: "\n"))\n--- printed\n\(actual.joined(separator: "\n"))"
@@ -155,21 +155,21 @@ final class GuideSession {
     }
 
     /// Runs one `$` line and returns what it printed (standard output and error together).
-    func run(_ line: String) throws -> [String] {
+    func run(_ line: String) async throws -> [String] {
         if let capture = line.wholeMatch(of: #/([A-Z_][A-Z0-9_]*)=\$\((.*)\)/#) {
-            variables[String(capture.1)] = try execute(String(capture.2)).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            variables[String(capture.1)] = try await execute(String(capture.2)).output.trimmingCharacters(in: .whitespacesAndNewlines)
             return []
         }
         if line.hasSuffix(" &") {
             try start(String(line.dropLast(2)))
             return []
         }
-        return try execute(line).output.components(separatedBy: "\n")
+        return try await execute(line).output.components(separatedBy: "\n")
     }
 
-    private func execute(_ command: String) throws -> (output: String, status: Int32) {
+    private func execute(_ command: String) async throws -> (output: String, status: Int32) {
         let (binary, arguments, environment) = try resolve(command)
-        let result = try ChildProcess.run(
+        let result = try await ChildProcess.runOffPool(
             binary,
             arguments,
             environment: environment,

@@ -222,7 +222,7 @@ actor ConvergenceRun {
             case 94..<96:
                 if postgresDirectory != nil, !configuration.deterministic, Bool.random(using: &random) { return try restartPostgres() }
                 return try restartServer()
-            case 96..<97: return try purgeTombstones()
+            case 96..<97: return try await purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
             case 98..<99: return try await changePicture(backoffice, site: site, step: step)
             case 99..<100:
@@ -605,8 +605,8 @@ actor ConvergenceRun {
         return "PostgreSQL crashed and restarted"
     }
 
-    private func purgeTombstones() throws -> String {
-        let result = try CLI.run(["purge", "--database", database, "--days", "0"], program: "northwind-sync-server")
+    private func purgeTombstones() async throws -> String {
+        let result = try await CLI.run(["purge", "--database", database, "--days", "0"], program: "northwind-sync-server")
         guard result.status == 0 else { throw Violation(description: "purge failed: \(result.stderr)") }
         return "tombstones purged"
     }
@@ -617,7 +617,7 @@ actor ConvergenceRun {
         guard FakeTime.installed else { return "no faketime" }
         let offset = ["+1d", "-1d", "+10m", "-10m"].randomElement(using: &random)!
         let pending = try await stores[site]!.pendingChanges()
-        let result = try FakeTime.northwind(["sync", "now", "--store", store(site)], offset: offset)
+        let result = try await FakeTime.northwind(["sync", "now", "--store", store(site)], offset: offset)
         let after = try await stores[site]!.pendingChanges()
         guard result.status != 0, after >= pending else {
             throw Violation(description: "a sync with the clock \(offset) off was not refused (\(pending) pending, then \(after)): \(result.stderr)")

@@ -51,8 +51,8 @@ final class Company: Sendable {
 
     /// `northwind ARGUMENTS --store STORE`, the real program, which must succeed.
     @discardableResult
-    func northwind(_ arguments: [String], store: String) throws -> String {
-        let result = try CLI.run(arguments + ["--store", self.store(store)])
+    func northwind(_ arguments: [String], store: String) async throws -> String {
+        let result = try await CLI.run(arguments + ["--store", self.store(store)])
         guard result.status == 0 else {
             throw CLIError(description: "northwind \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)\(result.stdout)")
         }
@@ -147,7 +147,7 @@ struct ShopSyncEndToEndTests {
         let company = try Company()
         try await company.start(shops: [])
         // When a second store with its own demo data tries to join
-        let result = try CLI.run(["sync", "join", company.url, try await company.token(role: .shop), "--store", company.store("other")])
+        let result = try await CLI.run(["sync", "join", company.url, try await company.token(role: .shop), "--store", company.store("other")])
         // Then it is refused with what to do instead
         #expect(result.status != 0)
         #expect(result.stderr.contains("Join with an empty store"))
@@ -163,7 +163,7 @@ struct ShopSyncEndToEndTests {
         var product = try #require(try await shop.listProducts().items.first).product
         product.name = "Changed offline"
         _ = try await shop.updateProduct(product)
-        let result = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let result = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         // Then the sync fails, and the status shows the pending change and since when the server is unreachable
         #expect(result.status != 0)
         let status = try await shop.syncStatus()
@@ -186,7 +186,7 @@ struct ShopSyncEndToEndTests {
         let order = try await shop.createOrder(
             OrderDraft(customerCode: customer, employeeID: nil, lines: products.compactMap(\.id).map { OrderLineDraft(productID: $0, quantity: 2) })
         )
-        let offline = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let offline = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         // and the network comes back, and both sync
         company.restoreNetwork()
         try await company.sync("oxf")
@@ -227,7 +227,7 @@ struct ShopSyncEndToEndTests {
         #expect(conflict.lost == "111")
         #expect(conflict.kept == "222")
         // And when the shop's manager keeps the shop's price, it reaches head office
-        try company.northwind(["sync", "resolve", String(conflict.id), "--keep", "mine"], store: "oxf")
+        try await company.northwind(["sync", "resolve", String(conflict.id), "--keep", "mine"], store: "oxf")
         try await company.sync("oxf")
         try await company.sync("hq")
         #expect(try hq.product(id: try #require(product.id)).product.unitPrice == Money(cents: 111))
@@ -332,7 +332,7 @@ extension ShopSyncEndToEndTests {
         try await company.sync("oxf")
         try await hq.delete(Customer.self, id: try #require(gone.id))
         try await company.sync("hq")
-        let purge = try CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
+        let purge = try await CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
         #expect(purge.status == 0)
         // and the shop edits the other one meanwhile
         let shopKept = try #require(try await shop.store.pool.read { db in try Customer.filter(Column("code") == "KEPT1").fetchOne(db) })
@@ -394,10 +394,10 @@ enum FakeTime {
     static let skipMessage = "needs Debian's faketime (apt-get install faketime)"
 
     /// `northwind ARGUMENTS` with its clock moved by `offset` (faketime's syntax, e.g. "+1d").
-    static func northwind(_ arguments: [String], offset: String) throws -> CLI.Result {
+    static func northwind(_ arguments: [String], offset: String) async throws -> CLI.Result {
         guard installed else { throw CLIError(description: skipMessage) }
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first") }
-        let (termination, stdout, stderr) = try ChildProcess.run(path, ["-f", offset, binary.path] + arguments)
+        let (termination, stdout, stderr) = try await ChildProcess.runOffPool(path, ["-f", offset, binary.path] + arguments)
         return CLI.Result(status: termination.status, stdout: stdout, stderr: stderr, crashed: termination.signalled)
     }
 }
@@ -413,7 +413,7 @@ struct ShopSyncClockTests {
         product.name = "Renamed with a wrong clock"
         _ = try await shop.updateProduct(product)
         // When it syncs with its clock a day ahead
-        let skewed = try FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: "+1d")
+        let skewed = try await FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: "+1d")
         // Then nothing is sent, and the message says what to do
         #expect(skewed.status != 0)
         #expect(skewed.stderr.contains("minutes ahead of the sync server's"))
@@ -431,7 +431,7 @@ struct ShopSyncClockTests {
         let shop = try company.open("oxf")
         _ = try await shop.create(Customer(code: "CLOCK", companyName: "Made before the clock went wrong"))
         // When it syncs with its clock off by the offset
-        let skewed = try FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: offset)
+        let skewed = try await FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: offset)
         // Then nothing is sent, and the message says which way the clock is off
         #expect(skewed.status != 0)
         #expect(skewed.stderr.contains("minutes \(words) the sync server's"), "\(skewed.stderr)")
@@ -442,7 +442,7 @@ struct ShopSyncClockTests {
         // Given a shop that added a customer while its clock ran a day ahead
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        let added = try FakeTime.northwind(
+        let added = try await FakeTime.northwind(
             ["customers", "add", "--set", "code=AHEAD", "--set", "companyName=Added a day ahead", "--store", company.store("oxf")],
             offset: "+1d"
         )

@@ -96,7 +96,7 @@ struct SyncTrustEndToEndTests {
         )
         _ = try await company.open("oxf").create(Customer(code: "WRONG", companyName: "Under another site's credential"))
         // When the first syncs, then the second
-        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let refused = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         let other = try await company.sync("krk")
         // Then the first was refused saying whose credential it holds, nothing went up, and the second syncs on
         #expect(refused.status != 0 && refused.stderr.contains("belongs to site"), "\(refused.stderr)")
@@ -120,8 +120,8 @@ struct SyncTrustEndToEndTests {
         // another change and syncs; is told it is behind, resumes, and syncs; then head office syncs
         try Self.copy(from: snapshot, to: company.store("oxf"))
         _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Sent after the revert"))
-        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
-        try company.northwind(["sync", "resume"], store: "oxf")
+        let refused = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
+        try await company.northwind(["sync", "resume"], store: "oxf")
         let report = try await company.sync("oxf")
         try await company.sync("hq")
         // Then the first sync was refused, saying what to do; head office has both customers: the second change was
@@ -263,9 +263,9 @@ struct SyncTrustEndToEndTests {
         try await company.start(shops: [])
         let token = try await company.token(role: .shop)
         // When a store holding data joins with it (refused), then an empty store joins with the same token
-        let full = try company.northwind(["customers", "list"], store: "full")
-        let refused = try CLI.run(["sync", "join", company.url, token, "--store", company.store("full")])
-        let joined = try CLI.run(["sync", "join", company.url, token, "--store", company.store("empty"), "--empty"])
+        let full = try await company.northwind(["customers", "list"], store: "full")
+        let refused = try await CLI.run(["sync", "join", company.url, token, "--store", company.store("full")])
+        let joined = try await CLI.run(["sync", "join", company.url, token, "--store", company.store("empty"), "--empty"])
         // Then the first was refused saying why, and the token still enrolled the second
         #expect(!full.isEmpty)
         #expect(refused.status != 0 && refused.stderr.contains("holds data"), "\(refused.stderr)")
@@ -282,9 +282,9 @@ struct SyncTrustEndToEndTests {
         let replacing = try await service.createEnrollment(container: "acme", role: .shop, site: site, replace: true)
         await service.close()
         _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Taken while revoked"))
-        let refused = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let refused = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         // When it joins again with the replacing token and syncs, then head office syncs
-        try company.northwind(["sync", "join", company.url, replacing, "--again"], store: "oxf")
+        try await company.northwind(["sync", "join", company.url, replacing, "--again"], store: "oxf")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then it was refused while revoked, saying what to do, and its change reached head office after
@@ -304,7 +304,7 @@ struct SyncTrustEndToEndTests {
         let elsewhere = StoreFiles(path: company.directory.appendingPathComponent("elsewhere/oxf.sqlite").path)
         _ = try await Restore.perform(backup, over: elsewhere, folder: place.folder, force: false)
         let restored = try Backoffice.open(StoreConfiguration(path: elsewhere.path), seedIfCreated: false)
-        let refused = try CLI.run(["sync", "now", "--store", elsewhere.path])
+        let refused = try await CLI.run(["sync", "now", "--store", elsewhere.path])
         // Then the credential is in a file of its owner's alone, not in the store; the restored store cannot sync,
         // and says why and what to do
         let mode = try FileManager.default.attributesOfItem(atPath: files.syncCredential.path)[.posixPermissions] as? Int
@@ -385,7 +385,7 @@ struct SyncTrustEndToEndTests {
         try await company.start(shops: ["oxf"])
         let old = try #require(StoreFiles(path: company.store("oxf")).readSyncCredential())
         // When the manager rotates its credential, then makes a change and syncs
-        let output = try company.northwind(["sync", "rotate-credential"], store: "oxf")
+        let output = try await company.northwind(["sync", "rotate-credential"], store: "oxf")
         _ = try await company.open("oxf").create(Customer(code: "ROTAT", companyName: "After the rotation"))
         let report = try await company.sync("oxf")
         try await company.sync("hq")

@@ -17,22 +17,22 @@ struct TransferEndToEndTests {
         let shopCode = try await company.open("oxf").siteCode()
         let product = try #require(try await company.open("hq").listProducts().items.first { $0.product.unitsInStock >= 3 }).product
         // When head office sends 3 units with `northwind transfers send`, and both sync
-        let sent = try company.northwind(["transfers", "send", String(product.id ?? 0), "3", "--to", shopCode.lowercased()], store: "hq")
+        let sent = try await company.northwind(["transfers", "send", String(product.id ?? 0), "3", "--to", shopCode.lowercased()], store: "hq")
         #expect(sent.contains("in transit to \(shopCode)"))
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the shop lists it in transit
-        let inTransit = try company.northwind(["transfers", "list", "--in-transit"], store: "oxf")
+        let inTransit = try await company.northwind(["transfers", "list", "--in-transit"], store: "oxf")
         #expect(inTransit.contains("in transit"))
         #expect(inTransit.contains(product.name))
         let id = try #require(try await company.open("oxf").transfers(inTransitOnly: true).first?.transfer.id)
         // And when the shop receives the 2 that arrived, and both sync
-        let received = try company.northwind(["transfers", "receive", String(id), "2"], store: "oxf")
+        let received = try await company.northwind(["transfers", "receive", String(id), "2"], store: "oxf")
         #expect(received.contains("short by 1"))
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office lists the transfer as received short
-        let atHQ = try company.northwind(["transfers", "list"], store: "hq")
+        let atHQ = try await company.northwind(["transfers", "list"], store: "hq")
         #expect(atHQ.contains("received 2, short by 1"))
     }
 }

@@ -167,10 +167,10 @@ extension ShopSyncEndToEndTests {
         try await company.start(shops: ["oxf"])
         company.cutNetwork()
         defer { company.restoreNetwork() }
-        let failed = try CLI.run(["sync", "now", "--store", company.store("oxf")])
+        let failed = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         #expect(failed.status != 0)
         // When the operator gives the server's new address in the environment, and syncs
-        let synced = try CLI.run(
+        let synced = try await CLI.run(
             ["sync", "now", "--store", company.store("oxf")],
             environment: ["NORTHWIND_SYNC_SERVER": "http://127.0.0.1:\(company.server.port)"]
         )

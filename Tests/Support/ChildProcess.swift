@@ -210,6 +210,26 @@ final class ChildProcess: Sendable {
         return watchdog.hasFired ? seen + "\n(killed after \(timeout): it neither printed what was awaited nor ended)" : seen
     }
 
+    /// `run`, on a thread of its own rather than one of the concurrency pool's few.
+    static func runOffPool(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        directory: String? = nil,
+        mergingErrors: Bool = false,
+        timeout: Duration = .seconds(300)
+    ) async throws -> (termination: Termination, output: String, errors: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        try run(executable, arguments, environment: environment, directory: directory, mergingErrors: mergingErrors, timeout: timeout)
+                    }
+                )
+            }
+        }
+    }
+
     /// Runs a program to its end and returns what it printed (standard output, then standard error, each read on its
     /// own so that neither pipe fills).
     static func run(

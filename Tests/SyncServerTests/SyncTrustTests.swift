@@ -122,7 +122,7 @@ struct SyncTrustTests {
             let p1 = try #require(try await shop.changes("catalog").pages.last?.records.first { $0.recordName == "p1" })
             _ = try await hq.modify([(.delete, record("p1", tag: p1.recordChangeTag))])
             let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
-            try Self.psql(server.database, "UPDATE records SET modified = 0 WHERE recordname = 'p1'")
+            try await Self.psql(server.database, "UPDATE records SET modified = 0 WHERE recordname = 'p1'")
             // When a writer (here a plain PostgreSQL session, holding the zone as the server's writers do) deletes p2
             // and commits while a purge of old deletions runs
             let writer = try ChildProcess(
@@ -141,7 +141,7 @@ struct SyncTrustTests {
                 ]
             )
             try await Task.sleep(for: .milliseconds(500))
-            let purge = try CLI.run(["purge", "--database", server.database, "--days", "0"], program: "northwind-sync-server")
+            let purge = try await CLI.run(["purge", "--database", server.database, "--days", "0"], program: "northwind-sync-server")
             let written = writer.waitUntilExit()
             // Then the shop's token expired: the purge raised the floor past every deletion it removed, so the
             // shop fetches again rather than keep p2 for good
@@ -152,8 +152,8 @@ struct SyncTrustTests {
     }
 
     /// Runs SQL on a PostgreSQL database with `psql`, which must succeed.
-    static func psql(_ url: String, _ sql: String) throws {
-        let (termination, _, errors) = try ChildProcess.run("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", sql])
+    static func psql(_ url: String, _ sql: String) async throws {
+        let (termination, _, errors) = try await ChildProcess.runOffPool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", sql])
         guard termination.status == 0 else { throw CLIError(description: "psql failed: \(errors)") }
     }
 
@@ -285,7 +285,7 @@ struct SyncTrustTests {
     static func ageCredential(of site: String, days: Int64, on server: SyncHarness) async throws {
         let issued = Int64(Date().timeIntervalSince1970 * 1000) - days * 86_400_000
         if server.database.hasPrefix("postgres") {
-            try psql(server.database, "UPDATE installations SET credentialissued = \(issued) WHERE sitecode = '\(site)'")
+            try await psql(server.database, "UPDATE installations SET credentialissued = \(issued) WHERE sitecode = '\(site)'")
         } else {
             let queue = try DatabaseQueue(path: server.database)
             try await queue.write { db in
@@ -364,9 +364,12 @@ struct SyncTrustTests {
             let unused = try await server.service.createEnrollment(container: "acme", role: .shop, site: "KRK")
             _ = try await server.enrolCredential("OXF", role: .shop)
             // When the administrator lists them and revokes the unused one by its id
-            let listed = try CLI.run(["tokens", "list", "--database", server.database, "--container", "acme"], program: "northwind-sync-server")
+            let listed = try await CLI.run(
+                ["tokens", "list", "--database", server.database, "--container", "acme"],
+                program: "northwind-sync-server"
+            )
             let id = try #require(listed.stdout.split(separator: "\n").first { $0.contains("KRK") }?.split(separator: " ").first)
-            let revoked = try CLI.run(
+            let revoked = try await CLI.run(
                 ["tokens", "revoke", "--database", server.database, "--container", "acme", String(id)],
                 program: "northwind-sync-server"
             )
@@ -402,12 +405,12 @@ struct SyncTrustTests {
             _ = try await hq.modify([(.create, record("p1"))])
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let made = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            let made = try await CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
             _ = try await hq.modify([(.create, record("p2"))])
             let token = try #require(try await shop.changes("catalog").pages.last?.syncToken)
             // When the backup is verified and restored over the server's data
-            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
-            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            let verified = try await CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try await CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
             // Then each command succeeded, the shop's token expired, and the server holds the backup's one product
             #expect(made.status == 0, "\(made.stderr)")
             #expect(verified.status == 0 && verified.stdout.contains("1 records"), "\(verified.stdout)\(verified.stderr)")
@@ -426,13 +429,13 @@ struct SyncTrustTests {
             let token = try await server.service.createEnrollment(container: "acme", role: .shop, site: "WAW")
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            _ = try await CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
             let new = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json.credential
             #expect(try await Self.status(server.client(credential: new)) == 200)
             try await server.service.revoke(container: "acme", siteCode: "KRK")
             _ = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "WAW"))).ok.body.json
             // When the backup is restored
-            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            let restored = try await CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
             let again = try await server.anonymous.enroll(body: .json(.init(token: token, siteCode: "WAW")))
             // Then the rotated credential works and the old one does not, the revoked site stays revoked, and the
             // spent token enrols nobody: who may sync was not rolled back with the data
@@ -466,13 +469,13 @@ struct SyncTrustTests {
             _ = try await hq.modify([(.create, record("p1"))])
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            _ = try await CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
             let queue = try DatabaseQueue(path: folder + "/sync.sqlite")
             try await queue.write { db in try db.execute(sql: damage) }
             try queue.close()
             // When it is verified, and restored
-            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
-            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            let verified = try await CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try await CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
             // Then both refuse it, saying the records are damaged or missing, and the server still has its record
             #expect(verified.status != 0 && restored.status != 0)
             #expect(verified.stderr.contains("damaged record") || verified.stderr.contains("checksum differs"), "\(verified.stderr)")
@@ -487,14 +490,14 @@ struct SyncTrustTests {
             _ = try await hq.modify([(.create, record("p1"))])
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-backup-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            _ = try CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
+            _ = try await CLI.run(["backup", "create", "--database", server.database, folder], program: "northwind-sync-server")
             let file = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/sync.sqlite"))
             try file.seek(toOffset: 4096)
             try file.write(contentsOf: Data(repeating: 0xA5, count: 8192))
             try file.close()
             // When it is verified and restored
-            let verified = try CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
-            let restored = try CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
+            let verified = try await CLI.run(["backup", "verify", folder], program: "northwind-sync-server")
+            let restored = try await CLI.run(["backup", "restore", "--database", server.database, folder], program: "northwind-sync-server")
             // Then both refuse, and the server still answers with its data
             #expect(verified.status != 0)
             #expect(restored.status != 0)

@@ -118,11 +118,11 @@ struct PoisonRecordTests {
             ["products", "show", String(w.mustard.key), "--json"], ["products", "search", "c"],
             ["report", "order-subtotals"], ["report", "invoices", "--format", "csv"],
         ] {
-            let result = try CLI.run(arguments + ["--store", store])
+            let result = try await CLI.run(arguments + ["--store", store])
             // Then each exits 0
             #expect(!result.crashed && result.status == 0, "\(arguments): \(result.status) \(result.stderr)")
         }
-        let shown = try CLI.run(["orders", "show", poisoned.orderNumber, "--store", store])
+        let shown = try await CLI.run(["orders", "show", poisoned.orderNumber, "--store", store])
         #expect(shown.stdout.contains("Freight \(PoisonedStore.maxText)"))
     }
 }
