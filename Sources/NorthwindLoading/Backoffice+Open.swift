@@ -11,6 +11,8 @@ extension Backoffice {
         if isNew && seedIfCreated {
             _ = try DemoData.seed(into: backoffice.store, options: .init())
         }
+        // Before anything executes an order: a store file put back to an older copy waits for a full sync.
+        try backoffice.takeOverIfRevertedCopy()
         return backoffice
     }
 }

@@ -63,6 +63,12 @@ public final class Store: Sendable {
             throw .storeUnavailable("Cannot create the store's folder \(directory.path): \(error.localizedDescription)")
         }
         lock = try StoreFiles(path: configuration.path).lockShared()
+        // It holds password hashes and session tokens: only its owner reads it (SQLite gives its -wal and -shm
+        // files the database's own mode). An empty file is a new database to SQLite.
+        if !FileManager.default.fileExists(atPath: configuration.path) {
+            let descriptor = open(configuration.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { Glibc.close(descriptor) }
+        }
         var config = Configuration()
         config.foreignKeysEnabled = true
         // Another process (the CLI beside the server) may hold the write lock for a moment.

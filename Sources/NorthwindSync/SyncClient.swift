@@ -175,6 +175,7 @@ struct SyncClient: Sendable {
                     .init(
                         name: type.name,
                         appendOnly: type.appendOnly,
+                        clocked: type.clocked,
                         fields: type.fields.map { field in
                             .init(
                                 name: field.name,

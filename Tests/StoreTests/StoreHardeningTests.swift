@@ -10,6 +10,19 @@ import Testing
 
 @Suite("Hardening: the store")
 struct StoreHardeningTests {
+    @Test func aNewStoreAndItsJournalAreReadableByTheirOwnerOnly() async throws {
+        // Given a store created by Northwind, under the usual umask (022), written to
+        let store = try TemporaryStore(seed: .init(scale: 1))
+        _ = try await store.backoffice.receiveStock(productID: 1, quantity: 1)
+        // When its files' modes are read
+        let modes = try [store.path, store.path + "-wal", store.path + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }.map {
+            (try FileManager.default.attributesOfItem(atPath: $0)[.posixPermissions] as? Int ?? 0) & 0o777
+        }
+        // Then none is readable by others: the store holds password hashes and session tokens
+        #expect(!modes.isEmpty)
+        #expect(modes.allSatisfy { $0 == 0o600 }, "\(modes.map { String($0, radix: 8) })")
+    }
+
     @Test func integrityCheckPassesWithoutTheAppsFunctions() throws {
         // Given a store with orders, written by the app
         let store = try TemporaryStore(seed: .init(scale: 1, seed: 3))

@@ -95,8 +95,8 @@ struct SyncEventsTests {
             defer { events.close() }
             // When the administrator revokes it
             try await server.service.revoke(container: "acme", siteCode: "OXF")
-            // Then its stream ends by the next ping
-            #expect(try await events.ends(within: .seconds(5)))
+            // Then its stream ends by the next ping (within a second or two; the bound allows for a loaded machine)
+            #expect(try await events.ends(within: .seconds(10)))
         }
     }
 

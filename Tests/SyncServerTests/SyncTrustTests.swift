@@ -456,8 +456,9 @@ struct SyncTrustTests {
             // When it rotates the credential and uses the new one
             let new = try await server.client(credential: old).rotateCredential(path: .init(container: "acme")).ok.body.json.credential
             #expect(try await Self.status(server.client(credential: new)) == 200)
-            // Then the stream opened with the old one ends within about a second
-            #expect(try await events.ends(within: .milliseconds(2500)))
+            // Then the stream opened with the old one ends within about a second (pings come each minute, so only the
+            // watcher can end it; the bound allows for a loaded machine)
+            #expect(try await events.ends(within: .seconds(10)))
         }
     }
 

@@ -105,6 +105,14 @@ public struct SyncApplied: Sendable, Equatable {
     public var refetch = false
     /// It still differed after fetching it again: `sync status` names the zone.
     public var checksumDiffers = false
+    /// After an acknowledgement: this store's client and the batches the server has taken from it, for the file
+    /// beside the store (`StoreFiles.syncWatermark`).
+    var watermark: Watermark?
+
+    struct Watermark: Sendable, Equatable {
+        var clientID: String
+        var batches: Int64
+    }
 }
 
 /// The store's side of sync: what it must send, what it has heard, and the merge rules. Every method is one
@@ -117,6 +125,7 @@ extension Backoffice {
     /// the store (an older version kept it there) has it moved out, so that its backups carry none from then on.
     public func syncMembership() async throws(NorthwindError) -> SyncMembership? {
         guard var membership = try await read({ db in try Self.membership(db) }) else { return nil }
+        try takeOverIfRevertedCopy()
         let files = StoreFiles(path: store.configuration.path)
         if !membership.credential.isEmpty {
             if files.readSyncCredential() == nil { try files.writeSyncCredential(membership.credential) }
@@ -125,6 +134,34 @@ extension Backoffice {
         }
         membership.credential = files.readSyncCredential() ?? ""
         return membership
+    }
+
+    /// A store file put back to an older copy of itself knows of fewer batches than the server took from it (its
+    /// watermark beside it says how many), or is a client it has been before; then it is treated as a restored
+    /// store: it takes its site over, fetches everything again, and executes no order until a full sync has brought
+    /// back what shipped since that copy. True when it was found so.
+    @discardableResult
+    public func takeOverIfRevertedCopy() throws(NorthwindError) -> Bool {
+        let watermark = StoreFiles(path: store.configuration.path).readSyncWatermark()
+        guard !watermark.isEmpty else { return false }
+        do {
+            return try store.pool.write { db in
+                guard try Self.membership(db) != nil else { return false }
+                // No client yet, beside a watermark: a copy from before the store's first batch.
+                if let clientID = try Self.state(db, "clientID") {
+                    guard let index = watermark.lastIndex(where: { $0.clientID == clientID }) else { return false }
+                    let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
+                    guard watermark[index].batches > taken || index != watermark.count - 1 else { return false }
+                }
+                try Self.refetchEverything(db)
+                try db.execute(sql: "DELETE FROM user_setting_tokens")
+                try Self.takeOverSite(db)
+                try Self.setState(db, "restoredUntilFullSync", Timestamp.now.description)
+                return true
+            }
+        } catch {
+            throw NorthwindError.translating(error)
+        }
     }
 
     /// Why a store that has joined cannot sync when its credential file is missing, and what to do.
@@ -297,8 +334,9 @@ extension Backoffice {
     static func requireSyncedSinceRestore(_ db: Database) throws {
         guard try membership(db) != nil, let since = try state(db, "restoredUntilFullSync") else { return }
         throw NorthwindError.invalidState(
-            "This store was restored from a backup (\(since)) and has not completed a full sync since, so orders are neither "
-                + "executed nor cancelled: one shipped after the backup would ship twice. Sync first (northwind sync now)."
+            "This store was restored from a backup, or put back to an older copy of its file (\(since)), and has not completed a "
+                + "full sync since, so orders are neither executed nor cancelled: one shipped after that copy would ship twice. "
+                + "Sync first (northwind sync now)."
         )
     }
 

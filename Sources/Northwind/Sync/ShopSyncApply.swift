@@ -13,7 +13,7 @@ extension Backoffice {
         outcomes: [OperationOutcome],
         assets: [String: Data] = [:]
     ) async throws(NorthwindError) -> SyncApplied {
-        try await syncWrite { db in
+        let applied = try await syncWrite { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
@@ -65,8 +65,15 @@ extension Backoffice {
                 try Self.setState(db, "pendingBatch", nil)
                 try Self.setState(db, "pendingBatchID", nil)
             }
+            applied.watermark = try Self.state(db, "clientID").map { SyncApplied.Watermark(clientID: $0, batches: taken + 1) }
             return applied
         }
+        // After the commit: a watermark lower than the store's (a crash between the two) is harmless; a higher one
+        // would take this store for an older copy of itself.
+        if let watermark = applied.watermark {
+            try StoreFiles(path: store.configuration.path).writeSyncWatermark(clientID: watermark.clientID, batches: watermark.batches)
+        }
+        return applied
     }
 
     /// Applies one downloaded page of a zone and saves its token, in one transaction. Records that name a row not here

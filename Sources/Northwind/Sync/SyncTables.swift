@@ -198,6 +198,8 @@ enum RecordMapping {
 public struct DeclaredRecordType: Sendable, Equatable, Codable {
     public var name: String
     public var appendOnly: Bool
+    /// Every save carries field clocks (`~clocks`): this version's always do.
+    public var clocked: Bool = true
     public var fields: [DeclaredField]
 }
 
@@ -231,7 +233,7 @@ extension Backoffice {
                     )
                 }
                 fields += table.assetAttributes.map { DeclaredField(name: $0, type: "ASSET", required: false, referenceType: nil, ownerBound: false) }
-                return DeclaredRecordType(name: table.name, appendOnly: table.appendOnly, fields: fields)
+                return DeclaredRecordType(name: table.name, appendOnly: table.appendOnly, clocked: true, fields: fields)
             }
         }
     }

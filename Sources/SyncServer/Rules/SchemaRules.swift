@@ -27,6 +27,11 @@ struct SchemaRules: Sendable {
             throw violation(record, "\(record.recordType) records are only appended (a ledger): send them with append")
         }
         guard !record.deleted, operation.operationType != .delete, operation.operationType != .forceDelete else { return }
+        if type.clocked == true {
+            guard record.fields[FieldClocks.fieldName] != nil, FieldClocks.milliseconds(in: record.fields) != nil else {
+                throw violation(record, "it lacks readable \(FieldClocks.fieldName), which every save of a \(record.recordType) record carries")
+            }
+        }
         for field in type.fields {
             let value = record.fields[field.name]
             if value == nil || value == .null {
