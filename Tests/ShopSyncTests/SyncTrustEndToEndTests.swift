@@ -314,6 +314,36 @@ struct SyncTrustEndToEndTests {
         #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "NOCLOCK") }
     }
 
+    @Test func batchIDsThatDifferOnlyAfterANULAreRefusedNotTakenForOne() async throws {
+        // Given a company in sync
+        let company = try Company()
+        try await company.start(shops: [])
+        let service = try await SyncService.open(database: company.database)
+        let caller = try #require(try await service.installations(container: "acme").first { $0.role == .hq })
+        // When a batch whose ID holds a NUL is sent (stored as text, "zz\0a" and "zz\0b" would both be "zz")
+        let request = Components.Schemas.ModifyRequest(
+            clientID: "c1",
+            batchID: "zz\u{0}a",
+            operations: [
+                .init(
+                    opID: "0",
+                    operationType: .create,
+                    record: SyncRecord(recordName: "nul-batch", recordType: "regions", zoneID: ZoneID("catalog"), fields: [:])
+                )
+            ]
+        )
+        var refusal: SyncError?
+        do {
+            _ = try await service.modifyRecords(caller, container: "acme", scope: .shared, request: request, bodySize: 0)
+        } catch {
+            refusal = error
+        }
+        await service.close()
+        // Then it is refused naming the field
+        #expect(refusal?.serverErrorCode == .badRequest)
+        #expect(refusal?.reason.contains("batchID") == true, "\(String(describing: refusal))")
+    }
+
     @Test func aJoinRefusedBeforeEnrollingLeavesTheTokenForAStoreThatCan() async throws {
         // Given a company with data, and a token for a shop
         let company = try Company()

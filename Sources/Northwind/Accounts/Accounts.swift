@@ -29,7 +29,7 @@ public struct AccessPolicy: Sendable {
 
     /// The titles a `session.managerTitles` value names: separated by semicolons, since titles hold commas.
     public static func titles(_ setting: String) -> Set<String> {
-        Set(setting.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        Set(setting.split(separator: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty })
     }
 
     public init(managerTitles: Set<String> = AccessPolicy.defaultManagerTitles) {

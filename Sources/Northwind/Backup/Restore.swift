@@ -138,6 +138,8 @@ public enum Restore {
     /// sync epoch; then closes it, leaving one file with no write-ahead log.
     private static func stage(_ reader: BackupReader, into staging: StoreFiles) throws(NorthwindError) {
         var problems = try reader.verifyEntries(unpackInto: staging)
+        // As a new store: only its owner reads it (it holds password hashes); SQLite's -wal and -shm follow.
+        chmod(staging.path, 0o600)
         if problems.isEmpty {
             do {
                 let facts = try BackupReader.inspect(staging)

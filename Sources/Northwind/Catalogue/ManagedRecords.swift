@@ -36,11 +36,20 @@ extension ManagedRecord {
 
     /// Normalizes the record, then checks it against its kind's own rules and every field's stored rule
     /// (`RecordRules`), reporting every problem at once.
-    mutating func validated() throws(NorthwindError) {
+    /// `current`, for an edit: a value left as it was is not refused, as the store's gate does not refuse it (a
+    /// customer code sync gave, "ALFKI-OXF", stays editable).
+    mutating func validated(unchangedFrom current: Self? = nil) throws(NorthwindError) {
         var errors = normalizeAndValidate()
         let values = (try? databaseDictionary) ?? [:]
         for error in RecordRules.check(Self.databaseTableName, values) where !errors.contains(where: { $0.field == error.field }) {
             errors.append(error)
+        }
+        if let current, let before = try? current.databaseDictionary {
+            errors.removeAll { error in
+                let column = [error.field, error.field + "Cents"].first { values[$0] != nil || before[$0] != nil }
+                guard let column else { return false }
+                return (values[column] ?? nil)?.databaseValue == (before[column] ?? nil)?.databaseValue
+            }
         }
         // In the record's own field order, as a form lists them.
         let order = Self.fields.map(\.name)
@@ -86,7 +95,7 @@ extension Backoffice {
     public func update<R: ManagedRecord>(_ record: R) async throws(NorthwindError) -> R {
         guard let id = record.id ?? nil else { throw .invalid("id", "is required to update a \(R.entityName)") }
         var record = record
-        try record.validated()
+        try record.validated(unchangedFrom: try? find(R.self, id: id))
         let edited = record
         if let zone = SyncTable.sharedZone(of: R.databaseTableName) { await refreshBeforeEdit?(zone) }
         return try await write { db in

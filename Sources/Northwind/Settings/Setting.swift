@@ -178,7 +178,11 @@ public struct Setting: Sendable, Identifiable, Equatable {
 extension Setting {
     /// The canonical text of `text` for this setting, or an error naming the key and the rule it breaks. Bools take
     /// true/false, yes/no, on/off and 1/0; decimals take a point (`12.5` becomes `12.50` for money).
-    public func canonical(_ text: String) throws(NorthwindError) -> String {
+    /// `onThisMachine` false leaves out what depends on the machine (whether a host name resolves here): what a
+    /// restore checks, for a backup that may be restored on another machine.
+    public func canonical(_ text: String, onThisMachine: Bool = true) throws(NorthwindError) -> String {
+        // The store's text ends at a NUL: a value holding one would be kept cut short.
+        if text.unicodeScalars.contains("\u{0}") { throw invalid("must not hold a NUL character (U+0000)") }
         let value = text.trimmingCharacters(in: .whitespaces)
         let canonical: String
         switch kind {
@@ -212,7 +216,7 @@ extension Setting {
         if let pattern = rules.pattern, let regex = try? Regex(pattern), canonical.wholeMatch(of: regex) == nil {
             throw invalid("must be \(rules.patternMeaning ?? "of the form \(pattern)"), not '\(text)'")
         }
-        if rules.host, !Self.isListenable(canonical) {
+        if rules.host, onThisMachine ? !Self.isListenable(canonical) : !Self.isHostText(canonical) {
             throw invalid(
                 "must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name this machine resolves, not '\(text)'"
             )
@@ -226,7 +230,7 @@ extension Setting {
     /// An IP address, or a name that resolves here: what a server can bind to. A value that is neither would stop
     /// the next start.
     static func isListenable(_ host: String) -> Bool {
-        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { return false }
+        guard isHostText(host) else { return false }
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return true }
@@ -235,6 +239,11 @@ extension Setting {
         var found: UnsafeMutablePointer<addrinfo>?
         defer { if let found { freeaddrinfo(found) } }
         return getaddrinfo(host, nil, &hints, &found) == 0 && found != nil
+    }
+
+    /// Text that could name a host anywhere: printable ASCII without spaces.
+    static func isHostText(_ host: String) -> Bool {
+        !host.isEmpty && host.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
     }
 
     /// How a value is shown: a secret never is.

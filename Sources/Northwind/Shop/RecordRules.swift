@@ -41,7 +41,7 @@ public enum FieldRule: Sendable, Equatable {
         case (.date, .string(let text)):
             return LocalDate(text)?.description == text ? nil : Self.dateMessage
         case (.timestamp, .string(let text)):
-            return Timestamp(text) != nil ? nil : Self.timestampMessage
+            return Timestamp(text)?.description == text ? nil : Self.timestampMessage
         case (.date, _):
             return Self.dateMessage
         case (.timestamp, _):
@@ -153,9 +153,17 @@ public enum RecordRules {
             let columns = try Set(db.columns(in: table).map(\.name))
             let checked = rules.keys.filter(columns.contains).sorted()
             guard !checked.isEmpty else { continue }
-            let cursor = try Row.fetchCursor(db, sql: "SELECT id, \(checked.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table)")
+            // Text read back ends at a NUL, so whether one is stored is asked of the bytes.
+            let nuls = checked.map { "instr(CAST(\($0.quotedDatabaseIdentifier) AS BLOB), x'00') > 0" }
+            let selected = (checked.map(\.quotedDatabaseIdentifier) + nuls).joined(separator: ", ")
+            let cursor = try Row.fetchCursor(db, sql: "SELECT id, \(selected) FROM \(table)")
             while let row = try cursor.next() {
-                for column in checked {
+                for (index, column) in checked.enumerated() {
+                    if row[1 + checked.count + index] as Bool? == true {
+                        found.append("\(table) #\(row["id"] as Int64? ?? 0): \(fieldName(column)) \(FieldRule.nulMessage)")
+                        if found.count >= limit { return found }
+                        continue
+                    }
                     // A stored code may be one sync gave.
                     if let message = rules[column]?.refusal(row[column] as DatabaseValue, renamedBySync: true) {
                         found.append("\(table) #\(row["id"] as Int64? ?? 0): \(fieldName(column)) \(message)")

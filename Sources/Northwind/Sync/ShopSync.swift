@@ -206,6 +206,8 @@ extension Backoffice {
         try await read { db in try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil) }
         // The credential's file first: a store whose membership is recorded always has its credential beside it.
         try saveSyncCredential(membership.credential)
+        // A watermark left by another store once at this path would take this one for an older copy of that one.
+        try? FileManager.default.removeItem(at: StoreFiles(path: store.configuration.path).syncWatermark)
         try await write { db in
             try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil)
             // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.

@@ -63,6 +63,11 @@ struct ModifyPlanner {
         for (name, value) in [("clientID", request.clientID), ("batchID", request.batchID)] where value.isEmpty || value.utf8.count > 200 {
             throw SyncError(.badRequest, "\(name) must be 1 to 200 characters")
         }
+        // Stored as text, an ID would end at a NUL: two that differ after one would be taken for the same.
+        for (name, value) in [("clientID", request.clientID), ("batchID", request.batchID)] + request.operations.map({ ("opID", $0.opID) })
+        where value.unicodeScalars.contains("\u{0}") {
+            throw SyncError(.badRequest, "\(name) holds a NUL character (U+0000), which an ID may not")
+        }
         var seen = Set<String>()
         for operation in request.operations where !seen.insert(operation.opID).inserted {
             throw SyncError(.badRequest, "opID \(operation.opID) appears twice in the batch; each operation needs its own")

@@ -28,7 +28,7 @@ struct SchemaRules: Sendable {
         }
         guard !record.deleted, operation.operationType != .delete, operation.operationType != .forceDelete else { return }
         if type.clocked == true {
-            guard record.fields[FieldClocks.fieldName] != nil, FieldClocks.milliseconds(in: record.fields) != nil else {
+            guard record.fields[FieldClocks.fieldName] != nil, let clocks = FieldClocks.milliseconds(in: record.fields), !clocks.isEmpty else {
                 throw violation(record, "it lacks readable \(FieldClocks.fieldName), which every save of a \(record.recordType) record carries")
             }
         }

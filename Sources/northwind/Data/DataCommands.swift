@@ -19,7 +19,9 @@ struct SeedCommand: AsyncParsableCommand {
     func validate() throws {
         if !(1...10_000).contains(scale) { throw ValidationError("--scale must be between 1 and 10000.") }
         // Employees are born up to 70 years before it, and every date must be a year of four digits.
-        if let endDate, endDate.year < 1900 { throw ValidationError("--end-date must be in 1900 or later, not \(endDate).") }
+        if let endDate, !(1900...9000).contains(endDate.year) {
+            throw ValidationError("--end-date must be in a year from 1900 to 9000, not \(endDate).")
+        }
     }
 
     func run() async throws {
