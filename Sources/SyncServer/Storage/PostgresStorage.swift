@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import SyncProtocol
+import Synchronization
 
 /// The engine for several instances on one PostgreSQL. A zone's row is its change counter: a writer locks it
 /// (`FOR UPDATE`, zones in name order) before taking the next number and holds the lock until it commits, so a
@@ -34,7 +35,26 @@ final class PostgresStorage: SyncStorage {
 
     func close() async {
         runner.cancel()
-        await runner.value
+        // run() ends once its connections have closed; a lease still held by a task that outlived its caller must
+        // not hold whoever closes for good (a test run sat idle for ever here).
+        let runner = runner
+        let ended = await Self.within(.seconds(10)) { await runner.value }
+        if !ended { logger.warning("the PostgreSQL client had not stopped 10 s after it was asked to; going on without it") }
+    }
+
+    /// Whether `body` finished within `limit`; one that does not is left running, not waited for.
+    private static func within(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let claim = ClaimOnce()
+            Task {
+                await body()
+                if claim.first() { continuation.resume(returning: true) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if claim.first() { continuation.resume(returning: false) }
+            }
+        }
     }
 
     // MARK: Transactions
@@ -866,4 +886,10 @@ public enum PostgresURL {
         configuration.options.maximumConnections = 40
         return configuration
     }
+}
+
+/// True for the first caller only.
+private final class ClaimOnce: Sendable {
+    private let done = Atomic(false)
+    func first() -> Bool { !done.exchange(true, ordering: .acquiringAndReleasing) }
 }
