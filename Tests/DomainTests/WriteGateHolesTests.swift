@@ -123,11 +123,10 @@ struct WriteGateHolesTests {
         // Given a backup of a store whose settings table was edited by hand
         let made = try await Self.backup(settingsTable: table, key, value)
         // When it is restored
-        let target = made.place.fresh()
-        let error = await northwindError { _ = try await Restore.perform(made.file, over: target, folder: made.place.folder, force: false) }
+        let (error, restored) = await Self.restore(made)
         // Then nothing is restored, and the message names the key
         #expect(error?.description.contains(key) == true, "\(error?.description ?? "restored")")
-        #expect(!target.exists)
+        #expect(!restored)
     }
 
     @Test(arguments: [("session.managerTitles", "Chief Taster"), ("server.host", "no-such-host.invalid")])
@@ -147,11 +146,7 @@ struct WriteGateHolesTests {
 
     /// A backup of a demo store whose `table` holds `key` = `value`, written by hand.
     static func backup(settingsTable table: String, _ key: String, _ value: String) async throws -> (place: BackupPlace, file: URL) {
-        let place = BackupPlace()
-        let source = try TemporaryStore(seed: Self.demo)
-        try source.store.close()
-        let queue = try DatabaseQueue(path: source.path)
-        try await queue.write { db in
+        try await backup { db in
             if table == "settings" {
                 try db.execute(sql: "INSERT INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
             } else {
@@ -159,6 +154,15 @@ struct WriteGateHolesTests {
                 try db.execute(sql: "INSERT INTO user_settings (login, key, value) VALUES (?, ?, ?)", arguments: [login, key, value])
             }
         }
+    }
+
+    /// A backup of a demo store edited by `edit` on a plain connection, past the gate, as an editor of the file would.
+    static func backup(editedBy edit: @escaping @Sendable (Database) throws -> Void) async throws -> (place: BackupPlace, file: URL) {
+        let place = BackupPlace()
+        let source = try TemporaryStore(seed: Self.demo)
+        try source.store.close()
+        let queue = try DatabaseQueue(path: source.path)
+        try await queue.write(edit)
         let made = try BackupWriter.write(
             from: queue,
             pictures: StoreFiles(path: source.path).external,
@@ -170,27 +174,21 @@ struct WriteGateHolesTests {
         return (place, made.file)
     }
 
+    /// Restores `backup` into a fresh path: the refusal, and whether a store was made.
+    static func restore(_ backup: (place: BackupPlace, file: URL)) async -> (error: NorthwindError?, made: Bool) {
+        let target = backup.place.fresh()
+        let error = await northwindError { _ = try await Restore.perform(backup.file, over: target, folder: backup.place.folder, force: false) }
+        return (error, target.exists)
+    }
+
     @Test func aBackupWhoseDatesAreNoDaysIsNotRestored() async throws {
         // Given a backup of a store whose employee's birth date was edited by hand into text
-        let place = BackupPlace()
-        let source = try TemporaryStore(seed: Self.demo)
-        try source.store.close()
-        let queue = try DatabaseQueue(path: source.path)
-        try await queue.write { db in try db.execute(sql: "UPDATE employees SET birthDate = 'garbage' WHERE id = 1") }
-        let made = try BackupWriter.write(
-            from: queue,
-            pictures: StoreFiles(path: source.path).external,
-            storePath: source.path,
-            to: place.folder,
-            kind: .manual
-        )
-        try queue.close()
+        let made = try await Self.backup { db in try db.execute(sql: "UPDATE employees SET birthDate = 'garbage' WHERE id = 1") }
         // When it is restored
-        let target = place.fresh()
-        let error = await northwindError { _ = try await Restore.perform(made.file, over: target, folder: place.folder, force: false) }
+        let (error, restored) = await Self.restore(made)
         // Then nothing is restored, and the message names the row and the rule
         #expect(error?.description.contains("employees #1: birthDate \(FieldRule.dateMessage)") == true, "\(error?.description ?? "restored")")
-        #expect(!target.exists)
+        #expect(!restored)
     }
 
     @Test(arguments: ["", " ; ;; ", ";;;"])
@@ -206,25 +204,14 @@ struct WriteGateHolesTests {
 
     @Test func aBackupWhoseTextHoldsANULIsNotRestored() async throws {
         // Given a backup of a store whose customer's name was edited by hand to hold a NUL, which text read back hides
-        let place = BackupPlace()
-        let source = try TemporaryStore(seed: Self.demo)
-        try source.store.close()
-        let queue = try DatabaseQueue(path: source.path)
-        try await queue.write { db in try db.execute(sql: "UPDATE customers SET companyName = 'Good' || char(0) || 'hidden' WHERE id = 1") }
-        let made = try BackupWriter.write(
-            from: queue,
-            pictures: StoreFiles(path: source.path).external,
-            storePath: source.path,
-            to: place.folder,
-            kind: .manual
-        )
-        try queue.close()
+        let made = try await Self.backup { db in
+            try db.execute(sql: "UPDATE customers SET companyName = 'Good' || char(0) || 'hidden' WHERE id = 1")
+        }
         // When it is restored
-        let target = place.fresh()
-        let error = await northwindError { _ = try await Restore.perform(made.file, over: target, folder: place.folder, force: false) }
+        let (error, restored) = await Self.restore(made)
         // Then nothing is restored, and the row is named
         #expect(error?.description.contains("customers #1: companyName \(FieldRule.nulMessage)") == true, "\(error?.description ?? "restored")")
-        #expect(!target.exists)
+        #expect(!restored)
     }
 
     @Test(arguments: ["2024-+1-+1T00:00:00Z", "+202-01-01T00:00:00.000Z", "2024-01-01T00:00:00Z"])
