@@ -57,17 +57,22 @@ struct WriteGateHolesTests {
         #expect(try store.count("SELECT count(*) FROM orders WHERE orderDate = 'soon'") == 0)
     }
 
-    @Test func aCustomerCodeInTheFormSyncGivesIsTakenFromSyncOnly() async throws {
-        // Given head office, joined
-        let store = try await Self.joinedHeadOffice()
-        // When a customer renamed by sync ("ALFKI-OXF") arrives, and one in the same form is written by hand
+    /// A customer another site had, renamed by sync ("ALFKI-OXF"), arriving by sync.
+    static func receiveRenamedCustomer(_ store: TemporaryStore) async throws -> SyncApplied {
         let renamed = SyncRecord(
             recordName: UUID().uuidString.lowercased(),
             recordType: "customers",
             zoneID: ZoneID("customers"),
             fields: ["code": .string("ALFKI-OXF"), "companyName": .string("Alfreds, Oxford's")]
         )
-        let applied = try await store.backoffice.applyDownloaded(zone: "customers", records: [renamed], token: "t1")
+        return try await store.backoffice.applyDownloaded(zone: "customers", records: [renamed], token: "t1")
+    }
+
+    @Test func aCustomerCodeInTheFormSyncGivesIsTakenFromSyncOnly() async throws {
+        // Given head office, joined
+        let store = try await Self.joinedHeadOffice()
+        // When a customer renamed by sync ("ALFKI-OXF") arrives, and one in the same form is written by hand
+        let applied = try await Self.receiveRenamedCustomer(store)
         let error = await northwindError {
             try await store.backoffice.write { db in
                 try db.execute(sql: "INSERT INTO customers (code, companyName) VALUES ('NEW-OXF', 'By hand')")
@@ -231,13 +236,7 @@ struct WriteGateHolesTests {
     @Test func aCustomerWhoseCodeSyncGaveCanStillBeEdited() async throws {
         // Given head office holding a customer sync renamed ("ALFKI-OXF")
         let store = try await Self.joinedHeadOffice()
-        let renamed = SyncRecord(
-            recordName: UUID().uuidString.lowercased(),
-            recordType: "customers",
-            zoneID: ZoneID("customers"),
-            fields: ["code": .string("ALFKI-OXF"), "companyName": .string("Alfreds, Oxford's")]
-        )
-        _ = try await store.backoffice.applyDownloaded(zone: "customers", records: [renamed], token: "t1")
+        _ = try await Self.receiveRenamedCustomer(store)
         var customer = try store.backoffice.customer(code: "ALFKI-OXF")
         // When someone edits its name, leaving the code
         customer.companyName = "Alfreds of Oxford"

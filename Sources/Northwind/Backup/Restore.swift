@@ -247,19 +247,22 @@ public enum Restore {
 }
 
 extension Backoffice {
+    /// A store that is an older state of itself (restored, or its file put back): every zone fetched again, the
+    /// site taken over (the server has taken batches this state never knew of), and orders neither executed nor
+    /// cancelled until that full sync has brought back what shipped since.
+    static func startOverAsRestored(_ db: Database) throws {
+        try refetchEverything(db)
+        try db.execute(sql: "DELETE FROM user_setting_tokens")
+        try takeOverSite(db)
+        try setState(db, "restoredUntilFullSync", Timestamp.now.description)
+    }
+
     /// After a restore: forget every change token, so that the next sync fetches all the server has (and removes
     /// what it no longer has) while this store's own unsent changes still go up. Batch IDs are random, so the
     /// change-log positions the backup repeats are never taken for batches the old store sent.
     func startNewSyncEpoch() throws(NorthwindError) {
         do {
-            try store.pool.write { db in
-                try Self.refetchEverything(db)
-                try db.execute(sql: "DELETE FROM user_setting_tokens")
-                // The server has taken batches this backup never knew of: this store takes its site over.
-                try Self.takeOverSite(db)
-                // Orders shipped after the backup read "new" here until the server's copy comes back.
-                try Self.setState(db, "restoredUntilFullSync", Timestamp.now.description)
-            }
+            try store.pool.write { db in try Self.startOverAsRestored(db) }
         } catch {
             throw NorthwindError.translating(error)
         }

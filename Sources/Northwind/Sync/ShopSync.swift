@@ -153,10 +153,7 @@ extension Backoffice {
                     let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
                     guard watermark[index].batches > taken || index != watermark.count - 1 else { return false }
                 }
-                try Self.refetchEverything(db)
-                try db.execute(sql: "DELETE FROM user_setting_tokens")
-                try Self.takeOverSite(db)
-                try Self.setState(db, "restoredUntilFullSync", Timestamp.now.description)
+                try Self.startOverAsRestored(db)
                 return true
             }
         } catch {
