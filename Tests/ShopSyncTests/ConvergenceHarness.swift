@@ -70,6 +70,7 @@ actor ConvergenceRun {
 
     /// What the workload did, for the checks: every order taken, every customer created and not deleted.
     private var ordersTaken: [String] = []
+    private var orderRecords: [String: String] = [:]
     private var customersCreated: Set<String> = []
     /// A field value the workload wrote, and the value the site showed before: for the inbox check.
     struct Write {
@@ -89,6 +90,13 @@ actor ConvergenceRun {
     private var statusesSeen: [String: [String: String]] = [:]
     /// The server's backup taken mid-run, which the next restore puts back.
     private var serverBackup: String?
+    /// Where and at which step each order was taken and each customer created: a store put back to an older state
+    /// may lose what it never sent, and only that.
+    private var origins: [String: (site: String, step: Int)] = [:]
+    /// A site's store file copied aside mid-run (with its watermark, as a whole-folder copy would), which the next
+    /// revert puts back; and a site's own backup, which the next restore puts back.
+    private var storeCopies: [String: (path: String, step: Int)] = [:]
+    private var storeBackups: [String: (file: URL, step: Int)] = [:]
 
     init(_ configuration: Configuration) async throws {
         self.configuration = configuration
@@ -144,7 +152,9 @@ actor ConvergenceRun {
             \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \(count("PostgreSQL crashed")) PostgreSQL restarts, \
             \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count(" picture: ") + count(" photo: ")) pictures \
             changed, \(count("refused")) refusals, \(count("server backed up")) server backups and \(count("server restored")) restores, \
-            \(count("forged movement")) forged movements, \(count("delete product")) product deletions, \(count("clock -")) syncs with the clock behind
+            \(count("forged movement")) forged movements, \(count("delete product")) product deletions, \(count("clock -")) syncs with the clock behind, \
+            \(count("store put back")) stores put back to an older copy, \(count("restored from its backup of")) restored from their own backup, \
+            \(count("second machine")) copied to a second machine, \(count("sync resume")) resumed
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))
             """
     }
@@ -189,7 +199,10 @@ actor ConvergenceRun {
         while configuration.steps.map({ step < $0 }) ?? (ContinuousClock.now < end) {
             step += 1
             let site = sites.randomElement(using: &random)!
-            let roll = Int.random(in: 0..<103, using: &random)
+            var roll = Int.random(in: 0..<106, using: &random)
+            // NORTHWIND_CONVERGENCE_STORE_FAULTS=1 makes a store put back or copied one step in five, to look for
+            // their holes.
+            if Self.storeFaultsOften, Int.random(in: 0..<5, using: &random) == 0 { roll = Int.random(in: 102..<105, using: &random) }
             let before = configuration.deterministic ? try await recordIDs(at: site) : [:]
             let what = try await perform(roll: roll, at: site, step: step)
             if configuration.deterministic {
@@ -201,15 +214,17 @@ actor ConvergenceRun {
         }
     }
 
+    private static let storeFaultsOften = ProcessInfo.processInfo.environment["NORTHWIND_CONVERGENCE_STORE_FAULTS"] != nil
+
     private func perform(roll: Int, at site: String, step: Int) async throws -> String {
         let backoffice = stores[site]!
         do {
             switch roll {
             case 0..<14: return try await editProduct(backoffice, site: site, step: step)
-            case 14..<21: return try await createCustomer(backoffice, step: step)
+            case 14..<21: return try await createCustomer(backoffice, site: site, step: step)
             case 21..<27: return try await editCustomer(backoffice, site: site, step: step)
             case 27..<30: return try await deleteCustomer(backoffice, site: site)
-            case 30..<42: return try await takeOrder(backoffice, site: site)
+            case 30..<42: return try await takeOrder(backoffice, site: site, step: step)
             case 42..<49: return try await executeOrder(backoffice, site: site)
             case 49..<52: return try await cancelOrder(backoffice, site: site)
             case 52..<59: return try await receiveStock(backoffice, site: site)
@@ -225,13 +240,12 @@ actor ConvergenceRun {
             case 96..<97: return try await purgeTombstones()
             case 97..<98: return try await syncWithSkewedClock(site)
             case 98..<99: return try await changePicture(backoffice, site: site, step: step)
-            case 99..<100:
-                // On PostgreSQL, healing after a restore stalled once (seed 778, 60 s): not yet explained, so the
-                // fault runs on SQLite only until it is.
-                guard postgresDirectory == nil else { return "no server restore on PostgreSQL yet" }
-                return serverBackup == nil ? try backUpServer() : try await restoreServer()
+            case 99..<100: return serverBackup == nil ? try backUpServer() : try await restoreServer()
             case 100..<101: return try await forgeMovement(at: site)
             case 101..<102: return try await deleteProduct()
+            case 102..<103: return try await revertStore(site, step: step)
+            case 103..<104: return try await restoreOwnBackup(site, step: step)
+            case 104..<105: return try await copyToSecondMachine(site, step: step)
             default:
                 try await Task.sleep(for: .milliseconds(20))
                 return "pause"
@@ -285,11 +299,12 @@ actor ConvergenceRun {
         return "employee \(id) photo: \(what)"
     }
 
-    private func createCustomer(_ backoffice: Backoffice, step: Int) async throws -> String {
+    private func createCustomer(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
         // A small pool of codes, so that two sites create the same one.
         let code = "CV\(Int.random(in: 0..<12, using: &random))"
         let created = try await backoffice.create(Customer(code: code, companyName: "Customer of step \(step)"))
         customersCreated.insert(created.recordID)
+        origins[created.recordID] = (site, step)
         return "create customer \(code) \(created.recordID)"
     }
 
@@ -320,7 +335,7 @@ actor ConvergenceRun {
     }
 
     /// Half the time for what is on this shelf, as a customer calling a shop would; else for anything.
-    private func takeOrder(_ backoffice: Backoffice, site: String) async throws -> String {
+    private func takeOrder(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
         let (codes, all, stocked) = try await backoffice.store.pool.read { db in
             (
                 try String.fetchAll(db, sql: "SELECT code FROM customers ORDER BY code"),
@@ -335,6 +350,8 @@ actor ConvergenceRun {
         let lines = chosen.map { OrderLineDraft(productID: $0, quantity: Int.random(in: 1...5, using: &random)) }
         let order = try await backoffice.createOrder(OrderDraft(customerCode: code, employeeID: nil, lines: lines))
         ordersTaken.append(order.order.number)
+        origins[order.order.number] = (site, step)
+        orderRecords[order.order.number] = order.order.recordID
         return "take order \(order.order.number) for \(code), \(lines.count) lines"
     }
 
@@ -539,17 +556,27 @@ actor ConvergenceRun {
         // A withheld answer holds a sync until it is abandoned; with no delays among the faults, nothing else does.
         let timeout: Duration = configuration.deterministic ? .seconds(10) : .seconds(4)
         let engine = ShopSyncEngine(backoffice: stores[site]!)
-        let outcome = await firstOf(timeout) {
+        let outcome = await firstOf(timeout) { () -> (String, ShopSyncError?) in
             do {
                 let report = try await engine.syncNow()
-                return "sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)"
+                return ("sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)", nil)
             } catch let error as ShopSyncError {
-                return "sync failed: \(error.message)"
+                return ("sync failed: \(error.message)", error)
             } catch {
-                return "sync failed: \(error)"
+                return ("sync failed: \(error)", nil)
             }
         }
-        return outcome ?? "sync abandoned after \(timeout)"
+        guard let (text, error) = outcome else { return "sync abandoned after \(timeout)" }
+        if let error { try? await resumeIfDiverged(site, error) }
+        return text
+    }
+
+    /// A store the server found behind what it took from its site (a whole folder put back, or a second copy that
+    /// synced first): the person at it does what the message says, `sync resume`.
+    private func resumeIfDiverged(_ site: String, _ error: ShopSyncError) async throws {
+        guard error.kind == .refused(.storeDiverged) else { return }
+        try await stores[site]!.resumeAsThisCopy()
+        log("  \(site): sync resume, as the message said")
     }
 
     /// `northwind sync now` in its own process, killed with SIGKILL: at a named moment, or after a random delay that
@@ -707,6 +734,139 @@ actor ConvergenceRun {
         return "delete product \(id) at hq"
     }
 
+    // MARK: - Stores put back or copied
+
+    /// A site's store put back to an older copy of its file: the first time, the copy is taken (as a file-level
+    /// snapshot would be); the next time, it is put back over the store, half the time with its watermark too (a whole
+    /// folder put back, which the server finds at the next send, and a person answers with `sync resume`).
+    private func revertStore(_ site: String, step: Int) async throws -> String {
+        guard let copy = storeCopies[site] else {
+            let path = directory.appendingPathComponent("\(site)-copy-\(step).sqlite").path
+            try copyStore(site, to: path, withFiles: [\.syncWatermark])
+            storeCopies[site] = (path, step)
+            return "store copied aside"
+        }
+        storeCopies[site] = nil
+        let wholeFolder = Bool.random(using: &random)
+        try await replacingStore(site) {
+            let files = StoreFiles(path: store(site))
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: files.path + suffix) }
+            try FileManager.default.copyItem(atPath: copy.path, toPath: files.path)
+            if wholeFolder {
+                try? FileManager.default.removeItem(at: files.syncWatermark)
+                try? FileManager.default.copyItem(at: StoreFiles(path: copy.path).syncWatermark, to: files.syncWatermark)
+            }
+        }
+        try await forgetUnsent(at: site, since: copy.step)
+        return "store put back to its copy of step \(copy.step)\(wholeFolder ? " with its watermark" : "")"
+    }
+
+    /// A site restored from its own backup: the first time the backup is made, the next time it is restored.
+    private func restoreOwnBackup(_ site: String, step: Int) async throws -> String {
+        let folder = BackupFolder(url: directory.appendingPathComponent("backups-\(site)"))
+        guard let backup = storeBackups[site] else {
+            let listing = try await stores[site]!.createBackup(in: folder, kind: .manual)
+            storeBackups[site] = (listing.file, step)
+            return "store backed up"
+        }
+        storeBackups[site] = nil
+        try await replacingStore(site) {
+            _ = try await Restore.perform(backup.file, over: StoreFiles(path: store(site)), folder: folder, force: true)
+        }
+        try await forgetUnsent(at: site, since: backup.step)
+        return "store restored from its backup of step \(backup.step)"
+    }
+
+    /// A site's whole folder copied to a second machine (a cloned virtual machine), which takes a customer and
+    /// syncs: refused when the first copy has sent since (STORE_DIVERGED); else the copy becomes the site's, and the
+    /// first is refused until a person answers with `sync resume`. Then the second machine is switched off.
+    private func copyToSecondMachine(_ site: String, step: Int) async throws -> String {
+        let path = directory.appendingPathComponent("\(site)-machine2-\(step).sqlite").path
+        try copyStore(site, to: path, withFiles: [\.syncWatermark, \.syncCredential])
+        let copy = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
+        let created = try await copy.create(
+            Customer(code: "CV\(Int.random(in: 0..<12, using: &random))", companyName: "Customer of a copy, step \(step)")
+        )
+        let engine = ShopSyncEngine(backoffice: copy)
+        let outcome = await firstOf(.seconds(10)) {
+            do {
+                let report = try await engine.syncNow()
+                return "up \(report.uploaded)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        try copy.store.close()
+        // What the server took from the copy is acknowledged: it must reach everyone.
+        if try await serverRecord(SyncTable.sharedZone(of: "customers")!, created.recordID) != nil {
+            customersCreated.insert(created.recordID)
+            origins[created.recordID] = (site, step)
+        }
+        return "store copied to a second machine, which synced: \(outcome?.split(separator: "\n").first ?? "abandoned after 10 s")"
+    }
+
+    /// A consistent copy of a site's store file, with the named files beside it.
+    private func copyStore(_ site: String, to path: String, withFiles files: [KeyPath<StoreFiles, URL>]) throws {
+        try stores[site]!.store.pool.backup(to: DatabaseQueue(path: path))
+        for file in files where FileManager.default.fileExists(atPath: StoreFiles(path: store(site))[keyPath: file].path) {
+            try FileManager.default.copyItem(at: StoreFiles(path: store(site))[keyPath: file], to: StoreFiles(path: path)[keyPath: file])
+        }
+    }
+
+    /// Closes a site's store, runs `change` on its files, and opens it again (as the program would, finding out
+    /// whether it is an older copy of itself), even when `change` failed.
+    private func replacingStore(_ site: String, _ change: () async throws -> Void) async throws {
+        try stores[site]!.store.close()
+        do { try await change() } catch {
+            stores[site] = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: false)
+            throw error
+        }
+        stores[site] = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: false)
+    }
+
+    /// A record the server holds live, or nil.
+    private func serverRecord(_ zone: String, _ recordID: String) async throws -> SyncRecord? {
+        let service = try await SyncService.open(database: database)
+        let found = try await service.storage.lookup(container: "acme", scope: .shared, keys: [RecordKey(zoneName: zone, recordName: recordID)])
+        await service.close()
+        guard let stored = found.values.first, !stored.record.deleted else { return nil }
+        return stored.record
+    }
+
+    /// After a site's store was put back to its state of `step`: what it wrote since and the server never took was
+    /// only ever in that file (nobody acknowledged it), so the checks stop expecting it; all the server took must
+    /// come back.
+    private func forgetUnsent(at site: String, since step: Int) async throws {
+        func since(_ key: String) -> Bool { origins[key].map { $0.site == site && $0.step > step } ?? false }
+        let siteZone = SyncTable.siteZone(siteCodes[site]!)
+        var forgotten: [String] = []
+        for number in ordersTaken where since(number) {
+            if try await serverRecord(siteZone, orderRecords[number]!) == nil { forgotten.append(number) }
+        }
+        ordersTaken.removeAll { forgotten.contains($0) }
+        for recordID in customersCreated.sorted() where since(recordID) {
+            if try await serverRecord(SyncTable.sharedZone(of: "customers")!, recordID) == nil {
+                customersCreated.remove(recordID)
+                forgotten.append(recordID)
+            }
+        }
+        var kept: [Write] = []
+        for write in writes {
+            if write.site == site, write.step > step {
+                let record = try await serverRecord(SyncTable.sharedZone(of: write.table) ?? siteZone, write.recordID)
+                if record?.fields[write.field] != write.value {
+                    forgotten.append("\(write.table) \(write.recordID) \(write.field)")
+                    continue
+                }
+            }
+            kept.append(write)
+        }
+        writes = kept
+        // Its orders' statuses start again from the older state.
+        statusesSeen[site] = [:]
+        if !forgotten.isEmpty { log("  never sent, so not expected: \(forgotten.joined(separator: ", "))") }
+    }
+
     // MARK: - Healing
 
     /// Heals every link and syncs every installation until nothing is pending and nothing moves; a stall past 30 s
@@ -730,6 +890,12 @@ actor ConvergenceRun {
                     let attempt: @Sendable () async -> Result<SyncReport, ShopSyncError> = {
                         do throws(ShopSyncError) { return .success(try await engine.syncNow()) } catch { return .failure(error) }
                     }
+                    let started = ContinuousClock.now
+                    defer {
+                        // A slow sync, for a stall's trace.
+                        let took = ContinuousClock.now - started
+                        if took > .seconds(2) { log("heal sync at \(site) took \(took)") }
+                    }
                     guard let result = await firstOf(.seconds(60), attempt) else {
                         throw Violation(description: "sync stalled: a sync at \(site) did not return within 60 s of healing")
                     }
@@ -746,6 +912,7 @@ actor ConvergenceRun {
                     throw violation
                 } catch let error as ShopSyncError {
                     log("heal sync at \(site) failed: \(error.message)")
+                    try await resumeIfDiverged(site, error)
                     quiet = false
                 }
             }

@@ -167,6 +167,41 @@ struct SyncTrustEndToEndTests {
         #expect(units == product.unitsInStock - 1)
     }
 
+    @Test func aShopPutBackToAnOlderCopyTakesNoOrderUntilItHasSyncedSoNoNumberIsGivenTwice() async throws {
+        // Given a shop's file copied aside, then an order taken, sent and acknowledged
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let snapshot = company.directory.appendingPathComponent("oxf-copy.sqlite").path
+        try Self.copy(from: company.store("oxf"), to: snapshot)
+        let shop = try company.open("oxf")
+        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
+        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first).code
+        let sent = try await shop.createOrder(
+            OrderDraft(customerCode: customer, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
+        )
+        try await company.sync("oxf")
+        // When the file is put back, and someone takes an order with the real program; then syncs and takes it again
+        try Self.copy(from: snapshot, to: company.store("oxf"))
+        let line = ["--customer", customer, "--line", "\(productID):2"]
+        let refused = try await CLI.run(["orders", "new"] + line + ["--store", company.store("oxf")])
+        try await company.northwind(["sync", "now"], store: "oxf")
+        let taken = try await CLI.run(["orders", "new"] + line + ["--store", company.store("oxf"), "--json"])
+        try await company.northwind(["sync", "now"], store: "oxf")
+        try await company.sync("hq")
+        // Then the first try was refused, saying why; the second got a number of its own; head office has both orders
+        #expect(refused.status != 0 && refused.stderr.contains("takes, executes and cancels no order"), "\(refused.stderr)")
+        #expect(taken.status == 0, "\(taken.stderr)")
+        let prefix = String(sent.order.number.split(separator: "-")[0]) + "-%"
+        let numbers = { (site: String) in
+            try await company.open(site).store.pool.read { db in
+                try String.fetchSet(db, sql: "SELECT number FROM orders WHERE number LIKE ?", arguments: [prefix])
+            }
+        }
+        let atShop = try await numbers("oxf")
+        #expect(atShop.count == 2 && atShop.contains(sent.order.number), "\(atShop)")
+        #expect(try await numbers("hq") == atShop)
+    }
+
     @Test func aShopThatSilentlyLostARecordFindsItByTheZonesChecksumAndFetchesItAgain() async throws {
         // Given a customer at head office and at the shop, which then loses it without a trace in its change log
         // (as a hand edit of the file, or a bug, would)
@@ -484,6 +519,44 @@ struct SyncTrustEndToEndTests {
     }
 
     /// A store's whole content, through SQLite's backup: as a file copy would be, write-ahead log included.
+    @Test func aSecondCopyOfAShopsStoreIsRefusedAndTheCopyThatResumesIsTheSitesFromThenOn() async throws {
+        // Given a shop's whole folder copied to a second machine (its credential and watermark with it), and then a
+        // customer sent from the first copy
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let second = company.directory.appendingPathComponent("machine2/oxf.sqlite").path
+        try FileManager.default.createDirectory(atPath: (second as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Self.copy(from: company.store("oxf"), to: second)
+        for file in [\StoreFiles.syncCredential, \StoreFiles.syncWatermark] {
+            // (No watermark yet when the shop has sent nothing.)
+            try? FileManager.default.copyItem(at: StoreFiles(path: company.store("oxf"))[keyPath: file], to: StoreFiles(path: second)[keyPath: file])
+        }
+        _ = try await company.open("oxf").create(Customer(code: "FIRST", companyName: "Sent from the first copy"))
+        try await company.sync("oxf")
+        // When the second copy takes a customer and syncs with the real program
+        _ = try await Backoffice.open(StoreConfiguration(path: second)).create(Customer(code: "COPY", companyName: "Taken at the second copy"))
+        let refused = try await CLI.run(["sync", "now", "--store", second])
+        // Then it is refused, saying what to do, and keeps its change
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("northwind sync resume"), "\(refused.stderr)")
+        #expect(try await Backoffice.open(StoreConfiguration(path: second)).pendingChanges() > 0)
+        // When a person makes the second copy the site's (sync resume), it syncs, and the first copy sends a change
+        let resumed = try await CLI.run(["sync", "resume", "--store", second])
+        let synced = try await CLI.run(["sync", "now", "--store", second])
+        _ = try await company.open("oxf").create(Customer(code: "LATE", companyName: "Sent from the first copy, too late"))
+        let first = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
+        try await company.sync("hq")
+        // Then the second copy's change went up and it got back the first copy's acknowledged one; the first copy is
+        // refused from then on, and head office has what each copy had acknowledged, and not the refused change
+        #expect(resumed.status == 0 && synced.status == 0, "\(resumed.stderr)\(synced.stderr)")
+        #expect(first.status != 0 && first.stderr.contains("another copy"), "\(first.stderr)")
+        let hq = try company.open("hq")
+        #expect(try hq.customer(code: "FIRST").companyName == "Sent from the first copy")
+        #expect(try hq.customer(code: "COPY").companyName == "Taken at the second copy")
+        #expect(throws: NorthwindError.self) { try hq.customer(code: "LATE") }
+        #expect(try Backoffice.open(StoreConfiguration(path: second)).customer(code: "FIRST").companyName == "Sent from the first copy")
+    }
+
     static func copy(from source: String, to destination: String) throws {
         let from = try DatabaseQueue(path: source)
         let to = try DatabasePool(path: destination)

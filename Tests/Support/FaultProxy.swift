@@ -45,7 +45,7 @@ final class FaultProxy: Sendable {
         var upstream = 0
         var fault = Fault.none
         var closed = false
-        /// Connections held open by `cutResponses` or `halfOpen`, closed when the fault is healed.
+        /// Connections held open by `cutResponses` or `halfOpen`, or slowed by `delay`, closed when the fault is healed.
         var held: [Int32] = []
     }
 
@@ -114,7 +114,11 @@ final class FaultProxy: Sendable {
                 Glibc.close(client)
                 continue
             }
-            if fault == .cutResponses || fault == .halfOpen { state.withLock { $0.held += [client, server] } }
+            // A delayed connection kept alive would stay slow after healing (a full refetch through it can take
+            // half a minute), where a network that comes back is fast again: healing resets it too.
+            var slow = false
+            if case .delay = fault { slow = true }
+            if fault == .cutResponses || fault == .halfOpen || slow { state.withLock { $0.held += [client, server] } }
             let copy = fault == .duplicate ? Self.connect(port: upstream) : nil
             let finished = Atomic<Int>(0)
             // The copy closes when both its reader and the connection it copies are done.

@@ -141,6 +141,8 @@ extension Backoffice {
         recordID: String? = nil,
         _ db: Database
     ) throws -> OrderDetail {
+        // (An imported order keeps its own number, and takes none of this store's.)
+        if number == nil { try Self.requireSyncedSinceRestore(db) }
         let customer = try Self.customer(code: draft.customerCode, db)
         try Self.checkEmployee(draft.employeeID, db)
         if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {

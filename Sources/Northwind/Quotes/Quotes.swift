@@ -21,6 +21,7 @@ extension Backoffice {
         try Self.validate(content)
         try Self.validateValidity(content, base: nil)
         return try await write { db in
+            try Self.requireSyncedSinceRestore(db)
             let customerID = try Self.customer(code: content.customerCode, db).id ?? 0
             let number = try StoreMetadata.nextQuoteNumber(db)
             try db.execute(

@@ -297,15 +297,14 @@ extension Backoffice {
 
     /// This copy of the store becomes the site's at the server (after a restore, or when the server said that it is
     /// behind): a new client ID, taking the site over with its next batch, and every zone fetched again from scratch,
-    /// so that what the server took from the site since this copy's state comes back. The other copy, if any, is
-    /// refused from then on.
+    /// so that what the server took from the site since this copy's state comes back; until then it is treated as a
+    /// restored store. The other copy, if any, is refused from then on.
     public func resumeAsThisCopy() async throws(NorthwindError) {
         try await write { db in
             guard try Self.membership(db) != nil else {
                 throw NorthwindError.invalidState("This store has not joined a sync server: there is nothing to resume.")
             }
-            try Self.takeOverSite(db)
-            try Self.refetchEverything(db)
+            try Self.startOverAsRestored(db)
         }
     }
 
@@ -328,14 +327,16 @@ extension Backoffice {
 
     // MARK: After a restore
 
-    /// A store restored from a backup neither executes nor cancels orders until a full sync has brought back what
-    /// the server knows: an order shipped after the backup reads "new" here until then, and would ship twice.
+    /// A store restored from a backup takes, executes and cancels no order, and writes no quote, until a full sync
+    /// has brought back what the server knows: an order shipped after the backup reads "new" here until then, and
+    /// would ship twice; and the numbers this store gave out since are not known here, so a new order or quote
+    /// could take one of them.
     static func requireSyncedSinceRestore(_ db: Database) throws {
         guard try membership(db) != nil, let since = try state(db, "restoredUntilFullSync") else { return }
         throw NorthwindError.invalidState(
             "This store was restored from a backup, or put back to an older copy of its file (\(since)), and has not completed a "
-                + "full sync since, so orders are neither executed nor cancelled: one shipped after that copy would ship twice. "
-                + "Sync first (northwind sync now)."
+                + "full sync since, so it takes, executes and cancels no order and writes no quote: an order shipped after that "
+                + "copy would ship twice, and a number given out since could be given again. Sync first (northwind sync now)."
         )
     }
 

@@ -75,6 +75,10 @@ struct OrderPage: PageModel {
     var order: Header
     var isNew: Bool
     var supplyable: Bool
+    /// A restored store, before its first full sync: neither Execute nor Cancel.
+    var awaitingFullSync: Bool
+    /// Execute can be pressed: the shelf can fill it, and the store is not waiting for a full sync.
+    var actionable: Bool
     var shortText: String
     var customer: CustomerRef
     var employeeName: String
@@ -100,6 +104,8 @@ struct NewOrderPage: PageModel {
     var shippers: [ChoiceOption]
     var errors: [String]
     var hasErrors: Bool
+    /// A restored store, before its first full sync, takes no order.
+    var awaitingFullSync: Bool
     var me: PageUser?
 }
 
@@ -135,6 +141,7 @@ extension PageRoutes {
 
     func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) async throws -> Response {
         let detail = try await backoffice.order(number: number)
+        let awaitingFullSync = try await backoffice.awaitsFullSyncAfterRestore()
         let short = detail.lines.filter { $0.short > 0 }
         let order = detail.order
         let model = OrderPage(
@@ -151,6 +158,8 @@ extension PageRoutes {
             ),
             isNew: order.status == .new,
             supplyable: detail.isSupplyable,
+            awaitingFullSync: awaitingFullSync,
+            actionable: detail.isSupplyable && !awaitingFullSync,
             shortText: short.map { "\($0.productName) is short by \($0.short)" }.joined(separator: ", "),
             customer: .init(code: detail.customer.code, companyName: detail.customer.companyName),
             employeeName: detail.employee?.fullName ?? "",
@@ -223,7 +232,8 @@ extension PageRoutes {
             employees: employees.map { ChoiceOption(id: $0.id, name: $0.name, selected: $0.id == form.employeeID) },
             shippers: shippers.map { ChoiceOption(id: $0.id, name: $0.name, selected: String($0.id) == form.shipVia) },
             errors: errors,
-            hasErrors: !errors.isEmpty
+            hasErrors: !errors.isEmpty,
+            awaitingFullSync: try await backoffice.awaitsFullSyncAfterRestore()
         )
         return render("neworder", model, status: status, context: context)
     }
