@@ -824,13 +824,24 @@ actor ConvergenceRun {
         stores[site] = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: false)
     }
 
-    /// A record the server holds live, or nil.
-    private func serverRecord(_ zone: String, _ recordID: String) async throws -> SyncRecord? {
+    /// The records the server holds live, of those asked for, through one connection.
+    private func serverRecords(_ keys: [RecordKey]) async throws -> [RecordKey: SyncRecord] {
+        guard !keys.isEmpty else { return [:] }
         let service = try await SyncService.open(database: database)
-        let found = try await service.storage.lookup(container: "acme", scope: .shared, keys: [RecordKey(zoneName: zone, recordName: recordID)])
+        let found: [RecordKey: StoredRecord]
+        do {
+            found = try await service.storage.lookup(container: "acme", scope: .shared, keys: keys)
+        } catch {
+            await service.close()
+            throw error
+        }
         await service.close()
-        guard let stored = found.values.first, !stored.record.deleted else { return nil }
-        return stored.record
+        return found.filter { !$0.value.record.deleted }.mapValues(\.record)
+    }
+
+    private func serverRecord(_ zone: String, _ recordID: String) async throws -> SyncRecord? {
+        let key = RecordKey(zoneName: zone, recordName: recordID)
+        return try await serverRecords([key])[key]
     }
 
     /// After a site's store was put back to its state of `step`: what it wrote since and the server never took was
@@ -839,21 +850,28 @@ actor ConvergenceRun {
     private func forgetUnsent(at site: String, since step: Int) async throws {
         func since(_ key: String) -> Bool { origins[key].map { $0.site == site && $0.step > step } ?? false }
         let siteZone = SyncTable.siteZone(siteCodes[site]!)
+        let customers = SyncTable.sharedZone(of: "customers")!
+        let orders = ordersTaken.filter(since)
+        let created = customersCreated.sorted().filter(since)
+        let written = writes.filter { $0.site == site && $0.step > step }
+        let held = try await serverRecords(
+            orders.map { RecordKey(zoneName: siteZone, recordName: orderRecords[$0]!) }
+                + created.map { RecordKey(zoneName: customers, recordName: $0) }
+                + written.map { RecordKey(zoneName: SyncTable.sharedZone(of: $0.table) ?? siteZone, recordName: $0.recordID) }
+        )
         var forgotten: [String] = []
-        for number in ordersTaken where since(number) {
-            if try await serverRecord(siteZone, orderRecords[number]!) == nil { forgotten.append(number) }
+        for number in orders where held[RecordKey(zoneName: siteZone, recordName: orderRecords[number]!)] == nil {
+            forgotten.append(number)
         }
         ordersTaken.removeAll { forgotten.contains($0) }
-        for recordID in customersCreated.sorted() where since(recordID) {
-            if try await serverRecord(SyncTable.sharedZone(of: "customers")!, recordID) == nil {
-                customersCreated.remove(recordID)
-                forgotten.append(recordID)
-            }
+        for recordID in created where held[RecordKey(zoneName: customers, recordName: recordID)] == nil {
+            customersCreated.remove(recordID)
+            forgotten.append(recordID)
         }
         var kept: [Write] = []
         for write in writes {
             if write.site == site, write.step > step {
-                let record = try await serverRecord(SyncTable.sharedZone(of: write.table) ?? siteZone, write.recordID)
+                let record = held[RecordKey(zoneName: SyncTable.sharedZone(of: write.table) ?? siteZone, recordName: write.recordID)]
                 if record?.fields[write.field] != write.value {
                     forgotten.append("\(write.table) \(write.recordID) \(write.field)")
                     continue
@@ -1065,6 +1083,10 @@ actor ConvergenceRun {
             for zone in zones where !zone.deleted && sums[zone.zoneID.zoneName, default: 0] != zone.checksum {
                 throw Violation(description: "\(site)'s records of zone \(zone.zoneID.zoneName) do not match the server's checksum")
             }
+        }
+        // No number given twice: a clash would be settled by renaming one order, which the table cannot show.
+        if let twice = Dictionary(grouping: ordersTaken, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw Violation(description: "order number \(twice) was given to two orders")
         }
         // No lost update: every order taken and every customer created and kept is everywhere.
         for site in sites {

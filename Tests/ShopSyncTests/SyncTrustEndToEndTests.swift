@@ -167,6 +167,61 @@ struct SyncTrustEndToEndTests {
         #expect(units == product.unitsInStock - 1)
     }
 
+    @Test func aShopsWholeFolderPutBackShipsAnOrderOnceEvenWhenItIsExecutedAgainBeforeTheServerSaysSo() async throws {
+        // Given a shop's order, synced while new; the whole folder copied aside (store and watermark); then the
+        // order executed and synced
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
+        _ = try await shop.receiveStock(productID: productID, quantity: 5)
+        let product = try shop.product(id: productID).product
+        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first)
+        let order = try await shop.createOrder(
+            OrderDraft(customerCode: customer.code, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
+        )
+        try await company.sync("oxf")
+        let number = order.order.number
+        let files = StoreFiles(path: company.store("oxf"))
+        let snapshot = StoreFiles(path: company.directory.appendingPathComponent("oxf-copy.sqlite").path)
+        try Self.copy(from: files.path, to: snapshot.path)
+        try FileManager.default.copyItem(at: files.syncWatermark, to: snapshot.syncWatermark)
+        _ = try await company.northwind(["orders", "execute", number], store: "oxf")
+        try await company.sync("oxf")
+        // When the folder is put back, where the order is still new and nothing says the copy is old, someone
+        // executes it again, and the shop syncs, is told it is behind, resumes as the message says, and syncs
+        try Self.copy(from: snapshot.path, to: files.path)
+        try FileManager.default.removeItem(at: files.syncWatermark)
+        try FileManager.default.copyItem(at: snapshot.syncWatermark, to: files.syncWatermark)
+        let again = try await CLI.run(["orders", "execute", number, "--store", files.path])
+        let refused = try await CLI.run(["sync", "now", "--store", files.path])
+        _ = try await company.northwind(["sync", "resume"], store: "oxf")
+        let synced = try await CLI.run(["sync", "now", "--store", files.path])
+        try await company.sync("hq")
+        // Then the second execution was taken here (nothing could know better), the sync was refused, and after
+        // the resume the order has shipped once: the same one movement per line at the shop and at head office,
+        // and the shelf went down once
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(refused.status != 0 && refused.stderr.contains("sync resume"), "\(refused.stderr)")
+        #expect(synced.status == 0, "\(synced.stderr)\(synced.stdout)")
+        let shipments = { (site: String) in
+            try await company.open(site).store.pool.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT m.recordID FROM stock_movements m JOIN orders o ON o.id = m.orderID WHERE o.number = ? AND m.reason = 'shipped'",
+                    arguments: [number]
+                )
+            }
+        }
+        let atShop = try await shipments("oxf")
+        #expect(atShop.count == 1, "the shop has \(atShop.count) shipments of the order's one line")
+        #expect(try await shipments("hq") == atShop, "head office holds another shipment of the line than the shop")
+        let units = try await company.open("oxf").store.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT unitsInStock FROM products WHERE id = ?", arguments: [product.id])
+        }
+        #expect(units == product.unitsInStock - 1)
+    }
+
     @Test func aShopPutBackToAnOlderCopyTakesNoOrderUntilItHasSyncedSoNoNumberIsGivenTwice() async throws {
         // Given a shop's file copied aside, then an order taken, sent and acknowledged
         let company = try Company()

@@ -267,6 +267,7 @@ extension Backoffice {
     ) async throws(NorthwindError) -> Product {
         if let error = Limits.check(countedQuantity, Limits.units, "countedQuantity") { throw .invalid([error]) }
         return try await write { db in
+            try Self.requireSyncedSinceRestore(db)
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
             let delta = countedQuantity - product.unitsInStock

@@ -238,7 +238,8 @@ extension Backoffice {
                 }
             } else {
                 // Numbers are this site's series, so that no import takes another shop's: the package's is kept as
-                // the quote's source number.
+                // the quote's source number. A restored store gives out none until its first full sync.
+                try requireSyncedSinceRestore(db)
                 let number = try StoreMetadata.nextQuoteNumber(db)
                 try insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: package.manifest.documentId, db)
                 plan.adds.append(

@@ -141,7 +141,7 @@ extension Backoffice {
         recordID: String? = nil,
         _ db: Database
     ) throws -> OrderDetail {
-        // (An imported order keeps its own number, and takes none of this store's.)
+        // (A caller that brings the order's own number takes none of this store's.)
         if number == nil { try Self.requireSyncedSinceRestore(db) }
         let customer = try Self.customer(code: draft.customerCode, db)
         try Self.checkEmployee(draft.employeeID, db)
@@ -264,13 +264,18 @@ extension Backoffice {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
             }
             for line in availability {
-                let movement = StockMovement(
+                var movement = StockMovement(
                     productID: line.productID,
                     delta: -line.ordered,
                     reason: .shipped,
                     orderID: order.id,
                     employeeID: employeeID ?? order.employeeID
                 )
+                let lineRecordID = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT recordID FROM order_lines WHERE orderID = ? AND productID = ?"),
+                    arguments: [order.id, line.productID]
+                )
+                if let lineRecordID { movement.recordID = StockMovement.onceOnlyRecordID(.shipped, of: lineRecordID) }
                 try Self.insert(movement, db)
             }
             try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(

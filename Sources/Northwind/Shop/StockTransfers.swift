@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import NorthwindStore
@@ -31,6 +32,7 @@ extension Backoffice {
         let note = clean(note)
         if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
+            try Self.requireSyncedSinceRestore(db)
             let product = try Self.productRow(id: productID, db).product
             try Self.checkEmployee(employeeID, db)
             let here = try Self.location(db)
@@ -86,6 +88,7 @@ extension Backoffice {
         // The receipt's note goes on the movement in, after what the store adds ("from LON; short by 2 of 12").
         if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
+            try Self.requireSyncedSinceRestore(db)
             let status = try Self.transferStatus(id: id, db)
             let transfer = status.transfer
             try Self.checkEmployee(employeeID, db)
@@ -118,6 +121,7 @@ extension Backoffice {
                 note: text.isEmpty ? "from \(transfer.fromLocation)" : "from \(transfer.fromLocation); \(text)",
                 transferID: id
             )
+            movement.recordID = StockMovement.onceOnlyRecordID(.transferIn, of: transfer.recordID)
             try movement.insert(db)
             return try Self.transferStatus(id: id, db)
         }
@@ -197,5 +201,32 @@ extension Backoffice {
                 """,
             arguments: ["here": here]
         )
+    }
+}
+
+extension StockMovement {
+    /// The record ID of the one movement that ships an order line, or receives a transfer: the same wherever and
+    /// however often it is made. A store put back to an older copy of itself, before the server has said so, may ship
+    /// or receive again what it already did; the second movement is then the same record as the first, which the
+    /// server and every installation hold once, instead of a second movement that one ledger refuses and another
+    /// keeps.
+    static func onceOnlyRecordID(_ reason: StockMovementReason, of parent: String) -> String {
+        let hex = SHA256.hash(data: Data("northwind-movement:\(reason.rawValue):\(parent)".utf8)).hex
+        // Shaped as a version-5-like UUID, as every other record ID is a UUID.
+        let digits = Array(hex.prefix(32))
+        var shaped = digits
+        shaped[12] = "5"
+        shaped[16] = Array("89ab")[Int(String(digits[16]), radix: 16)! % 4]
+        let text = String(shaped)
+        let cuts = [8, 12, 16, 20]
+        var parts: [Substring] = []
+        var start = text.startIndex
+        for cut in cuts {
+            let end = text.index(text.startIndex, offsetBy: cut)
+            parts.append(text[start..<end])
+            start = end
+        }
+        parts.append(text[start...])
+        return parts.joined(separator: "-")
     }
 }

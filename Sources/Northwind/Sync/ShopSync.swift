@@ -327,16 +327,17 @@ extension Backoffice {
 
     // MARK: After a restore
 
-    /// A store restored from a backup takes, executes and cancels no order, and writes no quote, until a full sync
-    /// has brought back what the server knows: an order shipped after the backup reads "new" here until then, and
-    /// would ship twice; and the numbers this store gave out since are not known here, so a new order or quote
-    /// could take one of them.
+    /// A store restored from a backup takes, executes and cancels no order, writes no quote, counts no stock and
+    /// sends or receives no transfer until a full sync has brought back what the server knows: an order shipped after
+    /// the backup reads "new" here until then, and would ship twice; the numbers this store gave out since are not
+    /// known here; and a stock count is a movement from the shelf as this store sees it.
     static func requireSyncedSinceRestore(_ db: Database) throws {
         guard try membership(db) != nil, let since = try state(db, "restoredUntilFullSync") else { return }
         throw NorthwindError.invalidState(
             "This store was restored from a backup, or put back to an older copy of its file (\(since)), and has not completed a "
-                + "full sync since, so it takes, executes and cancels no order and writes no quote: an order shipped after that "
-                + "copy would ship twice, and a number given out since could be given again. Sync first (northwind sync now)."
+                + "full sync since, so it takes, executes and cancels no order, writes no quote, counts no stock and sends or "
+                + "receives no transfer: what it did since that copy comes back with the sync, and would otherwise be done twice "
+                + "or counted from the wrong shelf. Sync first (northwind sync now)."
         )
     }
 

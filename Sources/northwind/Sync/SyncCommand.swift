@@ -157,7 +157,9 @@ struct SyncCommand: AsyncParsableCommand {
                 print("Held:          \(status.heldForNewerVersion) received records of types this version does not know; upgrade to apply them")
             }
             if let restored = status.restoredUntilFullSync {
-                print("Orders:        restored from a backup (\(restored)): none is taken, executed or cancelled until a full sync completes")
+                print(
+                    "Orders:        restored from a backup (\(restored)): none is taken, executed or cancelled, and no quote written, until a full sync completes"
+                )
             }
         }
     }
