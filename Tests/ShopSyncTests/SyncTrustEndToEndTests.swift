@@ -136,17 +136,7 @@ struct SyncTrustEndToEndTests {
     @Test func aShopRevertedToACopyFromBeforeAnOrderShippedDoesNotShipItTwice() async throws {
         // Given a shop's order, synced while new; the file copied aside; then the order executed and synced
         let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let shop = try company.open("oxf")
-        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-        _ = try await shop.receiveStock(productID: productID, quantity: 5)
-        let product = try shop.product(id: productID).product
-        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first)
-        let order = try await shop.createOrder(
-            OrderDraft(customerCode: customer.code, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
-        )
-        try await company.sync("oxf")
-        let number = order.order.number
+        let (number, product) = try await Self.newOrderSynced(company)
         let snapshot = company.directory.appendingPathComponent("oxf-copy.sqlite").path
         try Self.copy(from: company.store("oxf"), to: snapshot)
         _ = try await company.northwind(["orders", "execute", number], store: "oxf")
@@ -171,17 +161,7 @@ struct SyncTrustEndToEndTests {
         // Given a shop's order, synced while new; the whole folder copied aside (store and watermark); then the
         // order executed and synced
         let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let shop = try company.open("oxf")
-        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-        _ = try await shop.receiveStock(productID: productID, quantity: 5)
-        let product = try shop.product(id: productID).product
-        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first)
-        let order = try await shop.createOrder(
-            OrderDraft(customerCode: customer.code, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
-        )
-        try await company.sync("oxf")
-        let number = order.order.number
+        let (number, product) = try await Self.newOrderSynced(company)
         let files = StoreFiles(path: company.store("oxf"))
         let snapshot = StoreFiles(path: company.directory.appendingPathComponent("oxf-copy.sqlite").path)
         try Self.copy(from: files.path, to: snapshot.path)
@@ -610,6 +590,22 @@ struct SyncTrustEndToEndTests {
         #expect(try hq.customer(code: "COPY").companyName == "Taken at the second copy")
         #expect(throws: NorthwindError.self) { try hq.customer(code: "LATE") }
         #expect(try Backoffice.open(StoreConfiguration(path: second)).customer(code: "FIRST").companyName == "Sent from the first copy")
+    }
+
+    /// A company with one shop, "oxf", and an order for one unit of a product the shop holds, synced while new: its
+    /// number, and the product as it was before the order shipped.
+    static func newOrderSynced(_ company: Company) async throws -> (number: String, product: Product) {
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
+        _ = try await shop.receiveStock(productID: productID, quantity: 5)
+        let product = try shop.product(id: productID).product
+        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first)
+        let order = try await shop.createOrder(
+            OrderDraft(customerCode: customer.code, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
+        )
+        try await company.sync("oxf")
+        return (order.order.number, product)
     }
 
     static func copy(from source: String, to destination: String) throws {
