@@ -211,22 +211,10 @@ extension StockMovement {
     /// server and every installation hold once, instead of a second movement that one ledger refuses and another
     /// keeps.
     static func onceOnlyRecordID(_ reason: StockMovementReason, of parent: String) -> String {
-        let hex = SHA256.hash(data: Data("northwind-movement:\(reason.rawValue):\(parent)".utf8)).hex
-        // Shaped as a version-5-like UUID, as every other record ID is a UUID.
-        let digits = Array(hex.prefix(32))
-        var shaped = digits
-        shaped[12] = "5"
-        shaped[16] = Array("89ab")[Int(String(digits[16]), radix: 16)! % 4]
-        let text = String(shaped)
-        let cuts = [8, 12, 16, 20]
-        var parts: [Substring] = []
-        var start = text.startIndex
-        for cut in cuts {
-            let end = text.index(text.startIndex, offsetBy: cut)
-            parts.append(text[start..<end])
-            start = end
-        }
-        parts.append(text[start...])
-        return parts.joined(separator: "-")
+        var bytes = Array(SHA256.hash(data: Data("northwind-movement:\(reason.rawValue):\(parent)".utf8)).prefix(16))
+        // A name-based UUID (version 5 bits, RFC 4122 variant), as every other record ID is a UUID.
+        bytes[6] = (bytes[6] & 0x0F) | 0x50
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
     }
 }
