@@ -556,10 +556,12 @@ actor ConvergenceRun {
 
     /// One sync in this process, abandoned after `timeout` (a withheld answer would otherwise hold it for a minute).
     private func syncInProcess(_ site: String) async -> String {
-        // A withheld answer holds a sync until it is abandoned; with no delays among the faults, nothing else does.
-        let timeout: Duration = configuration.deterministic ? .seconds(10) : .seconds(4)
+        // A withheld answer holds a sync until it is abandoned. For the determinism check, nothing else may: a long
+        // sync (everything sent again after a server restore) runs to its end, and an abandoned one is over before
+        // the next step, or when it stopped would depend on the machine's speed.
+        let timeout = syncTimeout(site, otherwise: .seconds(4))
         let engine = ShopSyncEngine(backoffice: stores[site]!)
-        let outcome = await firstOf(timeout) { () -> (String, ShopSyncError?) in
+        let outcome = await firstOf(timeout, waitingForTheEnd: configuration.deterministic) { () -> (String, ShopSyncError?) in
             do {
                 let report = try await engine.syncNow()
                 return ("sync: up \(report.uploaded), down \(report.downloaded), pending \(report.pending)", nil)
@@ -572,6 +574,13 @@ actor ConvergenceRun {
         guard let (text, error) = outcome else { return "sync abandoned after \(timeout)" }
         if let error { try? await resumeIfDiverged(site, error) }
         return text
+    }
+
+    /// How long a sync at `site` may take before it is abandoned: for the determinism check, only a withheld answer
+    /// holds it back.
+    private func syncTimeout(_ site: String, otherwise: Duration) -> Duration {
+        guard configuration.deterministic else { return otherwise }
+        return [.halfOpen, .cutResponses].contains(proxies[site]!.fault) ? .seconds(10) : .seconds(600)
     }
 
     /// A store the server found behind what it took from its site (a whole folder put back, or a second copy that
@@ -593,10 +602,10 @@ actor ConvergenceRun {
             let point = ["upload", "acknowledge", "apply"].randomElement(using: &random)!
             let count = Int.random(in: 1...2, using: &random)
             let child = try ChildProcess(binary.path, arguments, environment: ["NORTHWIND_CRASH_AT": "\(point):\(count)"])
-            guard let ended = await child.exit(within: .seconds(10)) else {
+            guard let ended = await child.exit(within: syncTimeout(site, otherwise: .seconds(10))) else {
                 child.signal(SIGKILL)
                 await child.exit()
-                return "sync process abandoned after 10 s, before \(point) #\(count)"
+                return "sync process abandoned before \(point) #\(count)"
             }
             return ended == .init(status: SIGKILL, signalled: true)
                 ? "sync process killed at \(point) #\(count)" : "sync process ended before \(point) #\(count) (\(ended.status))"
@@ -799,7 +808,7 @@ actor ConvergenceRun {
             Customer(code: "CV\(Int.random(in: 0..<12, using: &random))", companyName: "Customer of a copy, step \(step)")
         )
         let engine = ShopSyncEngine(backoffice: copy)
-        let outcome = await firstOf(.seconds(10)) {
+        let outcome = await firstOf(syncTimeout(site, otherwise: .seconds(10)), waitingForTheEnd: configuration.deterministic) {
             do {
                 let report = try await engine.syncNow()
                 return "up \(report.uploaded)"
@@ -814,7 +823,7 @@ actor ConvergenceRun {
             origins[created.recordID] = (site, step)
             ofGoneMachines.insert(created.recordID)
         }
-        return "store copied to a second machine, which synced: \(outcome?.split(separator: "\n").first ?? "abandoned after 10 s")"
+        return "store copied to a second machine, which synced: \(outcome?.split(separator: "\n").first ?? "abandoned")"
     }
 
     /// A consistent copy of a site's store file, with the named files beside it.
@@ -1230,9 +1239,11 @@ actor ConvergenceRun {
     }
 }
 
-/// `body`'s answer, or nil after `timeout`. A body that ignores its cancellation is left behind, not waited for: a
-/// task group would wait for it, and a sync that never returns would hold the whole test run.
-func firstOf<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
+/// `body`'s answer, or nil after `timeout`. A body that ignores its cancellation is left behind, not waited for
+/// (unless `waitingForTheEnd`): a task group would wait for it, and a sync that never returns would hold the whole run.
+func firstOf<T: Sendable>(
+    _ timeout: Duration, waitingForTheEnd: Bool = false, _ body: @escaping @Sendable () async -> T
+) async -> T? {
     let once = Once()
     return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let work = Task {
@@ -1243,6 +1254,8 @@ func firstOf<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () as
             try? await Task.sleep(for: timeout)
             if once.claim() {
                 work.cancel()
+                // Cancelled work that goes on while the caller does not is a race the caller may not want.
+                if waitingForTheEnd { await work.value }
                 continuation.resume(returning: nil)
             }
         }

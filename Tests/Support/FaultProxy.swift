@@ -87,6 +87,9 @@ final class FaultProxy: Sendable {
         }
     }
 
+    /// The fault new connections meet now.
+    var fault: Fault { state.withLock { $0.fault } }
+
     /// Sends later connections to a server on another port (a restarted server).
     func forward(to port: Int) { state.withLock { $0.upstream = port } }
 
