@@ -272,8 +272,10 @@ public actor ShopSyncEngine {
             )
         }
         if let epoch = listed.epoch {
-            // The server's data was restored: what it lost of this store's acknowledged records goes up again.
-            report.sentAgainAfterServerRestore += try await domain { try await backoffice.noteServerEpoch(epoch) }
+            // The server's data was restored: what it lost of the acknowledged records this store holds goes up again.
+            report.sentAgainAfterServerRestore += try await domain {
+                try await backoffice.noteServerEpoch(epoch, restoredThrough: listed.restoredThrough)
+            }
         }
         // Clocks decide merges: with no server time to check against, nothing is sent (fail closed).
         guard let serverNow = client.serverTime.now else {

@@ -1242,7 +1242,9 @@ actor ConvergenceRun {
 /// `body`'s answer, or nil after `timeout`. A body that ignores its cancellation is left behind, not waited for
 /// (unless `waitingForTheEnd`): a task group would wait for it, and a sync that never returns would hold the whole run.
 func firstOf<T: Sendable>(
-    _ timeout: Duration, waitingForTheEnd: Bool = false, _ body: @escaping @Sendable () async -> T
+    _ timeout: Duration,
+    waitingForTheEnd: Bool = false,
+    _ body: @escaping @Sendable () async -> T
 ) async -> T? {
     let once = Once()
     return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in

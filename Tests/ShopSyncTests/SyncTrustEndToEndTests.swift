@@ -55,6 +55,55 @@ struct SyncTrustEndToEndTests {
         #expect(try company.open("hq").customer(code: code).companyName == "Renamed after the server's backup")
     }
 
+    @Test func aCustomerItsWriterAndTheServerBothLostComesBackFromAnInstallationThatStillHoldsIt() async throws {
+        // Given the server and a shop both backed up, then a customer created at the shop, acknowledged, and fetched
+        // by head office
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let place = BackupPlace()
+        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        _ = try await company.open("oxf").create(Customer(code: "BOTH", companyName: "Created after both backups"))
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // When the server is restored from its backup and the shop from its own (neither has the customer), and
+        // everyone syncs
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        _ = try await Restore.perform(shopBackup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
+        try await company.sync("oxf")
+        let resent = try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then head office, which still held the acknowledged customer, sent it again, and it stands everywhere
+        #expect(resent.sentAgainAfterServerRestore > 0)
+        #expect(try company.open("hq").customer(code: "BOTH").companyName == "Created after both backups")
+        #expect(try company.open("oxf").customer(code: "BOTH").companyName == "Created after both backups")
+    }
+
+    @Test func aCustomerDeletedBeforeTheServersBackupIsNotBroughtBackByAShopThatMissedTheDeletion() async throws {
+        // Given a customer everyone has, deleted at head office while the shop is offline, its tombstone purged, and
+        // then the server backed up
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let hq = try company.open("hq")
+        let gone = try await hq.create(Customer(code: "GONE", companyName: "Deleted before the server's backup"))
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        try await hq.delete(Customer.self, id: try #require(gone.id))
+        try await company.sync("hq")
+        let purge = try await CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
+        try #require(purge.status == 0, "\(purge.stderr)")
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        // When the server is restored from that backup, and the shop, then head office sync
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then the shop's stale copy is not sent again: the customer stays deleted everywhere
+        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "GONE") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "GONE") }
+    }
+
     @Test func aShopsAcknowledgedDeletionStaysDeletedAfterTheServerIsRestoredFromAnOlderBackup() async throws {
         // Given a customer everyone has, the server backed up, then the customer deleted at the shop and acknowledged
         let company = try Company()

@@ -57,13 +57,17 @@ enum FieldMerge {
         var discarded: [DiscardedValue]
     }
 
+    /// `held`: a version the server acknowledged before it was restored from a backup, with its clocks: a local
+    /// value that is still that version's dates from its own clock, and is no unsent edit (so not a conflict).
     static func merge(
         base: [String: FieldValue],
         server: [String: FieldValue],
         local: [String: FieldValue],
-        localClock: FieldClock
+        localClock: FieldClock,
+        held: [String: FieldValue] = [:]
     ) -> Result {
         let serverClocks = FieldClock.clocks(of: server)
+        let heldClocks = FieldClock.clocks(of: held)
         var clocks = serverClocks
         var fields: [String: FieldValue] = [:]
         var discarded: [DiscardedValue] = []
@@ -71,6 +75,8 @@ enum FieldMerge {
         // guide: begin field-merge
         for name in names {
             let (b, s, l) = (base[name], server[name], local[name])
+            let acknowledged = heldClocks[name].flatMap { held[name] == l ? $0 : nil }
+            let localClock = acknowledged ?? localClock
             let merged: FieldValue?
             if l == b || l == s {
                 merged = s
@@ -83,11 +89,15 @@ enum FieldMerge {
                 let serverClock = serverClocks[name]
                 if let serverClock, serverClock > localClock {
                     merged = s
-                    discarded.append(DiscardedValue(field: name, kept: s, keptClock: serverClock, lost: l, lostClock: localClock))
+                    if acknowledged == nil {
+                        discarded.append(DiscardedValue(field: name, kept: s, keptClock: serverClock, lost: l, lostClock: localClock))
+                    }
                 } else {
                     merged = l
                     clocks[name] = localClock
-                    discarded.append(DiscardedValue(field: name, kept: l, keptClock: localClock, lost: s, lostClock: serverClock))
+                    if acknowledged == nil {
+                        discarded.append(DiscardedValue(field: name, kept: l, keptClock: localClock, lost: s, lostClock: serverClock))
+                    }
                 }
             }
             if let merged { fields[name] = merged }

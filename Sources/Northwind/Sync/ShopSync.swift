@@ -391,10 +391,13 @@ extension Backoffice {
 
     /// Notes the server's epoch, which changes when its data is restored from a backup. On a change, every record
     /// this store wrote and had acknowledged (its own site's zone, and shared records whose fields carry its clocks)
-    /// goes up again, with the clocks it had, so that a server that lost it gets it back and one that kept it merges
-    /// it by clock; then every zone is fetched again from scratch. Nothing acknowledged is deleted here to match a
-    /// server that lost it. Returns how many records go up again (0 on the first contact or the same epoch).
-    public func noteServerEpoch(_ epoch: String) async throws(NorthwindError) -> Int {
+    /// goes up again, and so does every shared record it holds in a version the server changed after the newest
+    /// change of the restored data (`restoredThrough`), whoever wrote it: the writer may have lost it too, in a
+    /// restore of its own. Each goes with the clocks it had, so that a server that lost it gets it back and one that
+    /// kept it merges it by clock; then every zone is fetched again from scratch. Nothing acknowledged is deleted here
+    /// to match a server that lost it. Returns how many records go up again (0 on the first contact or the same
+    /// epoch).
+    public func noteServerEpoch(_ epoch: String, restoredThrough: Int64? = nil) async throws(NorthwindError) -> Int {
         try await write { db in
             guard let site = try syncSite(db) else { return 0 }
             let known = try Self.state(db, "serverEpoch")
@@ -402,10 +405,19 @@ extension Backoffice {
             guard let known, known != epoch else { return 0 }
             let ownZone = SyncTable.siteZone(site.siteCode)
             var queued = 0
-            for row in try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields FROM sync_records") {
+            for row in try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records") {
                 let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
                 let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
-                guard zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode }) else { continue }
+                // A version the server took after the newest change its restored data holds: lost with the restore.
+                let lostByTheServer = restoredThrough.map { through in (row["modified"] as Int64?).map { $0 > through } ?? false } ?? false
+                guard
+                    zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode })
+                        || (lostByTheServer && SyncTable.sharedZones.contains(zone))
+                else { continue }
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO sync_resend (tableName, recordID, fields) VALUES (?, ?, ?)",
+                    arguments: [table, recordID, row["fields"] as String]
+                )
                 // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
                 let newest = clocks.values.max().map { Int64($0.text.prefix(while: \.isNumber)) ?? 0 } ?? 0
                 let changedAt =
@@ -433,7 +445,7 @@ extension Backoffice {
             try Self.setState(
                 db,
                 "lastServerRestore",
-                "\(Timestamp.now.description): the server's data was restored; \(queued) records this store had sent went up again"
+                "\(Timestamp.now.description): the server's data was restored; \(queued) records it may have lost went up again from here"
             )
             return queued
         }
@@ -604,8 +616,15 @@ extension Backoffice {
                 record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName), recordChangeTag: base["changeTag"])
             )
         }
+        // A version sent again after the server's restore: its values go up with the clocks they were written with.
+        let held = try resendFields(db, table: name, recordID: recordID) ?? [:]
+        let heldClocks = FieldClock.clocks(of: held)
+        func clock(_ field: String) -> FieldClock {
+            heldClocks[field].flatMap { held[field] == record.fields[field] ? $0 : nil } ?? now
+        }
         guard let base else {
-            record.fields[FieldClock.fieldName] = FieldClock.field(record.fields.mapValues { _ in now })
+            let clocks = Dictionary(uniqueKeysWithValues: record.fields.keys.map { ($0, clock($0)) })
+            record.fields[FieldClock.fieldName] = FieldClock.field(clocks)
             return OutboxOperation(kind: table.appendOnly ? .append : .create, record: record)
         }
         if table.appendOnly { return nil }
@@ -614,7 +633,7 @@ extension Backoffice {
         var changed: [String: FieldValue] = [:]
         for name in Set(baseFields.keys).union(record.fields.keys).subtracting([FieldClock.fieldName]) where baseFields[name] != record.fields[name] {
             changed[name] = record.fields[name] ?? .null
-            clocks[name] = now
+            clocks[name] = clock(name)
         }
         guard !changed.isEmpty else { return nil }
         changed[FieldClock.fieldName] = FieldClock.field(clocks)

@@ -26,6 +26,7 @@ extension Backoffice {
                 switch outcome {
                 case .saved(let saved):
                     try Self.forgetRefusal(db, table: table.name, recordID: saved.recordName)
+                    try Self.forgetResend(db, table: table.name, recordID: saved.recordName)
                     if saved.deleted {
                         try Self.forgetBase(db, table: table.name, recordID: saved.recordName)
                         try Self.noteAcknowledgedDeletion(db, table: table.name, recordID: saved.recordName)
@@ -375,7 +376,9 @@ extension Backoffice {
         }
         // The local values date from the local edit, not from now: an edit queued offline loses to a later one.
         let clock = FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: server.recordName), site: site.siteCode)
-        let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock)
+        // A version sent again after the server's restore keeps the clocks it was written with.
+        let held = try resendFields(db, table: table.name, recordID: server.recordName) ?? [:]
+        let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock, held: held)
         for value in result.discarded {
             try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
             if table.assetAttributes.contains(value.field), case .asset(let lost)? = value.lost {
@@ -400,6 +403,8 @@ extension Backoffice {
         applied.merged += 1
         var serverFields = server.fields
         serverFields[FieldClock.fieldName] = nil
+        // Kept until the server takes what it still lacks, so that those values go up with their own clocks.
+        if result.fields == serverFields { try forgetResend(db, table: table.name, recordID: server.recordName) }
         return result.fields != serverFields
     }
 
@@ -551,6 +556,7 @@ extension Backoffice {
             arguments: [table.name, recordID]
         )
         return try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
+            ?? resendFields(db, table: table.name, recordID: recordID).flatMap { FieldClock.clocks(of: $0)[column] }
             ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
     }
 
@@ -862,11 +868,27 @@ extension Backoffice {
     static func saveBase(_ db: Database, table: String, record: SyncRecord) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO sync_records (tableName, recordID, zoneName, changeTag, fields) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO sync_records (tableName, recordID, zoneName, changeTag, fields, modified) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (tableName, recordID) DO UPDATE SET zoneName = excluded.zoneName, changeTag = excluded.changeTag,
-                  fields = excluded.fields
+                  fields = excluded.fields, modified = excluded.modified
                 """
-        ).execute(arguments: [table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try encodeFields(record.fields)])
+        ).execute(arguments: [
+            table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try encodeFields(record.fields),
+            record.modified?.timestamp,
+        ])
+    }
+
+    /// The version of a record to send again after a server restore (`noteServerEpoch`), with its field clocks;
+    /// nil when there is none.
+    static func resendFields(_ db: Database, table: String, recordID: String) throws -> [String: FieldValue]? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT fields FROM sync_resend WHERE tableName = ? AND recordID = ?"),
+            arguments: [table, recordID]
+        ).map { try decodeFields($0) }
+    }
+
+    static func forgetResend(_ db: Database, table: String, recordID: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM sync_resend WHERE tableName = ? AND recordID = ?").execute(arguments: [table, recordID])
     }
 
     /// Remembers that the server took this store's deletion of a record, with the server's epoch: if the server is

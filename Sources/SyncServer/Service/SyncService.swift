@@ -278,10 +278,12 @@ public struct SyncService: Sendable {
 
     func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> Components.Schemas.ZonesResponse {
         let epoch = try await guarded { try await storage.epoch() }
+        let restoredThrough = try await guarded { try await storage.restoredThrough() }
         let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
         return .init(
             zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) },
             epoch: epoch,
+            restoredThrough: restoredThrough,
             credentialExpires: credentialExpires(caller),
             credentialIssued: caller.credentialIssued,
             siteCode: caller.siteCode

@@ -128,7 +128,22 @@ final class PostgresStorage: SyncStorage {
                 """,
                 logger: self.logger
             )
+            // A purged tombstone leaves no record behind, but its batch may still be here.
+            try await connection.query(
+                """
+                INSERT INTO meta (key, value)
+                VALUES ('restoredThrough', greatest((SELECT coalesce(max(modified), 0) FROM records),
+                                                    (SELECT coalesce(max(created), 0) FROM batches))::text)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """,
+                logger: self.logger
+            )
         }
+    }
+
+    func restoredThrough() async throws -> Int64? {
+        try await client.query("SELECT value FROM meta WHERE key = 'restoredThrough'", logger: logger).all(String.self).first
+            .flatMap { Int64($0) }
     }
 
     // MARK: Enrolment

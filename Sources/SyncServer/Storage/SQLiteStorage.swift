@@ -83,6 +83,20 @@ final class SQLiteStorage: SyncStorage {
             sql: "INSERT INTO meta (key, value) VALUES ('restored', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             arguments: [String(Clock.now())]
         )
+        // A purged tombstone leaves no record behind, but its batch may still be here.
+        try db.execute(
+            sql: """
+                INSERT INTO meta (key, value)
+                VALUES ('restoredThrough', max((SELECT coalesce(max(modified), 0) FROM records), (SELECT coalesce(max(created), 0) FROM batches)))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """
+        )
+    }
+
+    func restoredThrough() async throws -> Int64? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'restoredThrough'").flatMap { Int64($0) }
+        }
     }
 
     // MARK: Enrolment

@@ -6,8 +6,12 @@ import SyncProtocol
 protocol SyncStorage: Sendable {
     /// Changes when the data is replaced (a restore), so every older sync token expires.
     func epoch() async throws -> String
-    /// Marks the data as restored: a new epoch, so that every token given before expires.
+    /// Marks the data as restored: a new epoch, so that every token given before expires, and the time of the
+    /// newest change the restored data holds (`restoredThrough`).
     func startNewEpoch() async throws
+    /// After a restore: the server's time of the newest change the restored data holds. A client holds anything the
+    /// server changed after it in a version the server has lost. Nil when the data was never restored.
+    func restoredThrough() async throws -> Int64?
 
     func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws
     /// What an unspent, unexpired token grants, without spending it; nil otherwise.

@@ -51,7 +51,7 @@ struct SyncCommand: AsyncParsableCommand {
                 if report.discarded > 0 { print("\(report.discarded) values were discarded by merges: see `northwind sync status`.") }
                 if report.sentAgainAfterServerRestore > 0 {
                     print(
-                        "The sync server's data was restored from a backup: \(report.sentAgainAfterServerRestore) records this store had sent went up again."
+                        "The sync server's data was restored from a backup: \(report.sentAgainAfterServerRestore) records it may have lost went up again from this store."
                     )
                 }
                 if report.waiting > 0 {
