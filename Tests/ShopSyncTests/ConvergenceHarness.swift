@@ -80,8 +80,13 @@ actor ConvergenceRun {
         var value: FieldValue?
         var site: String
         var step: Int
+        /// Sent, then lost by its writer in a restore of its own (or a store put back): other copies keep it.
+        var writerLost = false
     }
     private var writes: [Write] = []
+    /// Customers and orders sent, then lost by the site that wrote them in a restore of its own.
+    private var customersWriterLost: Set<String> = []
+    private var ordersWriterLost: Set<String> = []
     /// Values some site had in front of it when it changed or deleted them: superseded knowingly, not discarded.
     private var seenValues: Set<String> = []
     /// Determinism: record ids are random, so each record a step creates gets a name from the step instead.
@@ -700,7 +705,61 @@ actor ConvergenceRun {
         if !lost.isEmpty {
             log("  written only by second machines that are gone, so lost with the server's restore: \(lost.joined(separator: ", "))")
         }
+        try await forgetWhatNobodyLeftHolds()
         return "server restored from its backup"
+    }
+
+    /// What the restored server lacks, and its writer lost in a restore of its own, and no installation left holds
+    /// (only the server, or machines now gone, had fetched it) has no copy left to send: it is no longer expected.
+    /// What any installation still holds is, and must come back. An order only its own site may send again.
+    private func forgetWhatNobodyLeftHolds() async throws {
+        let customers = SyncTable.sharedZone(of: "customers")!
+        func zone(_ table: String, _ site: String) -> String { SyncTable.sharedZone(of: table) ?? SyncTable.siteZone(siteCodes[site]!) }
+        let orders = ordersWriterLost.compactMap { number in
+            origins[number].flatMap { origin in orderRecords[number].map { (number, origin.site, $0) } }
+        }
+        let restored = try await serverRecords(
+            writes.filter(\.writerLost).map { RecordKey(zoneName: zone($0.table, $0.site), recordName: $0.recordID) }
+                + customersWriterLost.map { RecordKey(zoneName: customers, recordName: $0) }
+                + orders.map { RecordKey(zoneName: zone("orders", $0.1), recordName: $0.2) }
+        )
+        func heldAnywhere(_ table: String, _ recordID: String, _ field: String? = nil, _ value: FieldValue? = nil) async throws -> Bool {
+            for site in sites {
+                guard let fields = try await fields(at: site, table: table, recordID: recordID) else { continue }
+                if field.map({ fields[$0] == value }) ?? true { return true }
+            }
+            return false
+        }
+        var gone: [String] = []
+        var kept: [Write] = []
+        for write in writes {
+            let server = restored[RecordKey(zoneName: zone(write.table, write.site), recordName: write.recordID)]
+            if write.writerLost, server?.fields[write.field] != write.value,
+                try await !heldAnywhere(write.table, write.recordID, write.field, write.value)
+            {
+                gone.append("\(write.table) \(write.recordID) \(write.field)")
+                continue
+            }
+            kept.append(write)
+        }
+        writes = kept
+        for recordID in customersWriterLost.sorted() where customersCreated.contains(recordID) {
+            if restored[RecordKey(zoneName: customers, recordName: recordID)] == nil, try await !heldAnywhere("customers", recordID) {
+                customersCreated.remove(recordID)
+                gone.append(recordID)
+            }
+        }
+        for (number, site, recordID) in orders where ordersTaken.contains(number) {
+            if restored[RecordKey(zoneName: zone("orders", site), recordName: recordID)] == nil,
+                try await fields(at: site, table: "orders", recordID: recordID) == nil
+            {
+                ordersTaken.removeAll { $0 == number }
+                gone.append(number)
+            }
+        }
+        if !gone.isEmpty {
+            log("  lost by their writer's own restore, then by the server's, and held by nobody left: \(gone.joined(separator: ", "))")
+        }
     }
 
     /// A misbehaving client with a shop's credential appends to its zone a movement that names another location's
@@ -890,17 +949,20 @@ actor ConvergenceRun {
             forgotten.append(recordID)
         }
         var kept: [Write] = []
-        for write in writes {
+        for var write in writes {
             if write.site == site, write.step > step {
                 let record = held[RecordKey(zoneName: SyncTable.sharedZone(of: write.table) ?? siteZone, recordName: write.recordID)]
                 if record?.fields[write.field] != write.value {
                     forgotten.append("\(write.table) \(write.recordID) \(write.field)")
                     continue
                 }
+                write.writerLost = true
             }
             kept.append(write)
         }
         writes = kept
+        customersWriterLost.formUnion(created.filter(customersCreated.contains))
+        ordersWriterLost.formUnion(orders.filter(ordersTaken.contains))
         // Its orders' statuses start again from the older state.
         statusesSeen[site] = [:]
         if !forgotten.isEmpty { log("  never sent, so not expected: \(forgotten.joined(separator: ", "))") }
