@@ -26,6 +26,64 @@ struct ShopSyncTests {
         #expect(result.discarded.isEmpty)
     }
 
+    @Test func aHeldVersionThatBeatsTheRestoredServersValueSendsThatValueToTheInbox() {
+        // Given a name this store held, acknowledged at 9 before the server's restore, and a name another site wrote
+        // at 7 since the restore (base forgotten, as after a restore)
+        let held: [String: FieldValue] = [
+            "name": .string("X"), FieldClock.fieldName: FieldClock.field(["name": FieldClock(milliseconds: 9, site: "OXF")]),
+        ]
+        let server: [String: FieldValue] = [
+            "name": .string("Y"), FieldClock.fieldName: FieldClock.field(["name": FieldClock(milliseconds: 7, site: "KRK")]),
+        ]
+        // When they merge
+        let result = FieldMerge.merge(
+            base: [:],
+            server: server,
+            local: ["name": .string("X")],
+            localClock: FieldClock(milliseconds: 20, site: "HQ"),
+            held: held
+        )
+        // Then the later, held name stands with its own clock, and the other site's is in the inbox, not lost silently
+        #expect(result.fields == ["name": .string("X")])
+        #expect(result.clocks["name"] == FieldClock(milliseconds: 9, site: "OXF"))
+        #expect(result.discarded.map(\.lost) == [.string("Y")])
+    }
+
+    @Test func aFieldAHeldVersionClearedIsNotFilledAgainByTheRestoredServersOlderValue() {
+        // Given a note this store cleared at 9 (acknowledged before the server's restore), and the restored server's
+        // note from 3
+        let held: [String: FieldValue] = [FieldClock.fieldName: FieldClock.field(["note": FieldClock(milliseconds: 9, site: "OXF")])]
+        let server: [String: FieldValue] = [
+            "note": .string("old"), FieldClock.fieldName: FieldClock.field(["note": FieldClock(milliseconds: 3, site: "HQ")]),
+        ]
+        // When they merge
+        let result = FieldMerge.merge(base: [:], server: server, local: [:], localClock: FieldClock(milliseconds: 20, site: "OXF"), held: held)
+        // Then the note stays cleared
+        #expect(result.fields["note"] == nil)
+        #expect(result.clocks["note"] == FieldClock(milliseconds: 9, site: "OXF"))
+    }
+
+    @Test func aHeldValueThatALaterWriteBeatsGivesWayWithoutAnInboxEntry() {
+        // Given a held name from 5 and a name written at 9 on the restored server
+        let held: [String: FieldValue] = [
+            "name": .string("X"), FieldClock.fieldName: FieldClock.field(["name": FieldClock(milliseconds: 5, site: "OXF")]),
+        ]
+        let server: [String: FieldValue] = [
+            "name": .string("Z"), FieldClock.fieldName: FieldClock.field(["name": FieldClock(milliseconds: 9, site: "KRK")]),
+        ]
+        // When they merge
+        let result = FieldMerge.merge(
+            base: [:],
+            server: server,
+            local: ["name": .string("X")],
+            localClock: FieldClock(milliseconds: 20, site: "OXF"),
+            held: held
+        )
+        // Then the later name stands, and the held one, superseded like any fetched value, is no conflict
+        #expect(result.fields == ["name": .string("Z")])
+        #expect(result.discarded.isEmpty)
+    }
+
     @Test func aFieldChangedOnBothSidesGoesToTheLaterClock() {
         // Given both sides changed the price; the server's write is later than the local one
         let clocks = FieldClock.field(["price": FieldClock(milliseconds: 9, site: "HQ")])

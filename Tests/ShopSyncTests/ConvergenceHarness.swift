@@ -1319,7 +1319,7 @@ func firstOf<T: Sendable>(
             if once.claim() {
                 work.cancel()
                 // Cancelled work that goes on while the caller does not is a race the caller may not want.
-                if waitingForTheEnd { await work.value }
+                if waitingForTheEnd { _ = await firstOf(.seconds(120)) { await work.value } }
                 continuation.resume(returning: nil)
             }
         }

@@ -58,7 +58,8 @@ enum FieldMerge {
     }
 
     /// `held`: a version the server acknowledged before it was restored from a backup, with its clocks: a local
-    /// value that is still that version's dates from its own clock, and is no unsent edit (so not a conflict).
+    /// value that is still that version's dates from its own clock, and is no unsent edit, so it losing to a later
+    /// value is no conflict.
     static func merge(
         base: [String: FieldValue],
         server: [String: FieldValue],
@@ -78,7 +79,21 @@ enum FieldMerge {
             let acknowledged = heldClocks[name].flatMap { held[name] == l ? $0 : nil }
             let localClock = acknowledged ?? localClock
             let merged: FieldValue?
-            if l == b || l == s {
+            if let acknowledged, l != s {
+                // Two versions the server acknowledged, one before its restore: the later clock wins, and a server
+                // value it beats goes to the inbox (it may be another site's edit made since the restore).
+                if let serverClock = serverClocks[name], serverClock > acknowledged {
+                    merged = s
+                } else {
+                    merged = l
+                    clocks[name] = acknowledged
+                    if s != nil {
+                        discarded.append(
+                            DiscardedValue(field: name, kept: l, keptClock: acknowledged, lost: s, lostClock: serverClocks[name])
+                        )
+                    }
+                }
+            } else if l == b || l == s {
                 merged = s
             } else if s == b {
                 merged = l
@@ -89,15 +104,11 @@ enum FieldMerge {
                 let serverClock = serverClocks[name]
                 if let serverClock, serverClock > localClock {
                     merged = s
-                    if acknowledged == nil {
-                        discarded.append(DiscardedValue(field: name, kept: s, keptClock: serverClock, lost: l, lostClock: localClock))
-                    }
+                    discarded.append(DiscardedValue(field: name, kept: s, keptClock: serverClock, lost: l, lostClock: localClock))
                 } else {
                     merged = l
                     clocks[name] = localClock
-                    if acknowledged == nil {
-                        discarded.append(DiscardedValue(field: name, kept: l, keptClock: localClock, lost: s, lostClock: serverClock))
-                    }
+                    discarded.append(DiscardedValue(field: name, kept: l, keptClock: localClock, lost: s, lostClock: serverClock))
                 }
             }
             if let merged { fields[name] = merged }

@@ -62,7 +62,9 @@ public struct OutboxBatch: Sendable {
 }
 
 public struct OutboxOperation: Sendable {
-    public enum Kind: String, Sendable { case create, update, delete, append }
+    /// `forceDelete`: a deletion of a version sent again after a server restore, whose change tag on the restored
+    /// server this store does not know.
+    public enum Kind: String, Sendable { case create, update, delete, forceDelete, append }
     public var kind: Kind
     public var record: SyncRecord
 }
@@ -414,8 +416,10 @@ extension Backoffice {
                     zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode })
                         || (lostByTheServer && SyncTable.sharedZones.contains(zone))
                 else { continue }
+                try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+                // A version still waiting from an earlier restore keeps the clocks it had.
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO sync_resend (tableName, recordID, fields) VALUES (?, ?, ?)",
+                    sql: "INSERT OR IGNORE INTO sync_resend (tableName, recordID, fields) VALUES (?, ?, ?)",
                     arguments: [table, recordID, row["fields"] as String]
                 )
                 // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
@@ -429,7 +433,6 @@ extension Backoffice {
                             """,
                         arguments: [recordID, table]
                     ) ?? Timestamp(milliseconds: newest).description
-                try Self.forgetBase(db, table: table, recordID: recordID)
                 try db.execute(
                     sql: "INSERT INTO change_log (tableName, recordID, operation, origin, changedAt) VALUES (?, ?, 'update', 'local', ?)",
                     arguments: [table, recordID, changedAt]
@@ -609,7 +612,12 @@ extension Backoffice {
         let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: site.siteCode)
         guard var record = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: zoneName)
         else {
-            guard let base else { return nil }
+            guard let base else {
+                // Deleted here while its version waited to go up again after a server restore: the deletion goes
+                // up instead, or the restored server's older copy would come back.
+                guard try resendFields(db, table: name, recordID: recordID) != nil else { return nil }
+                return OutboxOperation(kind: .forceDelete, record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName)))
+            }
             // Only the owning site writes its zone; another site's rows are removed here only by a download.
             return OutboxOperation(
                 kind: .delete,

@@ -909,8 +909,10 @@ extension Backoffice {
         return !here
     }
 
+    /// Also forgets a version waiting to go up again after a server restore: the row is gone or starts afresh.
     static func forgetBase(_ db: Database, table: String, recordID: String) throws {
         try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+        try forgetResend(db, table: table, recordID: recordID)
     }
 
     /// A whole record that could not be applied or sent: into the inbox with all its fields, so nothing is dropped
