@@ -411,7 +411,8 @@ extension Backoffice {
                 let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
                 let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
                 // A version the server took after the newest change its restored data holds: lost with the restore.
-                let lostByTheServer = restoredThrough.map { through in (row["modified"] as Int64?).map { $0 > through } ?? false } ?? false
+                let modified: Int64? = row["modified"]
+                let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 > through } } ?? false
                 guard
                     zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode })
                         || (lostByTheServer && SyncTable.sharedZones.contains(zone))
