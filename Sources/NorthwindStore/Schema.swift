@@ -259,6 +259,12 @@ public enum Schema {
                     """
             )
         }
+        migrator.registerMigration("v21: a version sent again names its zone and its server time") { db in
+            // Its server time lets the server tell it from a deletion made after it; its zone lets head office put
+            // back a site's record that the site lost too.
+            try db.execute(sql: "ALTER TABLE sync_resend ADD COLUMN zoneName TEXT")
+            try db.execute(sql: "ALTER TABLE sync_resend ADD COLUMN modified INTEGER")
+        }
         return migrator
     }
 

@@ -68,9 +68,10 @@ actor ConvergenceRun {
     private var stores: [String: Backoffice] = [:]
     private var siteCodes: [String: String] = [:]
 
-    /// What the workload did, for the checks: every order taken, every customer created and not deleted.
+    /// What the workload did, for the checks: every order taken (by record ID, with the number it was given), every
+    /// customer created and not deleted.
     private var ordersTaken: [String] = []
-    private var orderRecords: [String: String] = [:]
+    private var orderNumbers: [String: String] = [:]
     private var customersCreated: Set<String> = []
     /// A field value the workload wrote, and the value the site showed before: for the inbox check.
     struct Write {
@@ -87,6 +88,8 @@ actor ConvergenceRun {
     /// Customers and orders sent, then lost by the site that wrote them in a restore of its own.
     private var customersWriterLost: Set<String> = []
     private var ordersWriterLost: Set<String> = []
+    /// What inboxes listed before their store was put back, restored, or switched off (a second machine).
+    private var inboxListedBefore: Set<String> = []
     /// Values some site had in front of it when it changed or deleted them: superseded knowingly, not discarded.
     private var seenValues: Set<String> = []
     /// Determinism: record ids are random, so each record a step creates gets a name from the step instead.
@@ -357,9 +360,9 @@ actor ConvergenceRun {
         let chosen = Set((0..<count).map { _ in products.randomElement(using: &random)! }).sorted()
         let lines = chosen.map { OrderLineDraft(productID: $0, quantity: Int.random(in: 1...5, using: &random)) }
         let order = try await backoffice.createOrder(OrderDraft(customerCode: code, employeeID: nil, lines: lines))
-        ordersTaken.append(order.order.number)
-        origins[order.order.number] = (site, step)
-        orderRecords[order.order.number] = order.order.recordID
+        ordersTaken.append(order.order.recordID)
+        origins[order.order.recordID] = (site, step)
+        orderNumbers[order.order.recordID] = order.order.number
         return "take order \(order.order.number) for \(code), \(lines.count) lines"
     }
 
@@ -711,13 +714,11 @@ actor ConvergenceRun {
 
     /// What the restored server lacks, and its writer lost in a restore of its own, and no installation left holds
     /// (only the server, or machines now gone, had fetched it) has no copy left to send: it is no longer expected.
-    /// What any installation still holds is, and must come back. An order only its own site may send again.
+    /// What any installation still holds is, and must come back.
     private func forgetWhatNobodyLeftHolds() async throws {
         let customers = SyncTable.sharedZone(of: "customers")!
         func zone(_ table: String, _ site: String) -> String { SyncTable.sharedZone(of: table) ?? SyncTable.siteZone(siteCodes[site]!) }
-        let orders = ordersWriterLost.compactMap { number in
-            origins[number].flatMap { origin in orderRecords[number].map { (number, origin.site, $0) } }
-        }
+        let orders = ordersWriterLost.compactMap { recordID in origins[recordID].map { (orderNumbers[recordID] ?? recordID, $0.site, recordID) } }
         let restored = try await serverRecords(
             writes.filter(\.writerLost).map { RecordKey(zoneName: zone($0.table, $0.site), recordName: $0.recordID) }
                 + customersWriterLost.map { RecordKey(zoneName: customers, recordName: $0) }
@@ -749,11 +750,9 @@ actor ConvergenceRun {
                 gone.append(recordID)
             }
         }
-        for (number, site, recordID) in orders where ordersTaken.contains(number) {
-            if restored[RecordKey(zoneName: zone("orders", site), recordName: recordID)] == nil,
-                try await fields(at: site, table: "orders", recordID: recordID) == nil
-            {
-                ordersTaken.removeAll { $0 == number }
+        for (number, site, recordID) in orders where ordersTaken.contains(recordID) {
+            if restored[RecordKey(zoneName: zone("orders", site), recordName: recordID)] == nil, try await !heldAnywhere("orders", recordID) {
+                ordersTaken.removeAll { $0 == recordID }
                 gone.append(number)
             }
         }
@@ -875,6 +874,7 @@ actor ConvergenceRun {
                 return "\(error)"
             }
         }
+        inboxListedBefore.formUnion(try await Self.inboxListing(copy))
         try copy.store.close()
         // What the server took from the copy is acknowledged: it must reach everyone.
         if try await serverRecord(SyncTable.sharedZone(of: "customers")!, created.recordID) != nil {
@@ -896,6 +896,7 @@ actor ConvergenceRun {
     /// Closes a site's store, runs `change` on its files, and opens it again (as the program would, finding out
     /// whether it is an older copy of itself), even when `change` failed.
     private func replacingStore(_ site: String, _ change: () async throws -> Void) async throws {
+        inboxListedBefore.formUnion(try await Self.inboxListing(stores[site]!))
         try stores[site]!.store.close()
         do { try await change() } catch {
             stores[site] = try Backoffice.open(StoreConfiguration(path: store(site)), seedIfCreated: false)
@@ -935,15 +936,14 @@ actor ConvergenceRun {
         let created = customersCreated.sorted().filter(since)
         let written = writes.filter { $0.site == site && $0.step > step }
         let held = try await serverRecords(
-            orders.map { RecordKey(zoneName: siteZone, recordName: orderRecords[$0]!) }
+            orders.map { RecordKey(zoneName: siteZone, recordName: $0) }
                 + created.map { RecordKey(zoneName: customers, recordName: $0) }
                 + written.map { RecordKey(zoneName: SyncTable.sharedZone(of: $0.table) ?? siteZone, recordName: $0.recordID) }
         )
         var forgotten: [String] = []
-        for number in orders where held[RecordKey(zoneName: siteZone, recordName: orderRecords[number]!)] == nil {
-            forgotten.append(number)
-        }
-        ordersTaken.removeAll { forgotten.contains($0) }
+        let unsentOrders = Set(orders.filter { held[RecordKey(zoneName: siteZone, recordName: $0)] == nil })
+        forgotten += unsentOrders.sorted().map { orderNumbers[$0] ?? $0 }
+        ordersTaken.removeAll { unsentOrders.contains($0) }
         for recordID in created where held[RecordKey(zoneName: customers, recordName: recordID)] == nil {
             customersCreated.remove(recordID)
             forgotten.append(recordID)
@@ -1033,25 +1033,25 @@ actor ConvergenceRun {
                 try String.fetchAll(
                     db,
                     sql: """
-                        SELECT number FROM orders o WHERE status = 'shipped' AND
+                        SELECT recordID FROM orders o WHERE status = 'shipped' AND
                           (SELECT count(*) FROM order_lines l WHERE l.orderID = o.id) <>
                           (SELECT count(*) FROM stock_movements m WHERE m.orderID = o.id AND m.reason = 'shipped')
                         """
                 ),
-                try Row.fetchAll(db, sql: "SELECT number, status FROM orders").map { ($0["number"] as String, $0["status"] as String) }
+                try Row.fetchAll(db, sql: "SELECT recordID, status FROM orders").map { ($0["recordID"] as String, $0["status"] as String) }
             )
         }
         if let number = orphans.first { throw Violation(description: "\(site) shows order \(number) without its lines") }
         // (Demo orders shipped before movements were recorded have none; only the workload's are checked.)
-        if let number = unmoved.first(where: ordersTaken.contains) {
-            throw Violation(description: "\(site) shows shipped order \(number) without one movement per line")
+        if let recordID = unmoved.first(where: ordersTaken.contains) {
+            throw Violation(description: "\(site) shows shipped order \(orderNumbers[recordID] ?? recordID) without one movement per line")
         }
         var seen = statusesSeen[site, default: [:]]
-        for (number, status) in statuses {
-            if let before = seen[number], before != status, before != "new" {
-                throw Violation(description: "order \(number) went from \(before) back to \(status) at \(site)")
+        for (recordID, status) in statuses {
+            if let before = seen[recordID], before != status, before != "new" {
+                throw Violation(description: "order \(orderNumbers[recordID] ?? recordID) went from \(before) back to \(status) at \(site)")
             }
-            seen[number] = status
+            seen[recordID] = status
         }
         statusesSeen[site] = seen
     }
@@ -1167,16 +1167,14 @@ actor ConvergenceRun {
                 throw Violation(description: "\(site)'s records of zone \(zone.zoneID.zoneName) do not match the server's checksum")
             }
         }
-        // No number given twice: a clash would be settled by renaming one order, which the table cannot show.
-        if let twice = Dictionary(grouping: ordersTaken, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
-            throw Violation(description: "order number \(twice) was given to two orders")
-        }
         // No lost update: every order taken and every customer created and kept is everywhere.
         for site in sites {
-            let (numbers, customers) = try await stores[site]!.store.pool.read { db in
-                (try String.fetchSet(db, sql: "SELECT number FROM orders"), try String.fetchSet(db, sql: "SELECT recordID FROM customers"))
+            let (orders, customers) = try await stores[site]!.store.pool.read { db in
+                (try String.fetchSet(db, sql: "SELECT recordID FROM orders"), try String.fetchSet(db, sql: "SELECT recordID FROM customers"))
             }
-            if let lost = ordersTaken.first(where: { !numbers.contains($0) }) { throw Violation(description: "order \(lost) is missing at \(site)") }
+            if let lost = ordersTaken.first(where: { !orders.contains($0) }) {
+                throw Violation(description: "order \(orderNumbers[lost] ?? lost) is missing at \(site)")
+            }
             if let lost = customersCreated.sorted().first(where: { !customers.contains($0) }) {
                 throw Violation(description: "customer \(lost) is missing at \(site)")
             }
@@ -1251,31 +1249,74 @@ actor ConvergenceRun {
             try await checkAtomicity(site)
         }
         try await checkInbox()
+        try await checkNumbersGivenTwice()
         for site in sites {
             log("\(site): \(try await stores[site]!.syncConflicts(all: true).count) values in the conflict inbox")
+        }
+    }
+
+    /// The values an installation's inbox lists as lost, as `valueKey`s.
+    private static func inboxListing(_ backoffice: Backoffice) async throws -> Set<String> {
+        let entries = try await backoffice.store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT tableName, recordID, field, lostValue FROM sync_conflicts WHERE lostValue IS NOT NULL").map {
+                ($0["tableName"] as String, $0["recordID"] as String, $0["field"] as String, $0["lostValue"] as String)
+            }
+        }
+        var listed: Set<String> = []
+        for (table, recordID, field, json) in entries {
+            let lost = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8))
+            // A whole record (a refused change, an edit a delete discarded) lists every field it had.
+            if field == "*", case .string(let json) = lost, let record = try? JSONDecoder().decode(SyncRecord.self, from: Data(json.utf8)) {
+                for (name, value) in record.fields { listed.insert(valueKey(table, recordID, name, value)) }
+            } else {
+                listed.insert(valueKey(table, recordID, field, lost))
+            }
+        }
+        return listed
+    }
+
+    /// A number given twice (a store put back to an older copy gives again the numbers it gave since, until it
+    /// syncs) is settled by renaming the later order: that order keeps everything else, and an inbox says so.
+    private func checkNumbersGivenTwice() async throws {
+        let given = Dictionary(grouping: ordersTaken, by: { orderNumbers[$0]! }).filter { $0.value.count > 1 }
+        guard !given.isEmpty else { return }
+        let (numbers, renamed) = try await stores["hq"]!.store.pool.read { db in
+            (
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT recordID, number FROM orders").map {
+                        ($0["recordID"] as String, $0["number"] as String)
+                    }
+                ),
+                try String.fetchSet(db, sql: "SELECT recordID FROM sync_conflicts WHERE tableName = 'orders' AND field = 'number'")
+            )
+        }
+        var listed = renamed
+        for site in sites where site != "hq" {
+            listed.formUnion(
+                try await stores[site]!.store.pool.read { db in
+                    try String.fetchSet(db, sql: "SELECT recordID FROM sync_conflicts WHERE tableName = 'orders' AND field = 'number'")
+                }
+            )
+        }
+        for (number, recordIDs) in given.sorted(by: { $0.key < $1.key }) {
+            let moved = recordIDs.filter { numbers[$0] != number }
+            guard moved.count == recordIDs.count - 1, moved.allSatisfy(listed.contains) else {
+                throw Violation(
+                    description:
+                        "order number \(number) was given to \(recordIDs.count) orders and not settled by renaming, with an inbox entry, all but one"
+                )
+            }
+            log("order number \(number), given twice, settled: \(moved.map { numbers[$0] ?? "?" }.joined(separator: ", ")), in the inbox")
         }
     }
 
     /// The inbox lists every discarded value: each value the workload wrote is the final one, or some site had it in
     /// front of it when it changed or deleted it, or some installation's inbox lists it as lost.
     private func checkInbox() async throws {
-        var listed: Set<String> = []
-        for site in sites {
-            let entries = try await stores[site]!.store.pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT tableName, recordID, field, lostValue FROM sync_conflicts WHERE lostValue IS NOT NULL").map {
-                    ($0["tableName"] as String, $0["recordID"] as String, $0["field"] as String, $0["lostValue"] as String)
-                }
-            }
-            for (table, recordID, field, json) in entries {
-                let lost = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8))
-                // A whole record (a refused change, an edit a delete discarded) lists every field it had.
-                if field == "*", case .string(let json) = lost, let record = try? JSONDecoder().decode(SyncRecord.self, from: Data(json.utf8)) {
-                    for (name, value) in record.fields { listed.insert(Self.valueKey(table, recordID, name, value)) }
-                } else {
-                    listed.insert(Self.valueKey(table, recordID, field, lost))
-                }
-            }
-        }
+        // An entry counts when an inbox listed it, even if that store was later put back to a copy from before it
+        // (which loses its inbox with everything else it did since), or was a second machine now gone.
+        var listed = inboxListedBefore
+        for site in sites { listed.formUnion(try await Self.inboxListing(stores[site]!)) }
         var unlisted: [String] = []
         var (kept, superseded, inInbox) = (0, 0, 0)
         for write in writes {

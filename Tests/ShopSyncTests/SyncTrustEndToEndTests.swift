@@ -104,6 +104,65 @@ struct SyncTrustEndToEndTests {
         #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "GONE") }
     }
 
+    @Test func aShopsOrderAndStockItAndTheServerBothLostComeBackFromHeadOffice() async throws {
+        // Given the server and a shop both backed up, then stock received and an order taken at the shop, acknowledged,
+        // and fetched by head office
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let place = BackupPlace()
+        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        let (productID, stocked, order) = try await { () async throws -> (Int64, Int, String) in
+            let shop = try company.open("oxf")
+            let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
+            let stocked = try await shop.receiveStock(productID: productID, quantity: 7).unitsInStock
+            let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
+            let order = try await shop.createOrder(
+                OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 2)])
+            ).order.number
+            return (productID, stocked, order)
+        }()
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // When the server is restored from its backup and the shop from its own (neither has them), and everyone syncs
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        _ = try await Restore.perform(shopBackup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
+        try await company.sync("oxf")
+        let resent = try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then head office put them back into the shop's zone: the shop has its order and its shelf again
+        #expect(resent.sentAgainAfterServerRestore > 0)
+        let restored = try company.open("oxf")
+        #expect(try await restored.order(number: order).lines.map(\.line.quantity) == [2])
+        #expect(try restored.product(id: productID).product.unitsInStock == stocked)
+        #expect(try await company.open("hq").order(number: order).lines.map(\.line.quantity) == [2])
+    }
+
+    @Test func aCustomerDeletedAfterTheServersRestoreIsNotBroughtBackByAShopThatHeldItFromBefore() async throws {
+        // Given the server backed up, then a customer created at head office and fetched by the shop, which then goes
+        // offline
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let hq = try company.open("hq")
+        let customer = try await hq.create(Customer(code: "LATER", companyName: "Deleted after the server's restore"))
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // When the server is restored (losing the customer), head office sends it again and then deletes it, and only
+        // then does the shop sync
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        try await company.sync("hq")
+        try await hq.delete(Customer.self, id: try #require(customer.id))
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then the deletion stands everywhere
+        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "LATER") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "LATER") }
+    }
+
     @Test func aShopsAcknowledgedDeletionStaysDeletedAfterTheServerIsRestoredFromAnOlderBackup() async throws {
         // Given a customer everyone has, the server backed up, then the customer deleted at the shop and acknowledged
         let company = try Company()

@@ -180,6 +180,66 @@ struct SyncTrustTests {
         }
     }
 
+    /// A record as an installation sends it again after the server's restore: with the server's time of its version.
+    static func putBack(_ record: SyncRecord, heldSince: Int64) -> SyncRecord {
+        var record = record
+        record.modified = Stamp(timestamp: heldSince, site: "HQ")
+        return record
+    }
+
+    @Test(arguments: SyncEngine.all) func aVersionSentAgainIsRefusedOverADeletionTheServerTookAfterIt(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a product written, then deleted
+            let (hq, _) = try await server.company()
+            let written = try #require(try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))]).value?.records.first?.record)
+            _ = try await hq.modify([(.delete, record("p1", tag: written.recordChangeTag))])
+            let before = try await hq.changes("catalog").pages.last?.syncToken
+            // When an installation that held the written version sends it again, with that version's server time
+            let heldSince = try #require(written.modified?.timestamp)
+            let answer = try await hq.modify([(.create, Self.putBack(record("p1", ["name": .string("Chai")]), heldSince: heldSince))])
+            // Then it is refused as deleted, and the deletion stands
+            #expect(answer.value?.records.first?.error?.serverErrorCode == .notFound, "\(answer)")
+            #expect(try await hq.changes("catalog").pages.last?.syncToken == before)
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aVersionSentAgainThatIsNewerThanTheDeletionIsTaken(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a product written, then deleted
+            let (hq, _) = try await server.company()
+            let written = try #require(try await hq.modify([(.create, record("p1", ["name": .string("Chai")]))]).value?.records.first?.record)
+            let deleted = try #require(
+                try await hq.modify([(.delete, record("p1", tag: written.recordChangeTag))]).value?.records.first?.record
+            )
+            // When an installation sends again a version the server took after that deletion (and then lost)
+            let heldSince = try #require(deleted.modified?.timestamp) + 1
+            let answer = try await hq.modify([(.create, Self.putBack(record("p1", ["name": .string("Chai again")]), heldSince: heldSince))])
+            // Then the server takes it back
+            #expect(answer.value?.records.first?.record?.fields["name"] == .string("Chai again"), "\(answer)")
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func headOfficePutsBackIntoASitesZoneOnlyARecordTheZoneLacks(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a shop's zone holding one order
+            let (hq, shop) = try await server.company()
+            _ = try await shop.modify([(.create, record("o1", type: "Order", zone: "site-OXF", ["number": .string("1")]))])
+            // When head office puts back an order the zone lacks, and one it holds, and writes there as usual
+            let lacked = try await hq.modify([(.create, Self.putBack(record("o2", type: "Order", zone: "site-OXF"), heldSince: 1))])
+            let held = try await hq.modify([(.create, Self.putBack(record("o1", type: "Order", zone: "site-OXF"), heldSince: 1))])
+            let written = try await hq.modify([(.create, record("o3", type: "Order", zone: "site-OXF"))])
+            // and the shop puts back into head office's own zone
+            let byTheShop = try await shop.modify([(.create, Self.putBack(record("x1", zone: "prices"), heldSince: 1))])
+            // Then only the order the zone lacked is taken; the one it holds is answered with the zone's own
+            #expect(lacked.value?.records.first?.record != nil, "\(lacked)")
+            #expect(held.value?.records.first?.error?.serverErrorCode == .exists)
+            #expect(held.value?.records.first?.error?.serverRecord?.fields["number"] == .string("1"))
+            #expect(written.value?.records.first?.error?.serverErrorCode == .accessDenied)
+            #expect(byTheShop.value?.records.first?.error?.serverErrorCode == .accessDenied)
+            #expect(try await shop.changes("site-OXF").pages.flatMap(\.records).map(\.recordName).sorted() == ["o1", "o2"])
+        }
+    }
+
     /// Head office's schema for the tests: movements, whose location is bound to the zone's owner, and products.
     static let schema = Components.Schemas.ContainerSchema(recordTypes: [
         .init(name: "Product", fields: [.init(name: "name", _type: .string, required: true)]),

@@ -413,15 +413,18 @@ extension Backoffice {
                 // A version the server took after the newest change its restored data holds: lost with the restore.
                 let modified: Int64? = row["modified"]
                 let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 > through } } ?? false
-                guard
-                    zone == ownZone || clocks.values.contains(where: { $0.site == site.siteCode })
-                        || (lostByTheServer && SyncTable.sharedZones.contains(zone))
-                else { continue }
+                // Another site's zone is written by that site; head office also puts back what the site lost too.
+                let anotherSites = zone != ownZone && !SyncTable.sharedZones.contains(zone)
+                let sendsAgain =
+                    anotherSites
+                    ? lostByTheServer && site.membership.role == "hq"
+                    : zone == ownZone || lostByTheServer || clocks.values.contains(where: { $0.site == site.siteCode })
+                guard sendsAgain else { continue }
                 try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
                 // A version still waiting from an earlier restore keeps the clocks it had.
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO sync_resend (tableName, recordID, fields) VALUES (?, ?, ?)",
-                    arguments: [table, recordID, row["fields"] as String]
+                    sql: "INSERT OR IGNORE INTO sync_resend (tableName, recordID, fields, zoneName, modified) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [table, recordID, row["fields"] as String, zone, modified]
                 )
                 // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
                 let newest = clocks.values.max().map { Int64($0.text.prefix(while: \.isNumber)) ?? 0 } ?? 0
@@ -609,7 +612,7 @@ extension Backoffice {
             db.cachedStatement(sql: "SELECT zoneName, changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
             arguments: [name, recordID]
         )
-        let zoneName: String = base?["zoneName"] ?? table.zone(siteCode: site.siteCode)
+        let zoneName = try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode)
         let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: site.siteCode)
         guard var record = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: zoneName)
         else {
@@ -626,7 +629,8 @@ extension Backoffice {
             )
         }
         // A version sent again after the server's restore: its values go up with the clocks they were written with.
-        let held = try resendFields(db, table: name, recordID: recordID) ?? [:]
+        let version = try resendVersion(db, table: name, recordID: recordID)
+        let held = version?.fields ?? [:]
         let heldClocks = FieldClock.clocks(of: held)
         func clock(_ field: String) -> FieldClock {
             heldClocks[field].flatMap { held[field] == record.fields[field] ? $0 : nil } ?? now
@@ -634,6 +638,8 @@ extension Backoffice {
         guard let base else {
             let clocks = Dictionary(uniqueKeysWithValues: record.fields.keys.map { ($0, clock($0)) })
             record.fields[FieldClock.fieldName] = FieldClock.field(clocks)
+            // With the server's time of the version held, so that a deletion the server took after it stands.
+            record.modified = version?.modified.map { Stamp(timestamp: $0, site: site.siteCode) }
             return OutboxOperation(kind: table.appendOnly ? .append : .create, record: record)
         }
         if table.appendOnly { return nil }

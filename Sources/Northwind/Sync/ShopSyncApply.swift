@@ -34,6 +34,12 @@ extension Backoffice {
                         try Self.saveBase(db, table: table.name, record: saved)
                     }
                     applied.saved += 1
+                case .changedOnServer(let server) where Self.isAnotherSitesZone(server.zoneID.zoneName, site: site):
+                    // Head office put back a site's record that the site had sent again first: the site's stands.
+                    try Self.forgetResend(db, table: table.name, recordID: server.recordName)
+                    if try Self.writeKeepingUnique(db, table: table, record: server, site: site, applied: &applied, reupload: &reupload) {
+                        try Self.saveBase(db, table: table.name, record: server)
+                    }
                 case .changedOnServer(let server):
                     if try Self.merge(db, table: table, server: server, site: site, applied: &applied) {
                         reupload.append((table.name, record.recordName))
@@ -881,10 +887,19 @@ extension Backoffice {
     /// The version of a record to send again after a server restore (`noteServerEpoch`), with its field clocks;
     /// nil when there is none.
     static func resendFields(_ db: Database, table: String, recordID: String) throws -> [String: FieldValue]? {
-        try String.fetchOne(
-            db.cachedStatement(sql: "SELECT fields FROM sync_resend WHERE tableName = ? AND recordID = ?"),
+        try resendVersion(db, table: table, recordID: recordID)?.fields
+    }
+
+    /// The version to send again, with the server's time of it when known.
+    static func resendVersion(_ db: Database, table: String, recordID: String) throws -> (fields: [String: FieldValue], modified: Int64?)? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT fields, modified FROM sync_resend WHERE tableName = ? AND recordID = ?"),
             arguments: [table, recordID]
-        ).map { try decodeFields($0) }
+        ).map { (try decodeFields($0["fields"]), $0["modified"]) }
+    }
+
+    static func isAnotherSitesZone(_ zone: String, site: SyncSite) -> Bool {
+        zone != SyncTable.siteZone(site.siteCode) && !SyncTable.sharedZones.contains(zone)
     }
 
     static func forgetResend(_ db: Database, table: String, recordID: String) throws {

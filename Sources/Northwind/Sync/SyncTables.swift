@@ -144,10 +144,17 @@ enum RecordMapping {
         return SyncRecord(recordName: recordID, recordType: table.name, zoneID: ZoneID(zoneName), fields: fields)
     }
 
-    /// The zone a row lives in: where the server has it, else where this store writes it.
+    /// The zone a row lives in: where the server has it (or had it, for a version sent again after the server's
+    /// restore), else where this store writes it.
     static func zone(_ db: Database, table: SyncTable, recordID: String, siteCode: String) throws -> String {
         try String.fetchOne(
-            db.cachedStatement(sql: "SELECT zoneName FROM sync_records WHERE tableName = ? AND recordID = ?"),
+            db.cachedStatement(
+                sql: """
+                    SELECT coalesce(
+                      (SELECT zoneName FROM sync_records WHERE tableName = ?1 AND recordID = ?2),
+                      (SELECT zoneName FROM sync_resend WHERE tableName = ?1 AND recordID = ?2))
+                    """
+            ),
             arguments: [table.name, recordID]
         ) ?? table.zone(siteCode: siteCode)
     }

@@ -169,7 +169,10 @@ struct ModifyPlanner {
         guard let zone = state.zones[zoneName], !zone.deleted else {
             throw SyncError(.zoneNotFound, "zone \(zoneName) does not exist in this database; create it with zones/modify first")
         }
-        try checkWriter(zone)
+        // A put-back: a version the server held before it was restored from a backup, sent again with the server's
+        // time of that version (`modified`), by an installation that still holds it.
+        let heldSince = [.create, .append].contains(operation.operationType) ? incoming.modified?.timestamp : nil
+        try checkWriter(zone, putBack: heldSince != nil)
         try Self.checkShape(incoming, measure: requestBytes > SyncLimits.bytesPerRecord)
         if incoming.recordType.isEmpty {
             throw SyncError(.badRequest, "record \(incoming.recordName) has no recordType: every record has a type")
@@ -192,6 +195,13 @@ struct ModifyPlanner {
                     return live.record
                 }
                 throw SyncError(.exists, "record \(incoming.recordName) already exists in zone \(zoneName)", serverRecord: live.record)
+            }
+            // Deleted here after the version put back was written: the deletion is the newer change, and stands.
+            if let heldSince, let deletion = existing?.record.modified?.timestamp, deletion > heldSince {
+                throw SyncError(
+                    .notFound,
+                    "record \(incoming.recordName) was deleted in zone \(zoneName) after the version sent again; it stays deleted"
+                )
             }
             incoming.created = stamp
             incoming.modified = stamp
@@ -246,12 +256,15 @@ struct ModifyPlanner {
         }
     }
 
-    private func checkWriter(_ zone: ZoneState) throws(SyncError) {
+    /// Head office may also put back into a site's zone what the server lost in a restore, when the site lost it
+    /// too: a put-back only creates a record the zone lacks, with the zone's owner in its owner-bound fields.
+    private func checkWriter(_ zone: ZoneState, putBack: Bool) throws(SyncError) {
         guard case .shared = scope else { return }
         switch zone.writers {
         case .all: return
         case .hq where caller.role == .hq: return
         case .owner where zone.owner == caller.siteCode: return
+        case .owner where putBack && caller.role == .hq: return
         case .hq:
             throw SyncError(.accessDenied, "zone \(zone.zoneID.zoneName) is written by head office only; \(caller.siteCode) is a shop")
         case .owner:
