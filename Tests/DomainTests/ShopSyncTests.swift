@@ -63,7 +63,7 @@ struct ShopSyncTests {
         #expect(result.clocks["note"] == FieldClock(milliseconds: 9, site: "OXF"))
     }
 
-    @Test func aHeldValueThatALaterWriteBeatsGivesWayWithoutAnInboxEntry() {
+    @Test func aHeldValueThatALaterWriteBeatsGivesWayAndGoesToTheInbox() {
         // Given a held name from 5 and a name written at 9 on the restored server
         let held: [String: FieldValue] = [
             "name": .string("X"), FieldClock.fieldName: FieldClock.field(["name": FieldClock(milliseconds: 5, site: "OXF")]),
@@ -79,9 +79,19 @@ struct ShopSyncTests {
             localClock: FieldClock(milliseconds: 20, site: "OXF"),
             held: held
         )
-        // Then the later name stands, and the held one, superseded like any fetched value, is no conflict
+        // Then the later name stands, and the held one goes to the inbox: its writer may never have seen the later
         #expect(result.fields == ["name": .string("Z")])
-        #expect(result.discarded.isEmpty)
+        #expect(
+            result.discarded == [
+                DiscardedValue(
+                    field: "name",
+                    kept: .string("Z"),
+                    keptClock: FieldClock(milliseconds: 9, site: "KRK"),
+                    lost: .string("X"),
+                    lostClock: FieldClock(milliseconds: 5, site: "OXF")
+                )
+            ]
+        )
     }
 
     @Test func aFieldChangedOnBothSidesGoesToTheLaterClock() {

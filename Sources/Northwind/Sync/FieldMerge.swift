@@ -58,8 +58,8 @@ enum FieldMerge {
     }
 
     /// `held`: a version the server acknowledged before it was restored from a backup, with its clocks: a local
-    /// value that is still that version's dates from its own clock, and is no unsent edit, so it losing to a later
-    /// value is no conflict.
+    /// value that is still that version's dates from its own clock, and is no unsent edit. Whichever of two
+    /// acknowledged values loses goes to the inbox: the restore took away the record of who had seen what.
     static func merge(
         base: [String: FieldValue],
         server: [String: FieldValue],
@@ -80,10 +80,11 @@ enum FieldMerge {
             let localClock = acknowledged ?? localClock
             let merged: FieldValue?
             if let acknowledged, l != s {
-                // Two versions the server acknowledged, one before its restore: the later clock wins, and a server
-                // value it beats goes to the inbox (it may be another site's edit made since the restore).
+                // Two versions the server acknowledged, one before its restore: the later clock wins, and the other
+                // goes to the inbox (the later writer may never have seen it).
                 if let serverClock = serverClocks[name], serverClock > acknowledged {
                     merged = s
+                    discarded.append(DiscardedValue(field: name, kept: s, keptClock: serverClock, lost: l, lostClock: acknowledged))
                 } else {
                     merged = l
                     clocks[name] = acknowledged
