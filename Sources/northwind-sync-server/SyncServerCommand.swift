@@ -74,7 +74,7 @@ struct Serve: AsyncParsableCommand {
         service.credentialLifetime = credentialDays > 0 ? Int64(credentialDays) * 86_400_000 : nil
         let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
-        let app = try SyncServerApp.make(
+        let app = try await SyncServerApp.make(
             service: service,
             options: SyncServerOptions(
                 host: host,

@@ -88,6 +88,10 @@ actor ConvergenceRun {
     /// Customers and orders sent, then lost by the site that wrote them in a restore of its own.
     private var customersWriterLost: Set<String> = []
     private var ordersWriterLost: Set<String> = []
+    /// Sites whose whole folder was put back and that have not synced since: they cannot know, and may give again a
+    /// number they gave; and the orders they took meanwhile.
+    private var foldersPutBack: Set<String> = []
+    private var ordersFromFoldersPutBack: Set<String> = []
     /// What inboxes listed before their store was put back, restored, or switched off (a second machine).
     private var inboxListedBefore: Set<String> = []
     /// Values some site had in front of it when it changed or deleted them: superseded knowingly, not discarded.
@@ -363,6 +367,7 @@ actor ConvergenceRun {
         ordersTaken.append(order.order.recordID)
         origins[order.order.recordID] = (site, step)
         orderNumbers[order.order.recordID] = order.order.number
+        if foldersPutBack.contains(site) { ordersFromFoldersPutBack.insert(order.order.recordID) }
         return "take order \(order.order.number) for \(code), \(lines.count) lines"
     }
 
@@ -580,7 +585,7 @@ actor ConvergenceRun {
             }
         }
         guard let (text, error) = outcome else { return "sync abandoned after \(timeout)" }
-        if let error { try? await resumeIfDiverged(site, error) }
+        if let error { try? await resumeIfDiverged(site, error) } else { foldersPutBack.remove(site) }
         return text
     }
 
@@ -596,6 +601,7 @@ actor ConvergenceRun {
     private func resumeIfDiverged(_ site: String, _ error: ShopSyncError) async throws {
         guard error.kind == .refused(.storeDiverged) else { return }
         try await stores[site]!.resumeAsThisCopy()
+        foldersPutBack.remove(site)
         log("  \(site): sync resume, as the message said")
     }
 
@@ -836,6 +842,7 @@ actor ConvergenceRun {
             }
         }
         try await forgetUnsent(at: site, since: copy.step)
+        if wholeFolder { foldersPutBack.insert(site) }
         return "store put back to its copy of step \(copy.step)\(wholeFolder ? " with its watermark" : "")"
     }
 
@@ -1275,7 +1282,7 @@ actor ConvergenceRun {
         return listed
     }
 
-    /// A number given twice (a store put back to an older copy gives again the numbers it gave since, until it
+    /// A number given twice (a whole folder put back to an older copy gives again the numbers it gave since, until it
     /// syncs) is settled by renaming the later order: that order keeps everything else, and an inbox says so.
     private func checkNumbersGivenTwice() async throws {
         let given = Dictionary(grouping: ordersTaken, by: { orderNumbers[$0]! }).filter { $0.value.count > 1 }
@@ -1299,6 +1306,10 @@ actor ConvergenceRun {
             )
         }
         for (number, recordIDs) in given.sorted(by: { $0.key < $1.key }) {
+            // Only a whole folder put back, before it syncs, may give a number again.
+            if recordIDs.filter({ !ordersFromFoldersPutBack.contains($0) }).count > 1 {
+                throw Violation(description: "order number \(number) was given twice by a store that knew it was put back, or was never put back")
+            }
             let moved = recordIDs.filter { numbers[$0] != number }
             guard moved.count == recordIDs.count - 1, moved.allSatisfy(listed.contains) else {
                 throw Violation(

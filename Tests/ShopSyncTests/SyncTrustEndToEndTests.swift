@@ -163,6 +163,62 @@ struct SyncTrustEndToEndTests {
         #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "LATER") }
     }
 
+    @Test func aCustomerDeletedAtAShopBeforeItLearnsOfTheServersRestoreStaysDeleted() async throws {
+        // Given the server backed up, then a customer created at head office and fetched by the shop, which deletes
+        // it offline
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        _ = try await company.open("hq").create(Customer(code: "ONCE", companyName: "Deleted at the shop"))
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        let shop = try company.open("oxf")
+        try await shop.delete(Customer.self, id: try #require(try shop.customer(code: "ONCE").id))
+        // When the server is restored (it lacks the customer), the shop syncs, and then head office, which still
+        // holds the customer, syncs
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        // Then the shop's deletion stands everywhere: head office's copy did not bring the customer back
+        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "ONCE") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "ONCE") }
+    }
+
+    @Test func aLaterVersionOfAShopsOrderThatOnlyHeadOfficeHeldGoesToItsInbox() async throws {
+        // Given an order taken at the shop and synced, the server and the shop then backed up, and the order then
+        // cancelled at the shop, acknowledged, and fetched by head office
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let order = try await { () async throws -> String in
+            let shop = try company.open("oxf")
+            let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
+            let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
+            return try await shop.createOrder(
+                OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 1)])
+            ).order.number
+        }()
+        try await company.sync("oxf")
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let place = BackupPlace()
+        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        _ = try await company.open("oxf").cancelOrder(number: order)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // When both are restored from their backups, which hold the order as new, and everyone syncs
+        _ = try ServerBackup.restore(folder: folder, over: company.database)
+        _ = try await Restore.perform(shopBackup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then the shop's order stands as the shop has it, and head office's inbox names the cancelled version, which
+        // only the shop may put back
+        #expect(try await company.open("hq").order(number: order).order.status == .new)
+        let entries = try await company.open("hq").syncConflicts(all: true).filter { $0.table == "orders" }
+        #expect(entries.contains { $0.reason.contains("another site's record") && ($0.lost ?? "").contains("cancelled") }, "\(entries)")
+    }
+
     @Test func aShopsAcknowledgedDeletionStaysDeletedAfterTheServerIsRestoredFromAnOlderBackup() async throws {
         // Given a customer everyone has, the server backed up, then the customer deleted at the shop and acknowledged
         let company = try Company()

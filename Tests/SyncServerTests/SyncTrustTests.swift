@@ -219,24 +219,48 @@ struct SyncTrustTests {
         }
     }
 
-    @Test(arguments: SyncEngine.all) func headOfficePutsBackIntoASitesZoneOnlyARecordTheZoneLacks(_ engine: SyncEngine) async throws {
+    @Test(arguments: SyncEngine.all) func headOfficePutsBackIntoASitesZoneOnlyARecordTheZoneLacksFromBeforeTheRestore(
+        _ engine: SyncEngine
+    ) async throws {
         try await SyncHarness.with(engine) { server in
-            // Given a shop's zone holding one order
+            // Given a shop's zone holding one order, and the database then restored (a new epoch)
             let (hq, shop) = try await server.company()
-            _ = try await shop.modify([(.create, record("o1", type: "Order", zone: "site-OXF", ["number": .string("1")]))])
-            // When head office puts back an order the zone lacks, and one it holds, and writes there as usual
-            let lacked = try await hq.modify([(.create, Self.putBack(record("o2", type: "Order", zone: "site-OXF"), heldSince: 1))])
-            let held = try await hq.modify([(.create, Self.putBack(record("o1", type: "Order", zone: "site-OXF"), heldSince: 1))])
-            let written = try await hq.modify([(.create, record("o3", type: "Order", zone: "site-OXF"))])
+            let o1 = try await shop.modify([(.create, record("o1", type: "Order", zone: "site-OXF", ["number": .string("1")]))])
+            let heldSince = try #require(o1.value?.records.first?.record?.modified?.timestamp)
+            try await Task.sleep(for: .milliseconds(5))
+            try await server.service.startNewEpoch()
+            // When head office puts back an order the zone lacks, and one it holds, both from before the restore; then
+            // one from long before the data the restore kept, and writes there as usual
+            func order(_ name: String) -> SyncRecord { record(name, type: "Order", zone: "site-OXF") }
+            let lacked = try await hq.modify([(.create, Self.putBack(order("o2"), heldSince: heldSince))])
+            let held = try await hq.modify([(.create, Self.putBack(order("o1"), heldSince: heldSince))])
+            let older = try await hq.modify([(.create, Self.putBack(order("o3"), heldSince: 1))])
+            let written = try await hq.modify([(.create, order("o4"))])
             // and the shop puts back into head office's own zone
-            let byTheShop = try await shop.modify([(.create, Self.putBack(record("x1", zone: "prices"), heldSince: 1))])
-            // Then only the order the zone lacked is taken; the one it holds is answered with the zone's own
+            let byTheShop = try await shop.modify([(.create, Self.putBack(record("x1", zone: "prices"), heldSince: heldSince))])
+            // Then only the order the zone lacked, from between its data and the restore, is taken; the one it holds is
+            // answered with the zone's own
             #expect(lacked.value?.records.first?.record != nil, "\(lacked)")
             #expect(held.value?.records.first?.error?.serverErrorCode == .exists)
             #expect(held.value?.records.first?.error?.serverRecord?.fields["number"] == .string("1"))
+            #expect(older.value?.records.first?.error?.serverErrorCode == .accessDenied)
             #expect(written.value?.records.first?.error?.serverErrorCode == .accessDenied)
             #expect(byTheShop.value?.records.first?.error?.serverErrorCode == .accessDenied)
             #expect(try await shop.changes("site-OXF").pages.flatMap(\.records).map(\.recordName).sorted() == ["o1", "o2"])
+        }
+    }
+
+    @Test(arguments: SyncEngine.all) func aForcedDeletionOfARecordTheServerLacksStopsALaterPutBack(_ engine: SyncEngine) async throws {
+        try await SyncHarness.with(engine) { server in
+            // Given a product the server lacks (lost in a restore), deleted by an installation that held it
+            let (hq, _) = try await server.company()
+            let deleted = try await hq.modify([(.forceDelete, record("p1"))])
+            // When another installation puts back the version it held, from before that deletion
+            let putBack = try await hq.modify([(.create, Self.putBack(record("p1", ["name": .string("Chai")]), heldSince: 1))])
+            // Then the deletion left a tombstone, and the put-back is refused as deleted
+            #expect(deleted.value?.records.first?.record?.deleted == true, "\(deleted)")
+            #expect(putBack.value?.records.first?.error?.serverErrorCode == .notFound, "\(putBack)")
+            #expect(try await hq.changes("catalog").pages.flatMap(\.records).allSatisfy(\.deleted))
         }
     }
 

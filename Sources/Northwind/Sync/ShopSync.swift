@@ -410,9 +410,9 @@ extension Backoffice {
             for row in try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records") {
                 let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
                 let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
-                // A version the server took after the newest change its restored data holds: lost with the restore.
+                // A version the server took at or after the newest change its restored data holds: may be lost with the restore.
                 let modified: Int64? = row["modified"]
-                let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 > through } } ?? false
+                let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 >= through } } ?? false
                 // Another site's zone is written by that site; head office also puts back what the site lost too.
                 let anotherSites = zone != ownZone && !SyncTable.sharedZones.contains(zone)
                 let sendsAgain =

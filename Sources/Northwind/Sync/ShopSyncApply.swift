@@ -35,10 +35,41 @@ extension Backoffice {
                     }
                     applied.saved += 1
                 case .changedOnServer(let server) where Self.isAnotherSitesZone(server.zoneID.zoneName, site: site):
-                    // Head office put back a site's record that the site had sent again first: the site's stands.
+                    // Head office put back a site's record that the zone holds already: only its site changes it, so
+                    // the zone's version stands here, and a later one held here goes to the inbox, whole.
+                    if let held = try Self.resendFields(db, table: table.name, recordID: server.recordName),
+                        held.filter({ $0.key != FieldClock.fieldName }) != server.fields.filter({ $0.key != FieldClock.fieldName })
+                    {
+                        var lost = server
+                        lost.fields = held
+                        try Self.discardWhole(
+                            db,
+                            table: table.name,
+                            record: lost,
+                            reason: "a version of another site's record that the sync server lost in its restore: the site holds another, "
+                                + "which stands",
+                            applied: &applied
+                        )
+                    }
                     try Self.forgetResend(db, table: table.name, recordID: server.recordName)
                     if try Self.writeKeepingUnique(db, table: table, record: server, site: site, applied: &applied, reupload: &reupload) {
                         try Self.saveBase(db, table: table.name, record: server)
+                    }
+                case .goneOnServer where Self.isAnotherSitesZone(record.zoneID.zoneName, site: site):
+                    // Another site's record, deleted on the server after the version put back from here: gone here
+                    // too, unless rows here still refer to it; it is never sent again into a zone that is not ours.
+                    try Self.forgetResend(db, table: table.name, recordID: record.recordName)
+                    if try Self.isReferenced(db, table: table, recordID: record.recordName) {
+                        try Self.forgetBase(db, table: table.name, recordID: record.recordName)
+                        try Self.discardWhole(
+                            db,
+                            table: table.name,
+                            record: record,
+                            reason: "deleted on the server after this version, but rows here still refer to it: kept here",
+                            applied: &applied
+                        )
+                    } else {
+                        try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
                     }
                 case .changedOnServer(let server):
                     if try Self.merge(db, table: table, server: server, site: site, applied: &applied) {
@@ -835,6 +866,8 @@ extension Backoffice {
         let named = references.filter { reason.contains("refers to \($0.1.recordName) ") }
         var restoredAny = false
         for (parent, reference) in named.isEmpty ? references : named {
+            // Another site's record is that site's to send: restored from here, it would land in this site's zone.
+            if isAnotherSitesZone(reference.zoneName ?? record.zoneID.zoneName, site: site) { continue }
             guard
                 let kept = try RecordMapping.record(
                     db,
@@ -941,6 +974,8 @@ extension Backoffice {
     /// parent) until someone edits it here, and named as the last refusal for `sync status`.
     static func refuse(_ db: Database, table: String, record: SyncRecord, reason: String, applied: inout SyncApplied) throws {
         try discardWhole(db, table: table, record: record, reason: "the server refused this change: \(reason)", applied: &applied)
+        // A version held to send again after a server restore is in the inbox now, and is not sent again.
+        try forgetResend(db, table: table, recordID: record.recordName)
         try db.execute(
             sql: "INSERT OR REPLACE INTO sync_refused (tableName, recordID, reason) VALUES (?, ?, ?)",
             arguments: [table, record.recordName, reason]

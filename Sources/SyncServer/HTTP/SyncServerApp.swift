@@ -31,11 +31,11 @@ public struct SyncServerOptions: Sendable {
 
 /// Builds the sync server's Hummingbird application.
 public enum SyncServerApp {
-    public static func make(service: SyncService, options: SyncServerOptions, logger: Logger) throws -> some ApplicationProtocol {
+    public static func make(service: SyncService, options: SyncServerOptions, logger: Logger) async throws -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: SyncGate(service: service, throttle: Throttle(rate: options.requestsPerSecond, burst: options.burst)))
         router.add(middleware: RawResponder(service: service))
-        service.startListening()
+        await service.startListening()
         try SyncHandler(service: service, ping: options.ping).registerHandlers(
             on: router,
             serverURL: URL(string: "/")!,

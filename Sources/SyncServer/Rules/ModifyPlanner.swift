@@ -7,6 +7,9 @@ struct ModifyState: Sendable {
     var records: [RecordKey: StoredRecord]
     var assets: Set<String>
     var now: Int64
+    /// From the newest change the restored data holds to the restore: the server times a version put back may
+    /// carry into a site's zone; nil when the database was never restored or no operation is a put-back.
+    var restoreWindow: Range<Int64>? = nil
 }
 
 /// What to write: the records' final states, the zones' new counters and checksums, and the answer.
@@ -45,6 +48,9 @@ struct ModifyPlanner {
 
     /// The zones the batch writes, in the order they must be locked.
     var zonesToLock: [String] { Set(operations.map(\.record.zoneID.zoneName)).sorted() }
+
+    /// Whether any operation is a put-back, for which the storage reads the restore window.
+    var hasPutBack: Bool { operations.contains { [.create, .append].contains($0.operationType) && $0.record.modified != nil } }
 
     var assetsToCheck: Set<String> {
         Set(operations.flatMap { $0.record.fields.values.flatMap(\.assets).map(\.sha256) })
@@ -172,7 +178,7 @@ struct ModifyPlanner {
         // A put-back: a version the server held before it was restored from a backup, sent again with the server's
         // time of that version (`modified`), by an installation that still holds it.
         let heldSince = [.create, .append].contains(operation.operationType) ? incoming.modified?.timestamp : nil
-        try checkWriter(zone, putBack: heldSince != nil)
+        try checkWriter(zone, putBack: heldSince.map { state.restoreWindow?.contains($0) ?? false } ?? false)
         try Self.checkShape(incoming, measure: requestBytes > SyncLimits.bytesPerRecord)
         if incoming.recordType.isEmpty {
             throw SyncError(.badRequest, "record \(incoming.recordName) has no recordType: every record has a type")
@@ -229,6 +235,16 @@ struct ModifyPlanner {
             records[key] = current
         case .delete, .forceDelete:
             guard var current = live else {
+                // A record deleted where the server lacks it (lost in a restore) leaves a tombstone all the same, so
+                // that another installation's copy put back later does not bring it back.
+                if operation.operationType == .forceDelete, existing == nil {
+                    incoming.fields = [:]
+                    incoming.created = stamp
+                    incoming.modified = stamp
+                    incoming.deleted = true
+                    records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
+                    return incoming
+                }
                 throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName)")
             }
             if operation.operationType == .delete { try checkTag(incoming, against: current.record) }
@@ -257,7 +273,8 @@ struct ModifyPlanner {
     }
 
     /// Head office may also put back into a site's zone what the server lost in a restore, when the site lost it
-    /// too: a put-back only creates a record the zone lacks, with the zone's owner in its owner-bound fields.
+    /// too: only a version from between the newest change the restored data holds and the restore, and only to
+    /// create a record the zone lacks, with the zone's owner in its owner-bound fields.
     private func checkWriter(_ zone: ZoneState, putBack: Bool) throws(SyncError) {
         guard case .shared = scope else { return }
         switch zone.writers {

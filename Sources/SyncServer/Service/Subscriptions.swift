@@ -62,10 +62,21 @@ extension SyncService {
         try await guarded { try await storage.subscriptions(container: container, scope: scope, siteCode: caller.siteCode) }
     }
 
-    /// Starts announcing other instances' commits to this instance's event streams (PostgreSQL only).
-    public func startListening() {
+    /// Starts announcing other instances' commits to this instance's event streams (PostgreSQL only), and returns
+    /// once it hears them (or after 10 s, with a warning to come from the retries): a stream opened on an instance
+    /// that had not started listening yet would miss commits until its next ping.
+    public func startListening() async {
         let signal = signal
-        _ = storage.listen { container in await signal.changed(container) }
+        let (started, listening) = AsyncStream<Void>.makeStream()
+        guard storage.listen({ container in await signal.changed(container) }, ready: { listening.yield() }) != nil else { return }
+        await withTaskGroup { group in
+            group.addTask {
+                for await _ in started { return }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(10)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The caller's event stream: a `change` event per zone whose changes fired its subscriptions, resumable from

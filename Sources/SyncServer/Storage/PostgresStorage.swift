@@ -459,7 +459,19 @@ final class PostgresStorage: SyncStorage {
                 )
                 for try await hash in rows.decode(String.self) { assets.insert(hash) }
             }
-            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
+            // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in
+            // the zones it shares with it), which is what `restoredThrough` relies on.
+            let now = max(now, Clock.now())
+            var window: Range<Int64>?
+            if planner.hasPutBack {
+                let meta = try await connection.query(
+                    "SELECT key, value FROM meta WHERE key IN ('restored', 'restoredThrough')",
+                    logger: self.logger
+                ).all((String, String).self)
+                let values = Dictionary(uniqueKeysWithValues: meta.map { ($0.0, Int64($0.1) ?? 0) })
+                if let through = values["restoredThrough"], let restored = values["restored"], through < restored { window = through..<restored }
+            }
+            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
             if !self.hooks.plainSequence {
                 for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
             }
@@ -743,7 +755,7 @@ final class PostgresStorage: SyncStorage {
 
     // MARK: Notifications
 
-    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>? {
+    func listen(_ changed: @escaping @Sendable (String) async -> Void, ready: @escaping @Sendable () -> Void) -> Task<Void, Never>? {
         let client = client
         let logger = logger
         return Task {
@@ -752,6 +764,8 @@ final class PostgresStorage: SyncStorage {
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: "northwind_sync") { notifications in
+                            // LISTEN is in force once this runs.
+                            ready()
                             for try await notification in notifications { await changed(notification.payload) }
                         }
                     }

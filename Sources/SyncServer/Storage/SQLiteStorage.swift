@@ -93,6 +93,13 @@ final class SQLiteStorage: SyncStorage {
         )
     }
 
+    static func restoreWindow(_ db: Database) throws -> Range<Int64>? {
+        let meta = try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key IN ('restored', 'restoredThrough')")
+        let values = Dictionary(uniqueKeysWithValues: meta.map { ($0["key"] as String, Int64($0["value"] as String) ?? 0) })
+        guard let through = values["restoredThrough"], let restored = values["restored"], through < restored else { return nil }
+        return through..<restored
+    }
+
     func restoredThrough() async throws -> Int64? {
         try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'restoredThrough'").flatMap { Int64($0) }
@@ -370,7 +377,11 @@ final class SQLiteStorage: SyncStorage {
             where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, hash]) ?? false {
                 assets.insert(hash)
             }
-            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now))
+            // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in
+            // the zones it shares with it), which is what `restoredThrough` relies on.
+            let now = max(now, Clock.now())
+            let window = planner.hasPutBack ? try Self.restoreWindow(db) : nil
+            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
             for zone in plan.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
             var bodies: [RecordKey: String] = [:]
             for stored in plan.writes {

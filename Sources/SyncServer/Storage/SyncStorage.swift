@@ -103,8 +103,9 @@ protocol SyncStorage: Sendable {
     ) async throws -> Answer
 
     /// Calls `changed` with a container's name each time another instance commits to it, until cancelled; nil when
-    /// this engine has only one instance (its own commits are signalled in process).
-    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>?
+    /// this engine has only one instance (its own commits are signalled in process). `ready` is called each time
+    /// the listening starts (again).
+    func listen(_ changed: @escaping @Sendable (String) async -> Void, ready: @escaping @Sendable () -> Void) -> Task<Void, Never>?
 
     /// Releases connections; the engine is not used afterwards.
     func close() async
@@ -112,7 +113,7 @@ protocol SyncStorage: Sendable {
 
 extension SyncStorage {
     func close() async {}
-    func listen(_ changed: @escaping @Sendable (String) async -> Void) -> Task<Void, Never>? { nil }
+    func listen(_ changed: @escaping @Sendable (String) async -> Void, ready: @escaping @Sendable () -> Void) -> Task<Void, Never>? { nil }
 }
 
 /// A record as a changes page carries it: its stored JSON, read but not decoded (a client catching up is sent the
