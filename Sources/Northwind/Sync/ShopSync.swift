@@ -407,7 +407,13 @@ extension Backoffice {
             guard let known, known != epoch else { return 0 }
             let ownZone = SyncTable.siteZone(site.siteCode)
             var queued = 0
-            for row in try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records") {
+            // Parents' tables first, so that the batches (up to 400 records each) send a record's parent with it or
+            // before it: head office cannot restore another site's parent later.
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records ORDER BY tableName, recordID"
+            )
+            for row in rows.sorted(by: { SyncTable.rank($0["tableName"]) < SyncTable.rank($1["tableName"]) }) {
                 let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
                 let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
                 // A version the server took at or after the newest change its restored data holds: may be lost with the restore.
