@@ -16,10 +16,7 @@ import Testing
 struct SyncTrustEndToEndTests {
     @Test func aShopsAcknowledgedCustomerGoesUpAgainAfterTheServerIsRestoredFromAnOlderBackup() async throws {
         // Given a sync server backed up, then a shop's new customer sent and acknowledged
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         _ = try await company.open("oxf").create(Customer(code: "AFTER", companyName: "Sent after the server's backup"))
         let sent = try await company.sync("oxf")
         // When the server is restored from the backup, which lacks the customer, and the shop, then head office sync
@@ -36,10 +33,7 @@ struct SyncTrustEndToEndTests {
 
     @Test func aShopsAcknowledgedEditIsNotUndoneByARestoredServersOlderCopy() async throws {
         // Given a server backed up, then a customer renamed at the shop, sent and acknowledged
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let shop = try company.open("oxf")
         let code = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
         var customer = try shop.customer(code: code)
@@ -58,10 +52,7 @@ struct SyncTrustEndToEndTests {
     @Test func aCustomerItsWriterAndTheServerBothLostComesBackFromAnInstallationThatStillHoldsIt() async throws {
         // Given the server and a shop both backed up, then a customer created at the shop, acknowledged, and fetched
         // by head office
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let place = BackupPlace()
         let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
         _ = try await company.open("oxf").create(Customer(code: "BOTH", companyName: "Created after both backups"))
@@ -107,10 +98,7 @@ struct SyncTrustEndToEndTests {
     @Test func aShopsOrderAndStockItAndTheServerBothLostComeBackFromHeadOffice() async throws {
         // Given the server and a shop both backed up, then stock received and an order taken at the shop, acknowledged,
         // and fetched by head office
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let place = BackupPlace()
         let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
         let (productID, stocked, order) = try await { () async throws -> (Int64, Int, String) in
@@ -142,10 +130,7 @@ struct SyncTrustEndToEndTests {
     @Test func aCustomerDeletedAfterTheServersRestoreIsNotBroughtBackByAShopThatHeldItFromBefore() async throws {
         // Given the server backed up, then a customer created at head office and fetched by the shop, which then goes
         // offline
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let hq = try company.open("hq")
         let customer = try await hq.create(Customer(code: "LATER", companyName: "Deleted after the server's restore"))
         try await company.sync("hq")
@@ -166,10 +151,7 @@ struct SyncTrustEndToEndTests {
     @Test func aCustomerDeletedAtAShopBeforeItLearnsOfTheServersRestoreStaysDeleted() async throws {
         // Given the server backed up, then a customer created at head office and fetched by the shop, which deletes
         // it offline
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let folder = company.directory.appendingPathComponent("server-backup").path
-        _ = try ServerBackup.create(database: company.database, folder: folder)
+        let (company, folder) = try await Self.companyWithItsServerBackedUp()
         _ = try await company.open("hq").create(Customer(code: "ONCE", companyName: "Deleted at the shop"))
         try await company.sync("hq")
         try await company.sync("oxf")
@@ -770,6 +752,15 @@ struct SyncTrustEndToEndTests {
         )
         try await company.sync("oxf")
         return (order.order.number, product)
+    }
+
+    /// A company with one shop, "oxf", started and synced, and its sync server backed up into the returned folder.
+    static func companyWithItsServerBackedUp() async throws -> (Company, String) {
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let folder = company.directory.appendingPathComponent("server-backup").path
+        _ = try ServerBackup.create(database: company.database, folder: folder)
+        return (company, folder)
     }
 
     static func copy(from source: String, to destination: String) throws {
