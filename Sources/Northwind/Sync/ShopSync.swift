@@ -409,11 +409,9 @@ extension Backoffice {
             var queued = 0
             // Parents' tables first, so that the batches (up to 400 records each) send a record's parent with it or
             // before it: head office cannot restore another site's parent later.
-            let rows = try Row.fetchAll(
-                db,
-                sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records ORDER BY tableName, recordID"
-            )
-            for row in rows.sorted(by: { SyncTable.rank($0["tableName"]) < SyncTable.rank($1["tableName"]) }) {
+            let rows = try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records")
+            func order(_ row: Row) -> (Int, String, String) { (SyncTable.rank(row["tableName"]), row["tableName"], row["recordID"]) }
+            for row in rows.sorted(by: { order($0) < order($1) }) {
                 let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
                 let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
                 // A version the server took at or after the newest change its restored data holds: may be lost with the restore.
