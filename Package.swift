@@ -46,6 +46,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Backups and document packages are ZIP archives.
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // Metrics: the API (swift-metrics, which Hummingbird records through) and its Prometheus backend.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The rule between targets, and where to find things, is in docs/architecture.md; ArchitectureTests enforce it.
@@ -73,6 +76,8 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // The printable renditions inside document packages.
                 .product(name: "Mustache", package: "swift-mustache"),
+                // Counters of orders taken and executed, for /metrics.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             resources: [.copy("Reports/reports.sql"), .copy("Documents/Renditions")],
             swiftSettings: swiftSettings
@@ -86,11 +91,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both servers share with the machine they run on: systemd readiness, reload on SIGHUP, and the
+        // /healthz, /readyz and /metrics routes over one Prometheus registry.
+        .target(
+            name: "ServerOperations",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The shop-floor web application and the JSON API, on Hummingbird, with live updates.
         .target(
             name: "NorthwindWeb",
             dependencies: [
-                "Northwind", "NorthwindStore", "SyncProtocol",
+                "Northwind", "NorthwindStore", "SyncProtocol", "ServerOperations",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -125,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "northwind",
             dependencies: [
-                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "NorthwindSync",
+                "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "NorthwindSync", "ServerOperations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -146,7 +167,7 @@ let package = Package(
         .target(
             name: "SyncServer",
             dependencies: [
-                "SyncProtocol",
+                "SyncProtocol", "ServerOperations",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -166,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "northwind-sync-server",
             dependencies: [
-                "SyncProtocol", "SyncServer",
+                "SyncProtocol", "SyncServer", "ServerOperations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

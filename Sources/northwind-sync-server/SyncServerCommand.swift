@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import ServerOperations
 import SyncProtocol
 import SyncServer
 
@@ -52,40 +53,93 @@ func administering<T>(_ body: () async throws -> T) async throws -> T {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve the sync protocol over HTTP.")
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the sync protocol over HTTP.",
+        discussion: """
+            Options may also come from a settings file (--settings-file, else $NORTHWIND_SYNC_SETTINGS): a JSON \
+            object with the options' names in camel case, such as {"host": "0.0.0.0", "port": 8444, "rate": 100}. \
+            The command line wins over the file. SIGHUP (systemctl reload) reads the file again: the rate limit \
+            changes at once; other changes are logged as needing a restart. /healthz, /readyz and /metrics \
+            (from this machine only) are for operators.
+            """
+    )
     @OptionGroup var database: DatabaseOption
-    @Option(help: "The address to listen on; put a reverse proxy with TLS in front for other machines.") var host = "127.0.0.1"
-    @Option(help: "The port.") var port = 8444
-    @Option(help: "Requests a second each installation may make, on average.") var rate = 200.0
+    // No defaults here: a default would always win over the settings file.
+    @Option(help: "The address to listen on (default 127.0.0.1); put a reverse proxy with TLS in front for other machines.")
+    var host: String?
+    @Option(help: "The port (default 8444).") var port: Int?
+    @Option(help: "Requests a second each installation may make, on average (default 200).") var rate: Double?
     @Option(help: "Requests an installation may make at once above its rate (default: twice the rate).") var burst: Double?
-    @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again.")
-    var tombstoneDays = 180
+    @Option(help: "Days a deletion is kept for clients that have not synced; older tokens must fetch again (default 180).")
+    var tombstoneDays: Int?
     @Option(help: "Megabytes of assets one container may hold (default: no limit).") var assetQuotaMb: Int?
-    @Option(help: "Seconds between keep-alive pings on event streams (each also polls for missed changes).") var pingSeconds = 15
-    @Option(help: "Days an installation's credential is good for after it is issued (shops rotate theirs before); 0 for ever.")
-    var credentialDays = 365
+    @Option(help: "Seconds between keep-alive pings on event streams, each also polling for missed changes (default 15).")
+    var pingSeconds: Int?
+    @Option(help: "Days an installation's credential is good for after it is issued (shops rotate theirs before); 0 for ever (default 365).")
+    var credentialDays: Int?
+    @Option(help: "A JSON settings file (default: $NORTHWIND_SYNC_SETTINGS, else none).") var settingsFile: String?
+
+    /// The command line over the file over the defaults (the database: the command line, the environment, the file).
+    func resolved(_ file: ServerSettingsFile) -> ServerSettingsFile {
+        ServerSettingsFile(
+            host: host ?? file.host ?? "127.0.0.1",
+            port: port ?? file.port ?? 8444,
+            rate: rate ?? file.rate ?? 200,
+            burst: burst ?? file.burst ?? (rate ?? file.rate ?? 200) * 2,
+            tombstoneDays: tombstoneDays ?? file.tombstoneDays ?? 180,
+            assetQuotaMb: assetQuotaMb ?? file.assetQuotaMb,
+            pingSeconds: pingSeconds ?? file.pingSeconds ?? 15,
+            credentialDays: credentialDays ?? file.credentialDays ?? 365,
+            // The environment (a unit's Environment=) wins over the file, as it does for the shop's settings.
+            database: database.database ?? (ProcessInfo.processInfo.environment["NORTHWIND_SYNC_DATABASE"]?.isEmpty == false ? nil : file.database)
+        )
+    }
 
     func run() async throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "northwind-sync")
         logger.logLevel = .info
-        var service = try await database.open()
-        service.assetQuota = assetQuotaMb.map { Int64($0) * 1024 * 1024 }
+        let settingsPath = ServerSettingsFile.path(settingsFile)
+        let settings = resolved(try ServerSettingsFile.load(settingsPath))
+        let (host, port) = (settings.host ?? "127.0.0.1", settings.port ?? 8444)
+        let tombstoneDays = settings.tombstoneDays ?? 180
+        var databaseOption = database
+        databaseOption.database = settings.database
+        var service = try await databaseOption.open()
+        service.assetQuota = settings.assetQuotaMb.map { Int64($0) * 1024 * 1024 }
+        let credentialDays = settings.credentialDays ?? 365
         service.credentialLifetime = credentialDays > 0 ? Int64(credentialDays) * 86_400_000 : nil
         let purged = try await service.purgeTombstones(retention: Int64(tombstoneDays) * 86_400)
         if purged > 0 { logger.info("purged \(purged) deletions older than \(tombstoneDays) days") }
+        let path = databaseOption.path
+        let throttle = Throttle(rate: settings.rate ?? 200, burst: settings.burst ?? 400)
+        let reload = HangupReload(logger: logger) { [self] in
+            do {
+                let next = resolved(try ServerSettingsFile.load(settingsPath))
+                throttle.update(rate: next.rate ?? 200, burst: next.burst ?? 400)
+                let restart = next.needingRestart(comparedWith: settings)
+                var said = "rate \(throttle.rate)/s, burst \(throttle.burst)"
+                if !restart.isEmpty { said += "; restart to apply \(restart.joined(separator: ", "))" }
+                return said
+            } catch {
+                return "the settings file was not applied: \(error)"
+            }
+        }
         let app = try await SyncServerApp.make(
             service: service,
             options: SyncServerOptions(
                 host: host,
                 port: port,
-                requestsPerSecond: rate,
-                burst: burst ?? rate * 2,
-                ping: .seconds(max(1, pingSeconds))
+                requestsPerSecond: throttle.rate,
+                burst: throttle.burst,
+                ping: .seconds(max(1, settings.pingSeconds ?? 15)),
+                databaseFile: path.hasPrefix("postgres") ? nil : path
             ),
+            throttle: throttle,
+            services: [reload],
             logger: logger
         )
-        logger.info("sync server on http://\(host):\(port), data in \(SyncService.redacted(database.path))")
+        logger.info("sync server on http://\(host):\(port), data in \(SyncService.redacted(path))")
         try await app.runService()
     }
 }

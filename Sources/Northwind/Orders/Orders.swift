@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import GRDB
 import NorthwindStore
@@ -129,7 +130,9 @@ extension Backoffice {
             throw .invalid("requiredDate", "must not be before the order date \(orderDate)")
         }
         if let error = Limits.check(draft.freight, Limits.money, "freight") { throw .invalid([error]) }
-        return try await write { db in try Self.insertOrder(draft, orderDate: orderDate, db) }
+        let order = try await write { db in try Self.insertOrder(draft, orderDate: orderDate, db) }
+        Counter(label: "northwind_orders_taken_total").increment()
+        return order
     }
 
     /// Inserts a validated draft's order and lines inside the caller's transaction.
@@ -243,7 +246,7 @@ extension Backoffice {
     /// and the `unitsInStock >= 0` constraint backs them up.
     // guide: begin execute-order
     public func executeOrder(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
-        try await write { db in
+        let detail = try await write { db in
             let order = try Self.fetchOrder(number: number, db)
             try Self.requireWrittenHere(order, db)
             try Self.requireSyncedSinceRestore(db)
@@ -282,6 +285,8 @@ extension Backoffice {
                 arguments: [shipped, order.id])
             return try Self.orderDetail(number: order.number, db)
         }
+        Counter(label: "northwind_orders_executed_total").increment()
+        return detail
     }
     // guide: end execute-order
 

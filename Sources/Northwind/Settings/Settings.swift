@@ -180,6 +180,18 @@ public final class Settings: Sendable {
         }
     }
 
+    /// Reads the settings file now, as `systemctl reload` (SIGHUP) asks, rather than at the next look; says what
+    /// stands, for the log.
+    public func reloadFile() async -> String {
+        guard let file else { return "no settings file to read" }
+        if await file.reloadIfChanged() {
+            if let problem = file.problem { warn(problem) }
+            resolved.withLock { $0 = [:] }
+            announce()
+        }
+        return file.problem ?? "the settings file \(file.path) is in force"
+    }
+
     private func reloadAndAnnounce(from backoffice: Backoffice) async {
         do {
             if try await reloadStored(from: backoffice) { announce() }

@@ -63,6 +63,8 @@ public enum WebApp {
     static func buildRouter(_ environment: WebEnvironment) throws -> Router<WebContext> {
         // HEAD answers wherever GET does, with GET's headers and no body.
         let router = Router(context: WebContext.self, options: .autoGenerateHeadEndpoints)
+        // Requests by route and status, and their latency, for /metrics.
+        router.add(middleware: MetricsMiddleware())
         // Pages never load anything from elsewhere, nor post anywhere else, so the policy can say so.
         router.add(
             middleware: ContentSecurityMiddleware(contentSecurityPolicy: [
@@ -74,6 +76,7 @@ public enum WebApp {
         router.add(middleware: ErrorResponses(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
         StaticFiles.register(on: router)
+        ShopOperations(environment).register(on: router)
         try APIHandler(environment).register(on: router)
         PageRoutes(environment).register(on: router)
         MethodNotAllowed.register(on: router)

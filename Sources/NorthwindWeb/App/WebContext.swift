@@ -1,17 +1,21 @@
 import Foundation
 import Hummingbird
 import HummingbirdAuth
+import NIOCore
 import Northwind
 import NorthwindStore
 
-/// The per-request context: who is signed in, if anyone.
-public struct WebContext: AuthRequestContext, RequestContext {
+/// The per-request context: who is signed in, if anyone, and from where the request came.
+public struct WebContext: AuthRequestContext, RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: SignedIn?
+    /// The caller's address, for `/metrics`, which answers only on this machine.
+    public let remoteAddress: SocketAddress?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         identity = nil
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Forms may carry a product photo or a long description, but nothing larger than this.

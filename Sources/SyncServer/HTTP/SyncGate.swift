@@ -9,11 +9,13 @@ import SyncProtocol
 /// Before the generated code: the protocol version, the body's size, the caller's credential and rate; after it,
 /// every error as the protocol's error body with its status. Nothing a client sends yields a 5xx.
 struct SyncGate: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = SyncRequestContext
     let service: SyncService
     let throttle: Throttle
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Health, readiness and metrics are for the machine's operators, not installations: no credential.
+        if SyncOperations.paths.contains(request.uri.path) { return try await next(request, context) }
         var request = request
         if let allowed = Self.allowedMethods(request.uri.path), !allowed.contains(request.method), request.method != .head {
             return Self.methodNotAllowed(allowed)

@@ -7,6 +7,7 @@ import NorthwindLoading
 import NorthwindStore
 import NorthwindSync
 import NorthwindWeb
+import ServerOperations
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
@@ -79,6 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = [
             LogLevelService(level: level, settings: settings),
             BackupScheduleService(backoffice: backoffice, settings: settings, logger: Logger(label: "northwind.backup")),
+            // `systemctl reload`: the settings file is read at once (it is also looked at every second).
+            HangupReload(logger: Logger(label: "northwind")) { await settings.reloadFile() },
         ]
         if membership != nil {
             // Read every second while waiting: a change to sync.interval applies at once.
@@ -110,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
                     )
                 }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                SystemdNotify.ready(status: "Serving on \(host):\(port).")
             }
         )
         try await app.runService()
