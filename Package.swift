@@ -136,6 +136,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -277,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "NorthwindBrowserTests",
             dependencies: [
-                "NorthwindTestSupport", "NorthwindStore", "Northwind", "northwind",
+                "NorthwindTestSupport", "NorthwindStore", "Northwind", "NorthwindLoading", "northwind",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -61,7 +61,9 @@ public actor ShopSyncEngine {
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ShopSyncError(.notJoined, "\(server) is not a server address; give one such as http://sync.example.com:8444")
         }
-        let anonymous = SyncClient(server: url, container: "", credential: nil)
+        // Joining is done by a person waiting (at a terminal, or on the first-run page): an address where nothing
+        // answers is said within seconds.
+        let anonymous = SyncClient(server: url, container: "", credential: nil, timeout: .seconds(10))
         let grant = try await anonymous.checkEnrollment(token: token)
         if again {
             guard let existing else {

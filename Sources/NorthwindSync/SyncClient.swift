@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import NIOCore
 import Northwind
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
@@ -52,12 +53,14 @@ struct SyncClient: Sendable {
     /// The server's clock, from the `Date` of its last answer.
     let serverTime = ServerTime()
 
-    init(server: URL, container: String, credential: String?) {
+    /// `timeout` bounds each request, connecting included (AsyncHTTPClient retries a refused connection until
+    /// then): a person waiting on a form is given a shorter one.
+    init(server: URL, container: String, credential: String?, timeout: Duration = .seconds(60)) {
         self.server = server
         self.container = container
         client = Client(
             serverURL: server,
-            transport: AsyncHTTPClientTransport(),
+            transport: AsyncHTTPClientTransport(configuration: .init(timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))),
             middlewares: [Credentials(credential: credential), ServerClock(time: serverTime)]
         )
     }

@@ -68,7 +68,7 @@ public enum OperationsRoutes {
     }
 
     /// A caller on this machine, not forwarded by a proxy (which would say so in `Forwarded` or `X-Forwarded-For`).
-    static func isLocal(_ request: Request, remote: SocketAddress?) -> Bool {
+    public static func isLocal(_ request: Request, remote: SocketAddress?) -> Bool {
         for name in ["Forwarded", "X-Forwarded-For"] where request.headers[HTTPField.Name(name)!] != nil { return false }
         switch remote {
         case .unixDomainSocket: return true

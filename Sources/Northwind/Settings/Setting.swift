@@ -162,6 +162,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
     /// The groups in the order the page and the docs show them, with their titles.
     public static let groups: [(key: String, title: String)] = [
         ("server", "Web server"),
+        ("setup", "First run"),
         ("store", "Store"),
         ("log", "Logging"),
         ("sync", "Sync"),

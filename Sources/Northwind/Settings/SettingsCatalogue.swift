@@ -33,6 +33,18 @@ extension Setting {
             apply: .restart
         ),
         Setting(
+            "setup.firstRun",
+            .bool,
+            default: "false",
+            title: "First-run page on a new store",
+            footer:
+                "On: a new store starts empty, and the first visitor is led to a page that makes the first manager, names the site and says whether this is head office, a shop or a demo. Off: a new store gets the demo data and prints demo sign-ins. The appliance turns it on.",
+            control: .readOnly,
+            scope: .system,
+            apply: .restart,
+            outsideStore: true
+        ),
+        Setting(
             "store.path",
             .string,
             default: "",

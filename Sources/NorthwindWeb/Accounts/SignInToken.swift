@@ -14,12 +14,13 @@ enum SignInToken {
 
     static func make() -> String { Backoffice.randomToken(byteCount: 24) }
 
-    static func cookie(_ token: String, secure: Bool) -> Cookie {
+    /// `path`: the form's own (`/signin`, or `/setup` for the first run, which has no session either).
+    static func cookie(_ token: String, secure: Bool, path: String = "/signin") -> Cookie {
         Cookie(
             name: cookieName,
             value: token,
             maxAge: token.isEmpty ? 0 : 3600,
-            path: "/signin",
+            path: path,
             secure: secure,
             httpOnly: true,
             sameSite: .strict

@@ -55,7 +55,8 @@ public enum WebApp {
             feed: feed,
             cache: ResponseCache(feed: feed),
             throttle: SignInThrottle(),
-            settings: resolved
+            settings: resolved,
+            firstRunPending: FirstRunFlag(options.firstRun == nil ? false : try await backoffice.firstRunState().pending)
         )
     }
 
@@ -75,8 +76,11 @@ public enum WebApp {
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorResponses(env: environment))
         router.add(middleware: TokenAuthenticator(backoffice: environment.backoffice))
+        // Until the first run is done, every page leads to it.
+        router.add(middleware: FirstRunGate(pending: environment.firstRunPending))
         StaticFiles.register(on: router)
         ShopOperations(environment).register(on: router)
+        FirstRunPage(environment).register(on: router)
         try APIHandler(environment).register(on: router)
         PageRoutes(environment).register(on: router)
         MethodNotAllowed.register(on: router)

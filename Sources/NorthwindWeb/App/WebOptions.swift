@@ -19,19 +19,23 @@ public struct WebOptions: Sendable {
     public var secureCookies: Bool
     /// How often the change feed looks for writes made by other processes.
     public var pollInterval: Duration
+    /// The first-run page (`setup.firstRun`): what it needs from outside the web layer. Nil: no first-run page.
+    public var firstRun: FirstRunSupport?
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         policy: AccessPolicy = AccessPolicy(),
         secureCookies: Bool = true,
-        pollInterval: Duration = .milliseconds(250)
+        pollInterval: Duration = .milliseconds(250),
+        firstRun: FirstRunSupport? = nil
     ) {
         self.host = host
         self.port = port
         self.policy = policy
         self.secureCookies = secureCookies
         self.pollInterval = pollInterval
+        self.firstRun = firstRun
     }
 }
 
@@ -44,6 +48,8 @@ struct WebEnvironment: Sendable {
     let cache: ResponseCache
     let throttle: SignInThrottle
     let settings: Settings
+    /// Whether the first run is still to do; set once, when it is done.
+    let firstRunPending: FirstRunFlag
 
     /// Who is a manager, as `session.managerTitles` says now.
     var policy: AccessPolicy { AccessPolicy(managerTitles: AccessPolicy.titles(setting("session.managerTitles"))) }

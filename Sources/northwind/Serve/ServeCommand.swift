@@ -52,7 +52,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (store, settings) = try await settingsOptions.open(storeOptions, commandLine: commandLine)
+        let sources = try settingsOptions.sources(commandLine: commandLine)
+        // The first-run page decides what a new store holds, so the store is not seeded when it is on.
+        let firstRun = try await storeOptions.locate(sources).1.value("setup.firstRun").value == "true"
+        let (store, settings) = try await storeOptions.open(sources, seedIfCreated: !firstRun)
         var opened = store
         // A value on the command line that breaks a rule is an error here, not a warning: the operator is at the terminal.
         if let problem = settings.problems(in: .commandLine).first { throw ValidationError(problem + ".") }
@@ -65,15 +68,23 @@ struct ServeCommand: AsyncParsableCommand {
         if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
         let titles = try settings.value("session.managerTitles")
-        do {
-            try await backoffice.checkAgainstStore(titles.key, titles.value)
-        } catch {
-            // From the command line the operator can fix it now; from a file or the environment, say so and go on.
-            if titles.origin == .commandLine { throw ValidationError("\(error).") }
-            FileHandle.standardError.write(Data("warning: \(error) (set in the \(titles.origin.rawValue))\n".utf8))
+        // A store waiting for its first run has nobody to hold a title yet: the first run makes the manager.
+        let firstRunWaits = firstRun ? try await backoffice.firstRunState().pending : false
+        if !firstRunWaits {
+            do {
+                try await backoffice.checkAgainstStore(titles.key, titles.value)
+            } catch {
+                // From the command line the operator can fix it now; from a file or the environment, say so and go on.
+                if titles.origin == .commandLine { throw ValidationError("\(error).") }
+                FileHandle.standardError.write(Data("warning: \(error) (set in the \(titles.origin.rawValue))\n".utf8))
+            }
         }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
-        let demo = try await backoffice.provisionDemoCredentials(policy: policy)
+        let firstRunPending = firstRunWaits
+        if firstRunPending, try await backoffice.firstRunState().openBoot == nil, let boot = FirstRunMachine.bootID() {
+            try await backoffice.openFirstRun(boot: boot)
+        }
+        let demo = firstRunPending ? [] : try await backoffice.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
@@ -83,22 +94,29 @@ struct ServeCommand: AsyncParsableCommand {
             // `systemctl reload`: the settings file is read at once (it is also looked at every second).
             HangupReload(logger: Logger(label: "northwind")) { await settings.reloadFile() },
         ]
+        // Read every second while waiting: a change to sync.interval applies at once.
+        let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
+        let shopSync = ShopSyncService(
+            backoffice: backoffice,
+            interval: interval,
+            server: syncServer.isEmpty ? nil : syncServer,
+            logger: Logger(label: "northwind.sync")
+        )
         if membership != nil {
-            // Read every second while waiting: a change to sync.interval applies at once.
-            let interval: @Sendable () -> Duration = { .seconds(Int((try? settings.value("sync.interval").value) ?? "") ?? 60) }
-            services.append(
-                ShopSyncService(
-                    backoffice: backoffice,
-                    interval: interval,
-                    server: syncServer.isEmpty ? nil : syncServer,
-                    logger: Logger(label: "northwind.sync")
-                )
-            )
+            services.append(shopSync)
+        } else if firstRunPending {
+            // A shop joins on the first-run page: it starts syncing then, without a restart.
+            services.append(FirstRunMachine.SyncOnceJoined(backoffice: backoffice, sync: shopSync))
         }
         let syncing = membership.map { "Syncing with \(syncServer.isEmpty ? $0.server : syncServer) as \($0.siteCode)." }
         let app = try await WebApp.build(
             backoffice: backoffice,
-            options: WebOptions(host: host, port: port, secureCookies: !insecureCookies),
+            options: WebOptions(
+                host: host,
+                port: port,
+                secureCookies: !insecureCookies,
+                firstRun: firstRun ? FirstRunMachine.support(syncServer: syncServer) : nil
+            ),
             settings: settings,
             logger: Logger(label: "northwind.web"),
             services: services,
@@ -106,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // Unbuffered, so a script waiting for this line sees it at once.
                 var lines = ["Northwind is serving \(backoffice.store.configuration.path) at http://\(host):\(port)/"]
                 if let syncing { lines.append(syncing) }
+                if firstRunPending { lines.append("First run: open http://\(host):\(port)/setup to make the first manager and set this machine up.") }
                 for credential in demo {
                     lines.append(
                         "Demo sign-in (shown once): login \(credential.login), password \(credential.password)"

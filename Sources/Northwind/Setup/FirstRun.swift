@@ -1,0 +1,214 @@
+import Foundation
+import GRDB
+import HummingbirdBcrypt
+import NorthwindStore
+
+/// What a new machine becomes at its first run.
+public enum MachineRole: String, Sendable, CaseIterable, Codable {
+    /// Head office: the company's catalogue is kept here, and its own sync server runs beside it.
+    case headOffice
+    /// A shop that joins a company's sync server and downloads its catalogue.
+    case shop
+    /// A demo, filled with the demo data.
+    case demo
+}
+
+/// What the owner types on the first-run page.
+public struct FirstRunForm: Sendable, Equatable {
+    public var firstName: String
+    public var lastName: String
+    public var login: String
+    public var password: String
+    public var siteName: String
+    public var siteCode: String
+    public var role: MachineRole?
+    /// A shop's: the company's sync server, and the enrolment token head office gave.
+    public var server: String
+    public var token: String
+
+    public init(
+        firstName: String = "",
+        lastName: String = "",
+        login: String = "",
+        password: String = "",
+        siteName: String = "",
+        siteCode: String = "",
+        role: MachineRole? = nil,
+        server: String = "",
+        token: String = ""
+    ) {
+        self.firstName = firstName
+        self.lastName = lastName
+        self.login = login
+        self.password = password
+        self.siteName = siteName
+        self.siteCode = siteCode
+        self.role = role
+        self.server = server
+        self.token = token
+    }
+}
+
+/// Where the first run stands.
+public struct FirstRunState: Sendable, Equatable {
+    public var pending: Bool
+    /// The boot (Linux's `boot_id`) during which the first-run page may be reached from the LAN; nil before the
+    /// server first offered it.
+    public var openBoot: String?
+    public var siteName: String?
+}
+
+extension Backoffice {
+    /// Whether the first run is still to do: nobody has finished it, and nobody can sign in (a store that already
+    /// has a password, made with the CLI or by an earlier version, needs no first run).
+    public func firstRunState() async throws(NorthwindError) -> FirstRunState {
+        try await read { db in
+            let done = try Self.metadata(db, "firstRunCompletedAt") != nil
+            let anyone = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM credentials)") ?? false
+            return FirstRunState(
+                pending: !done && !anyone,
+                openBoot: try Self.metadata(db, "firstRunOpenBoot"),
+                siteName: try Self.metadata(db, "siteName")
+            )
+        }
+    }
+
+    /// Opens the first-run page to the LAN for the boot `boot` (the server's first start, or `northwind setup
+    /// reopen` from the console after the first boot passed without it).
+    public func openFirstRun(boot: String) async throws(NorthwindError) {
+        try await write { db in try Self.setMetadata(db, "firstRunOpenBoot", boot) }
+    }
+
+    /// The checks of the form that need nothing but the form, each failure naming its field. Nothing is changed.
+    public static func validate(_ form: FirstRunForm) throws(NorthwindError) {
+        var problems: [NorthwindError.FieldError] = []
+        func refuse(_ field: String, _ message: String) { problems.append(.init(field, message)) }
+        if form.firstName.trimmed.isEmpty { refuse("firstName", "Give the manager's first name.") }
+        if form.lastName.trimmed.isEmpty { refuse("lastName", "Give the manager's last name.") }
+        if form.login.wholeMatch(of: /[a-z0-9][a-z0-9._-]{1,39}/) == nil {
+            refuse("login", "A login is 2 to 40 lowercase letters, digits, '.', '_' or '-', such as anna.kowalska.")
+        }
+        if let weak = weakness(of: form.password, login: form.login, names: [form.firstName, form.lastName, form.siteName]) {
+            refuse("password", weak)
+        }
+        if form.siteName.trimmed.isEmpty || form.siteName.count > 60 {
+            refuse("siteName", "Name this site in 1 to 60 characters, such as Kraków shop.")
+        }
+        if form.siteCode.wholeMatch(of: /[A-Z0-9]{2,12}/) == nil {
+            refuse("siteCode", "A site code is 2 to 12 capital letters or digits, such as KRK; it starts every order number made here.")
+        }
+        switch form.role {
+        case nil: refuse("role", "Choose what this machine is: head office, a shop that joins a company, or a demo.")
+        case .shop:
+            if URL(string: form.server.trimmed).map({ ($0.scheme == "http" || $0.scheme == "https") && $0.host != nil }) != true {
+                refuse("server", "Give head office's sync server as an address, such as https://northwind-hq.local/ or http://10.0.0.5:8444.")
+            }
+            if form.token.trimmed.isEmpty { refuse("token", "Paste the enrolment token head office made for this shop.") }
+        case .headOffice, .demo: break
+        }
+        if !problems.isEmpty { throw .invalid(problems) }
+    }
+
+    /// Why a password is too weak, or nil. Twelve characters at least (NIST SP 800-63B allows 8; a back office
+    /// reachable from a shop floor asks more), not one of the commonest, and not the login or a name on the form.
+    public static func weakness(of password: String, login: String, names: [String]) -> String? {
+        if password.count < 12 { return "A password needs at least 12 characters; a few words make a strong one." }
+        let folded = password.lowercased()
+        if Set(folded).count < 5 { return "This password repeats too few characters; choose one that is harder to guess." }
+        if commonPasswords.contains(where: { folded.contains($0) }) { return "This password is among the most common ones; choose another." }
+        for name in [login] + names where name.trimmed.count >= 3 && folded.contains(name.trimmed.lowercased()) {
+            return "A password must not contain the login or a name from this form."
+        }
+        return nil
+    }
+
+    static let commonPasswords = [
+        "password", "passw0rd", "123456", "qwerty", "northwind", "letmein", "welcome", "admin", "iloveyou", "abc123",
+        "111111", "monkey", "dragon", "sunshine", "football", "changeme", "trustno1",
+    ]
+
+    /// Finishes the first run in one transaction: the site's name and code, the first manager (with `title`, one of
+    /// the manager titles) and the password, and the mark that it is done. A store left half made by an earlier
+    /// attempt cut short (a power cut while the demo data went in) is emptied first, unless it has joined a company
+    /// (its data then came from head office) or `keepData` (the demo data just loaded) says to keep it.
+    /// Returns the manager's employee id.
+    public func completeFirstRun(_ form: FirstRunForm, title: String, keepData: Bool = false) async throws(NorthwindError) -> Int64 {
+        try Self.validate(form)
+        let hash = await Self.offload { Bcrypt.hash(form.password, cost: Backoffice.passwordCost) }
+        let store = self.store
+        return try await write { db in
+            guard try Self.metadata(db, "firstRunCompletedAt") == nil,
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM credentials)") == false
+            else {
+                throw NorthwindError.invalidState("The first run is done already; sign in instead.")
+            }
+            let joined = try Self.membership(db) != nil
+            let leftovers = try !Store.isEmpty(db)
+            if !joined && !keepData && leftovers { try store.deleteAllData(db) }
+            // A joined shop's code is the one its enrolment gave; an empty store takes the one chosen here.
+            let empty = try Store.isEmpty(db)
+            if !joined, empty || keepData {
+                try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [form.siteCode])
+            }
+            var manager = Employee(firstName: form.firstName.trimmed, lastName: form.lastName.trimmed, title: title)
+            manager.version = 1
+            try manager.insert(db)
+            guard let id = manager.id else { throw NorthwindError.storeUnavailable("The new manager was not given an id.") }
+            if let owner = try Int64.fetchOne(db, sql: "SELECT employeeID FROM credentials WHERE login = ?", arguments: [form.login]) {
+                throw NorthwindError.invalid("login", "The login \(form.login) belongs to employee \(owner).")
+            }
+            try db.execute(sql: "INSERT INTO credentials (employeeID, login, passwordHash) VALUES (?, ?, ?)", arguments: [id, form.login, hash])
+            try Self.setMetadata(db, "siteName", form.siteName.trimmed)
+            try Self.setMetadata(db, "machineRole", form.role?.rawValue)
+            try Self.setMetadata(db, "firstRunCompletedAt", Timestamp.now.description)
+            return id
+        }
+    }
+
+    /// Puts a store whose first run was cut short back to empty, so that the next attempt starts clean: used
+    /// before the demo data goes in again. Refused once the first run is done or the store has joined a company.
+    public func clearUnfinishedFirstRun() async throws(NorthwindError) {
+        let store = self.store
+        try await write { db in
+            guard try Self.metadata(db, "firstRunCompletedAt") == nil, try Self.membership(db) == nil else {
+                throw NorthwindError.invalidState("Only a first run that did not finish, on a store that has not joined a company, is cleared.")
+            }
+            if try !Store.isEmpty(db) { try store.deleteAllData(db) }
+        }
+    }
+
+    /// Gives an empty store the site code chosen on the first-run page, before it joins a company with it (a token
+    /// that names a site overrides it when the store joins).
+    public func setSiteCodeForFirstRun(_ code: String) async throws(NorthwindError) {
+        guard code.wholeMatch(of: /[A-Z0-9]{2,12}/) != nil else {
+            throw .invalid("siteCode", "A site code is 2 to 12 capital letters or digits, such as KRK.")
+        }
+        try await write { db in
+            guard try Store.isEmpty(db), try Self.membership(db) == nil else {
+                throw NorthwindError.invalidState("Only an empty store that has not joined a company takes a new site code.")
+            }
+            try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [code])
+        }
+    }
+
+    /// The site's name, as the first run set it.
+    public func siteName() async throws(NorthwindError) -> String? {
+        try await read { db in try Self.metadata(db, "siteName") }
+    }
+
+    static func metadata(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = ?", arguments: [key])
+    }
+
+    static func setMetadata(_ db: Database, _ key: String, _ value: String?) throws {
+        if let value {
+            try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES (?, ?)", arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM store_metadata WHERE key = ?", arguments: [key])
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Northwind
+import NorthwindStore
+import ServerOperations
+import Synchronization
+
+/// What the first-run page needs from outside the web layer, which knows neither the demo data nor sync.
+public struct FirstRunSupport: Sendable {
+    /// Fills the (empty) store with the demo data.
+    public var loadDemo: @Sendable (Backoffice) async throws -> Void
+    /// Joins a company's sync server with an enrolment token, then downloads what the company shares. Its error's
+    /// description is shown to the person.
+    public var joinCompany: @Sendable (Backoffice, _ server: String, _ token: String) async throws -> Void
+    /// For head office, after its first run: how shops join it, in a sentence or two.
+    public var headOfficeNotes: @Sendable () -> String
+    /// This boot's id (Linux's `boot_id`): the page answers the LAN only during the boot that first offered it.
+    public var bootID: @Sendable () -> String?
+
+    public init(
+        loadDemo: @escaping @Sendable (Backoffice) async throws -> Void,
+        joinCompany: @escaping @Sendable (Backoffice, String, String) async throws -> Void,
+        headOfficeNotes: @escaping @Sendable () -> String = { "" },
+        bootID: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.loadDemo = loadDemo
+        self.joinCompany = joinCompany
+        self.headOfficeNotes = headOfficeNotes
+        self.bootID = bootID
+    }
+}
+
+/// Whether the first run is still to do: read once at start, cleared when it is done.
+final class FirstRunFlag: Sendable {
+    private let pending: Atomic<Bool>
+    init(_ pending: Bool) { self.pending = Atomic(pending) }
+    var isPending: Bool { pending.load(ordering: .acquiring) }
+    func done() { pending.store(false, ordering: .releasing) }
+}
+
+/// Until the first run is done, every page leads to `/setup` and the API answers 503 saying why. Static files
+/// and the operators' probes pass.
+struct FirstRunGate: RouterMiddleware {
+    typealias Context = WebContext
+    let pending: FirstRunFlag
+
+    func handle(_ request: Request, context: WebContext, next: (Request, WebContext) async throws -> Response) async throws -> Response {
+        guard pending.isPending else { return try await next(request, context) }
+        let path = request.uri.path
+        if path == "/setup" || path.hasPrefix("/static/") || ["/healthz", "/readyz", "/metrics"].contains(path) {
+            return try await next(request, context)
+        }
+        if path.hasPrefix("/api/") {
+            return Problem(
+                status: .serviceUnavailable,
+                title: "First run pending",
+                detail: "This Northwind has no manager yet: finish the first run at /setup in a browser."
+            ).response()
+        }
+        return Response.redirect(to: "/setup", type: .found)
+    }
+}
+
+/// The form and what it says back.
+struct FirstRunModel: PageModel {
+    var csrf: String
+    var firstName = ""
+    var lastName = ""
+    var login = ""
+    var siteName = ""
+    var siteCode = ""
+    var server = ""
+    var headOffice = false
+    var shop = false
+    var demo = false
+    var errors: [NorthwindError.FieldError] = []
+    /// Set by `form` (Mustache reads stored properties only).
+    var hasFieldErrors = false
+    var error: String?
+    var me: PageUser?
+}
+
+/// The page a new installation greets its owner with (`setup.firstRun`): the first manager, the site's name and
+/// code, and what this machine is. It replaces the printed demo sign-in.
+struct FirstRunPage {
+    let env: WebEnvironment
+    var backoffice: Backoffice { env.backoffice }
+
+    init(_ env: WebEnvironment) { self.env = env }
+
+    func register(on router: Router<WebContext>) {
+        guard let support = env.options.firstRun else { return }
+        router.get("setup") { request, context in try await show(request, context: context, support: support) }
+        router.post("setup") { request, context in try await submit(request, context: context, support: support) }
+    }
+
+    func show(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response {
+        guard env.firstRunPending.isPending else { return Response.redirect(to: "/signin", type: .found) }
+        if let refusal = try await refusedFromTheLAN(request, context: context, support: support) { return refusal }
+        return form(FirstRunModel(csrf: ""), status: .ok, context: context)
+    }
+
+    func submit(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response {
+        guard env.firstRunPending.isPending else { return Response.redirect(to: "/signin", type: .found) }
+        if let refusal = try await refusedFromTheLAN(request, context: context, support: support) { return refusal }
+        var request = request
+        let fields = FormData(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
+        let firstRun = FirstRunForm(
+            firstName: fields["firstName"] ?? "",
+            lastName: fields["lastName"] ?? "",
+            login: (fields["login"] ?? "").trimmingCharacters(in: .whitespaces),
+            password: fields["password"] ?? "",
+            siteName: fields["siteName"] ?? "",
+            siteCode: (fields["siteCode"] ?? "").trimmingCharacters(in: .whitespaces).uppercased(),
+            role: fields["role"].flatMap(MachineRole.init(rawValue:)),
+            server: (fields["server"] ?? "").trimmingCharacters(in: .whitespaces),
+            token: (fields["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        )
+        var model = FirstRunModel(
+            csrf: "",
+            firstName: firstRun.firstName,
+            lastName: firstRun.lastName,
+            login: firstRun.login,
+            siteName: firstRun.siteName,
+            siteCode: firstRun.siteCode,
+            server: firstRun.server,
+            headOffice: firstRun.role == .headOffice,
+            shop: firstRun.role == .shop,
+            demo: firstRun.role == .demo
+        )
+        guard SignInToken.matches(form: fields["_csrf"], cookie: request.cookies[SignInToken.cookieName]?.value) else {
+            model.error = "This form had expired. Please fill it in again."
+            return form(model, status: .forbidden, context: context)
+        }
+        if fields["password"] != fields["passwordAgain"] {
+            model.errors = [.init("passwordAgain", "The two passwords differ.")]
+            return form(model, status: .unprocessableContent, context: context)
+        }
+        do {
+            try Backoffice.validate(firstRun)
+            try await carryOut(firstRun, support: support)
+        } catch let error as NorthwindError {
+            if case .invalid(let errors) = error { model.errors = errors } else { model.error = error.description }
+            return form(model, status: .unprocessableContent, context: context)
+        } catch {
+            // Joining: a wrong token, an unreachable server, a company that refuses this store. Nothing was changed.
+            model.errors = [.init(firstRun.role == .shop ? "token" : "role", "\(error)")]
+            return form(model, status: .unprocessableContent, context: context)
+        }
+        env.firstRunPending.done()
+        let hours = Int(env.setting("session.lifetimeHours")) ?? 168
+        let (token, _) = try await backoffice.signIn(login: firstRun.login, password: firstRun.password, lifetimeHours: hours)
+        var response = Response.redirect(to: "/", type: .found)
+        response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies, lifetimeHours: hours))
+        response.setCookie(SignInToken.cookie("", secure: env.options.secureCookies, path: "/setup"))
+        return response
+    }
+
+    /// Does what the form asks, in an order a power cut cannot leave half done: the store is emptied of an earlier
+    /// attempt's leftovers first, and the first manager (which ends the first run) is made last, in one transaction.
+    func carryOut(_ form: FirstRunForm, support: FirstRunSupport) async throws {
+        let title = Self.managerTitle(env.policy)
+        switch form.role {
+        case .demo:
+            try await backoffice.clearUnfinishedFirstRun()
+            // Before the demo's orders are numbered with it.
+            try await backoffice.setSiteCodeForFirstRun(form.siteCode)
+            try await support.loadDemo(backoffice)
+            _ = try await backoffice.completeFirstRun(form, title: title, keepData: true)
+        case .shop:
+            if let joined = try await backoffice.syncMembership() {
+                // An attempt cut short after joining: the same company carries on; another is refused.
+                guard URL(string: joined.server)?.host == URL(string: form.server)?.host else {
+                    throw NorthwindError.invalid(
+                        "server",
+                        "This machine has joined \(joined.server) already: give that address, or start over with an empty store (docs/operations.md, \"Starting the first run over\")."
+                    )
+                }
+            } else {
+                try await backoffice.clearUnfinishedFirstRun()
+                try await backoffice.setSiteCodeForFirstRun(form.siteCode)
+                try await support.joinCompany(backoffice, form.server, form.token)
+            }
+            _ = try await backoffice.completeFirstRun(form, title: title)
+        case .headOffice, nil:
+            _ = try await backoffice.completeFirstRun(form, title: title)
+        }
+    }
+
+    /// The title the first manager gets: "Sales Manager" when it makes a manager, else the first title that does.
+    static func managerTitle(_ policy: AccessPolicy) -> String {
+        policy.managerTitles.contains("Sales Manager") ? "Sales Manager" : policy.managerTitles.sorted().first ?? "Sales Manager"
+    }
+
+    /// The page answers the LAN (a caller not on this machine, or one a proxy forwarded) only during the boot that
+    /// first offered it: whoever finishes the first run becomes the manager, so a machine left waiting is not left
+    /// open. `northwind setup reopen` on the console opens it again for the current boot.
+    func refusedFromTheLAN(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response? {
+        let local = OperationsRoutes.isLocal(request, remote: context.remoteAddress)
+        guard !local, let boot = support.bootID() else { return nil }
+        let state = try await backoffice.firstRunState()
+        guard let open = state.openBoot, open != boot else { return nil }
+        let page = ErrorPage(
+            title: "First run closed to the network",
+            detail: "This machine's first run was not finished during its first start, so it no longer answers the "
+                + "network. On its console, sign in and run `northwind setup reopen`, then reload this page."
+        )
+        return PageRoutes(env).render("error", page, status: .forbidden, context: context)
+    }
+
+    func form(_ model: FirstRunModel, status: HTTPResponse.Status, context: WebContext) -> Response {
+        var model = model
+        let token = SignInToken.make()
+        model.csrf = token
+        model.hasFieldErrors = !model.errors.isEmpty
+        var response = PageRoutes(env).render("setup", model, status: status, context: context)
+        response.setCookie(SignInToken.cookie(token, secure: env.options.secureCookies, path: "/setup"))
+        return response
+    }
+}

@@ -1,0 +1,253 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NorthwindLoading
+import NorthwindStore
+import Synchronization
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `northwind serve` with `setup.firstRun` on, on a new store, driven over HTTP as a browser would.
+final class FirstRunServer: Sendable {
+    let process: ChildProcess
+    let directory: URL
+    let storePath: String
+    let base: String
+    private let printed = Printed()
+
+    private final class Printed: Sendable {
+        let text = Mutex("")
+    }
+
+    init() async throws {
+        guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first (swift build)") }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-firstrun-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storePath = directory.appendingPathComponent("shop.sqlite").path
+        process = try ChildProcess(
+            binary.path,
+            ["serve", "--store", storePath, "--port", "0", "--setting", "setup.firstRun=true"],
+            environment: [
+                "NORTHWIND_SETTINGS": directory.appendingPathComponent("none.json").path,
+                "NORTHWIND_BACKUP_DIRECTORY": directory.appendingPathComponent("backups").path,
+            ],
+            output: .pipe,
+            errors: .toOutput
+        )
+        let output = process.output!
+        let printed = self.printed
+        Thread.detachNewThread {
+            while case let data = output.availableData, !data.isEmpty { printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        let process = self.process
+        try await waitFor("the server to offer its first run", timeout: .seconds(120)) {
+            printed.text.withLock { $0.contains("First run: open") } || !process.isRunning
+        }
+        guard let address = printed.text.withLock({ $0 }).firstMatch(of: /Northwind is serving .* at (http:\/\/\S+)\//)?.1 else {
+            throw CLIError(description: "serve printed no address: \(printed.text.withLock { $0 })")
+        }
+        base = String(address)
+    }
+
+    var log: String { printed.text.withLock { $0 } }
+
+    func backoffice() throws -> Backoffice { try Backoffice.open(StoreConfiguration(path: storePath), seedIfCreated: false) }
+
+    func stop() async {
+        process.signal(SIGTERM)
+        if await process.exit(within: .seconds(10)) == nil {
+            process.signal(SIGKILL)
+            await process.exit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    struct Answer {
+        var status: Int
+        var location: String?
+        var body: String
+        var cookies: [String]
+    }
+
+    /// A client that shows redirects rather than following them. Never shut down: it lives as long as the tests.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+
+    /// One request, with the cookies given; redirects are not followed.
+    func send(_ method: HTTPMethod, _ path: String, form: [String: String]? = nil, cookies: [String] = []) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await Self.client.execute(request, timeout: .seconds(120))
+        let body = String(buffer: try await response.body.collect(upTo: 8 << 20))
+        let set = response.headers["Set-Cookie"].compactMap { $0.split(separator: ";").first.map(String.init) }
+        return Answer(status: Int(response.status.code), location: response.headers.first(name: "Location"), body: body, cookies: set)
+    }
+
+    /// Opens the first-run page and posts `fields` with its form token, as a browser would.
+    func submit(_ fields: [String: String]) async throws -> Answer {
+        let page = try await send(.GET, "/setup")
+        let token = try #require(page.body.firstMatch(of: /name="_csrf" value="([^"]+)"/)?.1)
+        return try await send(.POST, "/setup", form: fields.merging(["_csrf": String(token)]) { $1 }, cookies: page.cookies)
+    }
+
+    static func form(
+        role: String,
+        login: String = "anna.kowalska",
+        password: String = "amber-lantern-ferry-42",
+        code: String = "KRK"
+    ) -> [String: String] {
+        [
+            "firstName": "Anna", "lastName": "Kowalska", "login": login, "password": password, "passwordAgain": password,
+            "siteName": "Kraków shop", "siteCode": code, "role": role,
+        ]
+    }
+}
+
+@Suite(.serialized) struct FirstRunTests {
+    @Test func everyPageLeadsToTheFirstRunUntilItIsDone() async throws {
+        // Given a new machine with the first run on
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When someone opens a page, the sign-in, or the API
+        let products = try await server.send(.GET, "/products")
+        let signIn = try await server.send(.GET, "/signin")
+        let api = try await server.send(.GET, "/api/v1/products")
+        let setup = try await server.send(.GET, "/setup")
+        // Then the pages lead to the first run, the API says why it cannot answer, and no demo password was printed
+        #expect(products.status == 302 && products.location == "/setup")
+        #expect(signIn.status == 302 && signIn.location == "/setup")
+        #expect(api.status == 503 && api.body.contains("/setup"), "\(api.body)")
+        #expect(setup.status == 200 && setup.body.contains("The first manager"))
+        #expect(!server.log.contains("Demo sign-in"))
+        #expect(try await server.backoffice().store.isEmpty())
+    }
+
+    @Test func aWeakPasswordIsRefusedAndNothingIsSaved() async throws {
+        // Given a new machine
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When the owner picks a password that is the login with digits
+        let answer = try await server.submit(FirstRunServer.form(role: "demo", password: "anna.kowalska1"))
+        // Then the form comes back saying why, and the store is as it was: empty, the first run still to do
+        #expect(answer.status == 422)
+        #expect(answer.body.contains(#"data-field="password""#), "\(answer.body)")
+        let office = try server.backoffice()
+        #expect(try office.store.isEmpty())
+        #expect(try await office.firstRunState().pending)
+    }
+
+    @Test func aFormPostedWithoutItsTokenIsRefused() async throws {
+        // Given a new machine, and another site that makes a browser post the form
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When the form arrives without the page's token
+        let answer = try await server.send(.POST, "/setup", form: FirstRunServer.form(role: "headOffice"))
+        // Then it is refused, and no manager was made
+        #expect(answer.status == 403)
+        #expect(try await server.backoffice().firstRunState().pending)
+    }
+
+    @Test func aDemoFirstRunMakesAManagerWhoIsSignedInAndNumbersOrdersWithTheSiteCode() async throws {
+        // Given a new machine
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When the owner sets it up as a demo
+        let answer = try await server.submit(FirstRunServer.form(role: "demo"))
+        let home = try await server.send(.GET, "/", cookies: answer.cookies)
+        // Then the manager is signed in, the demo data is there, orders are numbered KRK-…, and the page is gone
+        #expect(answer.status == 302 && answer.location == "/", "\(answer.body)")
+        #expect(home.status == 200 && home.body.contains("Anna"), "\(home.body.prefix(500))")
+        let office = try server.backoffice()
+        let orders = try await office.listOrders(OrderQuery()).items
+        #expect(!orders.isEmpty && orders.allSatisfy { $0.order.number.hasPrefix("KRK-") })
+        #expect(try await server.send(.GET, "/setup").location == "/signin")
+        let (_, signedIn) = try await office.signIn(login: "anna.kowalska", password: "amber-lantern-ferry-42")
+        #expect(AccessPolicy().isManager(signedIn.employee))
+    }
+
+    @Test func aHeadOfficeFirstRunLeavesOnlyItsManagerInTheStore() async throws {
+        // Given a new machine
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When the owner sets it up as head office
+        let answer = try await server.submit(FirstRunServer.form(role: "headOffice", code: "HQ"))
+        // Then it holds one employee, the manager, no demo data, and the site's code and name
+        #expect(answer.status == 302, "\(answer.body)")
+        let office = try server.backoffice()
+        #expect(try await office.list(Employee.self).items.map(\.firstName) == ["Anna"])
+        #expect(try await office.list(Customer.self).items.isEmpty)
+        #expect(try await office.siteCode() == "HQ")
+        #expect(try await office.siteName() == "Kraków shop")
+    }
+
+    @Test func aShopWhoseSyncServerCannotBeReachedIsToldAndNothingChanges() async throws {
+        // Given a new machine, and a sync server address where nothing listens
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        var form = FirstRunServer.form(role: "shop")
+        form["server"] = "http://127.0.0.1:9"
+        form["token"] = "not-a-real-token"
+        // When the owner asks to join it
+        let answer = try await server.submit(form)
+        // Then the form says so, and the store is still empty and unjoined
+        #expect(answer.status == 422)
+        #expect(answer.body.contains(#"data-field="token""#), "\(answer.body)")
+        let office = try server.backoffice()
+        #expect(try office.store.isEmpty())
+        #expect(try await office.syncMembership() == nil)
+        #expect(try await office.firstRunState().pending)
+    }
+
+    @Test func aShopJoinsHeadOfficeFromTheFirstRunPageAndItsOrderReachesHeadOffice() async throws {
+        // Given a sync server, and head office joined with the demo data and uploaded
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firstrun-company-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("sync.sqlite").path
+        let sync = try ServerProcess.start(["serve", "--database", database, "--port", "0"])
+        defer { sync.stop() }
+        let url = "http://127.0.0.1:\(sync.port)"
+        func token(_ role: String) async throws -> String {
+            let made = try await CLI.run(["enroll", "--database", database, "--container", "acme", "--role", role], program: "northwind-sync-server")
+            return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let hq = ["--store", folder.appendingPathComponent("hq.sqlite").path]
+        let environment = ["NORTHWIND_SETTINGS": folder.appendingPathComponent("none.json").path]
+        #expect(try await CLI.run(["sync", "join", url, try await token("hq")] + hq, environment: environment).status == 0)
+        #expect(try await CLI.run(["sync", "now"] + hq, environment: environment).status == 0)
+        // When a new machine is set up as a shop with head office's address and a shop token
+        let shop = try await FirstRunServer()
+        defer { Task { await shop.stop() } }
+        var form = FirstRunServer.form(role: "shop", code: "KRK")
+        form["server"] = url
+        form["token"] = try await token("shop")
+        let answer = try await shop.submit(form)
+        // Then the shop is set up with head office's catalogue, and an order taken there reaches head office
+        #expect(answer.status == 302, "\(answer.body)")
+        let office = try shop.backoffice()
+        #expect(try await office.syncMembership()?.siteCode == "KRK")
+        let customer = try #require(try await office.list(Customer.self, limit: 1).items.first)
+        let product = try #require(try await office.listProducts().items.first { !$0.product.discontinued }?.product)
+        let order = try await office.createOrder(
+            OrderDraft(customerCode: customer.code, employeeID: nil, lines: [OrderLineDraft(productID: product.id!, quantity: 1)])
+        )
+        try await waitFor("the order to reach head office", timeout: .seconds(60)) {
+            try await Task.sleep(for: .seconds(1))
+            _ = try? await CLI.run(["sync", "now"] + hq, environment: environment)
+            let shown = try? await CLI.run(["orders", "show", order.order.number] + hq, environment: environment)
+            return shown?.status == 0
+        }
+    }
+}
