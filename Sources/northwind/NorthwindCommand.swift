@@ -18,7 +18,7 @@ struct NorthwindCommand: AsyncParsableCommand {
             ProductsCommand.self, OrdersCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
             ShippersCommand.self, TransfersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self,
-            SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self, DocumentsCommand.self,
+            SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self, DocumentsCommand.self, SetupCommand.self,
         ]
     )
 }
@@ -44,9 +44,18 @@ struct StoreOptions: ParsableArguments {
     /// this command's `--store` and `--sql-debug`. A value passed over for breaking a rule is said on stderr.
     func open(_ sources: SettingsSources, seedIfCreated: Bool = true) async throws -> (Backoffice, Settings) {
         let (configuration, settings) = try await locate(sources)
+        try Self.refuseRootOnAnotherUsersStore(configuration.path)
         let backoffice = try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
         try await settings.reload(from: backoffice)
         return (backoffice, settings)
+    }
+
+    /// Root opening a service's store would leave files (the write-ahead log, backups) the service cannot write.
+    static func refuseRootOnAnotherUsersStore(_ path: String) throws {
+        guard geteuid() == 0, let owner = (try? FileManager.default.attributesOfItem(atPath: path))?[.ownerAccountName] as? String,
+            owner != "root"
+        else { return }
+        throw ValidationError("The store \(path) belongs to \(owner); run this as its owner, such as `sudo -u \(owner) northwind …`.")
     }
 
     /// Where the store is, without opening it, and the settings that do not live in it (a restore must not create

@@ -58,11 +58,14 @@ public struct SettingsSources: Sendable {
     }
 
     /// `$NORTHWIND_SETTINGS`, else `northwind/settings.json` in the config folder (`$XDG_CONFIG_HOME`, else
-    /// `~/.config`); it need not exist.
-    public static func defaultFile(environment: [String: String]) -> String {
+    /// `~/.config`); it need not exist. When it does not and the machine's `/etc/northwind/settings.json` does (the
+    /// Debian package's), that one: so `sudo -u northwind northwind …` on a server finds the service's store.
+    public static func defaultFile(environment: [String: String], system: String = "/etc/northwind/settings.json") -> String {
         if let path = environment["NORTHWIND_SETTINGS"], !path.isEmpty { return path }
         let home = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-        return home + "/northwind/settings.json"
+        let own = home + "/northwind/settings.json"
+        if !FileManager.default.fileExists(atPath: own) && FileManager.default.fileExists(atPath: system) { return system }
+        return own
     }
 }
 

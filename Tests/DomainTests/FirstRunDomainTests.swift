@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import NorthwindLoading
+import NorthwindStore
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+/// The first run's rules in the domain: what the form must hold, and that a run cut short leaves nothing half made.
+@Suite struct FirstRunDomainTests {
+    static let form = FirstRunForm(
+        firstName: "Anna",
+        lastName: "Kowalska",
+        login: "anna.kowalska",
+        password: "amber-lantern-ferry-42",
+        siteName: "Head office",
+        siteCode: "HQ",
+        role: .headOffice
+    )
+
+    @Test(arguments: [
+        ("short1234", "at least 12"),
+        ("aaaaaaaaaaaaaa", "too few"),
+        ("MyPassword2026!", "most common"),
+        ("anna.kowalska-2026", "login or a name"),
+        ("kowalska-is-here-1", "login or a name"),
+    ])
+    func aWeakPasswordIsRefusedWithTheReason(_ password: String, _ reason: String) {
+        // Given a password that is short, repetitive, common, or made of the login or a name
+        // When it is judged
+        let weakness = Backoffice.weakness(of: password, login: "anna.kowalska", names: ["Anna", "Kowalska", "Head office"])
+        // Then it is refused, saying why
+        #expect(weakness?.contains(reason) == true, "\(password): \(weakness ?? "accepted")")
+    }
+
+    @Test func aFewUnrelatedWordsMakeAnAcceptedPassword() {
+        // Given a long password of unrelated words
+        // When it is judged
+        // Then it passes
+        #expect(Backoffice.weakness(of: "amber-lantern-ferry-42", login: "anna.kowalska", names: ["Anna", "Kowalska"]) == nil)
+    }
+
+    @Test func aFirstRunCutShortAfterTheDemoDataLeavesNothingBehindForHeadOffice() async throws {
+        // Given a new store into which a first run cut short had loaded the demo data (power cut before the manager)
+        let store = try TemporaryStore(seed: .init())
+        #expect(try await store.backoffice.firstRunState().pending)
+        // When the owner's next attempt chooses head office
+        let id = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        // Then the store holds the new manager and nothing of the demo
+        #expect(try store.count("SELECT count(*) FROM employees") == 1)
+        #expect(try store.count("SELECT count(*) FROM orders") == 0)
+        #expect(try store.count("SELECT count(*) FROM employees WHERE id = ? AND title = 'Sales Manager'", [id]) == 1)
+        #expect(try await store.backoffice.siteCode() == "HQ")
+        #expect(try await store.backoffice.firstRunState().pending == false)
+    }
+
+    @Test func theFirstRunIsDoneOnceAndASecondIsRefused() async throws {
+        // Given a store whose first run is done
+        let store = try TemporaryStore()
+        _ = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        // When someone posts the form again, with another login
+        var again = Self.form
+        again.login = "mallory"
+        let error = await northwindError { _ = try await store.backoffice.completeFirstRun(again, title: "Sales Manager") }
+        // Then it is refused, and no second manager exists
+        #expect(error?.description.contains("done already") == true, "\(String(describing: error))")
+        #expect(try store.count("SELECT count(*) FROM credentials") == 1)
+    }
+
+    @Test func aStoreWithAPasswordAlreadyNeedsNoFirstRun() async throws {
+        // Given a store from before the first-run page, where a manager already has a password (set with the CLI)
+        let store = try TemporaryStore(seed: .init())
+        let employee = try #require(try await store.backoffice.list(Employee.self, limit: 1).items.first)
+        _ = try await store.backoffice.setPassword(employeeID: employee.id!, password: "amber-lantern-ferry-42", cost: 4)
+        // When the first run's state is read
+        // Then none is pending: nobody is sent to a first-run page on an upgraded store
+        #expect(try await store.backoffice.firstRunState().pending == false)
+    }
+
+    @Test func aFormWithEveryFieldWrongNamesEachField() {
+        // Given an empty form
+        // When it is checked
+        let error = #expect(throws: NorthwindError.self) { try Backoffice.validate(FirstRunForm()) }
+        // Then each field is named
+        guard case .invalid(let fields) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(Set(fields.map(\.field)) == ["firstName", "lastName", "login", "password", "siteName", "siteCode", "role"])
+    }
+}
