@@ -26,14 +26,15 @@ final class FirstRunServer: Sendable {
         let text = Mutex("")
     }
 
-    init() async throws {
+    /// `arguments` add to `serve`'s (such as `--setting sync.server=…`).
+    init(arguments: [String] = []) async throws {
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first (swift build)") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-firstrun-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("shop.sqlite").path
         process = try ChildProcess(
             binary.path,
-            ["serve", "--store", storePath, "--port", "0", "--setting", "setup.firstRun=true"],
+            ["serve", "--store", storePath, "--port", "0", "--setting", "setup.firstRun=true"] + arguments,
             environment: [
                 "NORTHWIND_SETTINGS": directory.appendingPathComponent("none.json").path,
                 "NORTHWIND_BACKUP_DIRECTORY": directory.appendingPathComponent("backups").path,
@@ -190,6 +191,31 @@ final class FirstRunServer: Sendable {
         #expect(try await office.list(Customer.self).items.isEmpty)
         #expect(try await office.siteCode() == "HQ")
         #expect(try await office.siteName() == "Kraków shop")
+    }
+
+    @Test func headOfficeWithASyncServerSetUpJoinsItAndSaysHowShopsJoin() async throws {
+        // Given a sync server on this machine, and head office's enrolment token in the settings (as the appliance
+        // sets them up at its first boot)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firstrun-hq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("sync.sqlite").path
+        let sync = try ServerProcess.start(["serve", "--database", database, "--port", "0"])
+        defer { sync.stop() }
+        let made = try await CLI.run(["enroll", "--database", database, "--container", "acme", "--role", "hq"], program: "northwind-sync-server")
+        let token = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try await FirstRunServer(arguments: [
+            "--setting", "sync.server=http://127.0.0.1:\(sync.port)", "--setting", "sync.enrolmentToken=\(token)",
+        ])
+        defer { Task { await server.stop() } }
+        // When the owner sets the machine up as head office
+        let answer = try await server.submit(FirstRunServer.form(role: "headOffice", code: "HQ"))
+        // Then head office joined as HQ with the code chosen, and the page says how a shop joins
+        #expect(answer.status == 200, "\(answer.body)")
+        #expect(answer.body.contains("enroll --container acme --role shop"), "\(answer.body)")
+        let membership = try await server.backoffice().syncMembership()
+        #expect(membership?.role == "hq" && membership?.siteCode == "HQ")
+        #expect(!server.log.contains("Joined container"), "joined before the first run chose the site code")
     }
 
     @Test func aShopWhoseSyncServerCannotBeReachedIsToldAndNothingChanges() async throws {

@@ -2,8 +2,9 @@ import Foundation
 
 /// The guide (`docs/guide/*.md`) and the code it quotes. Three kinds of block in a chapter are checked:
 ///
-/// - an excerpt: `<!-- include: NAME -->` followed by a fence (`swift`, `sql` or `js`), whose first line names the
-///   file and whose rest is the region between `// guide: begin NAME` and `// guide: end NAME` in that file, dedented;
+/// - an excerpt: `<!-- include: NAME -->` followed by a fence (`swift`, `sql`, `js`, `sh` or `ini`), whose first line
+///   names the file and whose rest is the region between `// guide: begin NAME` and `// guide: end NAME` (`#` in a
+///   script or a unit file) in that file, dedented;
 /// - a transcript: a `console` fence of `$ command` lines, each followed by the output it prints, where `…` stands
 ///   for any text within a line, and a line of `…` alone for any number of lines;
 /// - a snippet: a program in `Snippets/`, which `swift build` makes and a transcript runs as `$ NAME`.
@@ -55,13 +56,29 @@ struct Region: Equatable {
     var code: String
 
     /// What the guide shows: the file's path, then the code.
-    /// The fence's language: the source file's own.
-    var language: String { file.hasSuffix(".sql") ? "sql" : file.hasSuffix(".js") ? "js" : "swift" }
+    /// The fence's language: the source file's own (a systemd unit or drop-in is `ini`; a shell script, a Caddyfile
+    /// or a maintainer script is `sh`, whose comments they share).
+    var language: String {
+        if file.hasSuffix(".sql") { return "sql" }
+        if file.hasSuffix(".js") { return "js" }
+        if file.hasSuffix(".swift") { return "swift" }
+        if [".service", ".conf", ".network", ".preset", ".path"].contains(where: file.hasSuffix) { return "ini" }
+        return "sh"
+    }
     /// The region under a comment that names its file, in the file's own comment syntax.
-    var excerpt: String { "\(language == "sql" ? "--" : "//") \(file)\n\(code)" }
+    var excerpt: String { "\(language == "sql" ? "--" : ["sh", "ini"].contains(language) ? "#" : "//") \(file)\n\(code)" }
 
-    /// A Swift or JavaScript comment, or a SQL one (inside a SQL string or file).
-    private static var marker: Regex<(Substring, Substring, Substring)> { #/^\s*(?://|--)\s*guide:\s*(begin|end)\s+([A-Za-z0-9_.-]+)\s*$/# }
+    /// A Swift or JavaScript comment, a SQL one (inside a SQL string or file), or a shell or unit file's `#`.
+    private static var marker: Regex<(Substring, Substring, Substring)> { #/^\s*(?://|--|#)\s*guide:\s*(begin|end)\s+([A-Za-z0-9_.-]+)\s*$/# }
+
+    /// The files that may hold regions: the Swift sources, and what ships them (build scripts, packaging, the
+    /// appliance's files).
+    static func quotable(_ file: String) -> Bool {
+        if file.hasPrefix("Sources/") || file.hasPrefix("Snippets/") || file.hasPrefix("Tests/") {
+            return file.hasSuffix(".swift") || file.hasSuffix(".sql") || file.hasSuffix(".js")
+        }
+        return !file.hasSuffix(".md") && !file.hasSuffix(".in") && !file.hasSuffix(".1") && !file.hasSuffix(".py")
+    }
 
     /// The sources' regions, read once for every test that needs them.
     static let scanned = all()
@@ -70,10 +87,10 @@ struct Region: Equatable {
     static func all() -> (regions: [String: Region], problems: [String]) {
         var found: [String: Region] = [:]
         var problems: [String] = []
-        for folder in ["Sources", "Snippets", "Tests"] {
+        for folder in ["Sources", "Snippets", "Tests", "scripts", "packaging", "appliance"] {
             let base = Guide.root.appendingPathComponent(folder)
             guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
-            for case let path as String in walker where path.hasSuffix(".swift") || path.hasSuffix(".sql") || path.hasSuffix(".js") {
+            for case let path as String in walker where quotable("\(folder)/\(path)") {
                 let file = "\(folder)/\(path)"
                 // These tests describe the markers; they mark nothing.
                 if file.hasPrefix("Tests/GuideTests/") { continue }

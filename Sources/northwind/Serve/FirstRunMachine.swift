@@ -9,13 +9,27 @@ import ServiceLifecycle
 /// What the first-run page needs from this machine and from the layers the web app does not see: the demo data,
 /// joining a company, and which boot this is.
 enum FirstRunMachine {
-    static func support(syncServer: String) -> FirstRunSupport {
+    /// `syncServer` and `headOfficeToken`: this machine's own sync server and the token that enrols head office in
+    /// it (`sync.server`, `sync.enrolmentToken`), which the appliance sets up at its first boot.
+    static func support(syncServer: String, headOfficeToken: String) -> FirstRunSupport {
         FirstRunSupport(
             loadDemo: { backoffice in _ = try DemoData.seed(into: backoffice.store, options: .init()) },
             joinCompany: { backoffice, server, token in
                 _ = try await ShopSyncEngine.join(backoffice, server: server, token: token)
                 // Everything the company shares comes down now, so the shop opens on its catalogue.
                 _ = try await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
+            },
+            joinAsHeadOffice: { backoffice in
+                guard !syncServer.isEmpty, !headOfficeToken.isEmpty else { return nil }
+                let membership = try await ShopSyncEngine.join(backoffice, server: syncServer, token: headOfficeToken)
+                // Head office's catalogue goes up now, so the first shop finds it.
+                _ = try await ShopSyncEngine(backoffice: backoffice).syncNow()
+                return """
+                    Head office has joined the company "\(membership.container)" on this machine's sync server, as \
+                    \(membership.siteCode). A shop joins it from its own first-run page, with this machine's address \
+                    and an enrolment token made for that shop. Make one on this machine's console: sudo -u northwind-sync \
+                    northwind-sync-server enroll --container \(membership.container) --role shop
+                    """
             },
             bootID: bootID
         )

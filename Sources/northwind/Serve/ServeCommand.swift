@@ -63,7 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { LiveLevelLogHandler(label: $0, level: level) }
         // Empty: the address the store joined with.
         let syncServer = try settings.value("sync.server").value
-        try await joinIfAsked(opened, settings: settings, server: syncServer)
+        // A store waiting for its first run joins there (head office), once its site code is chosen.
+        let waitsForFirstRun = firstRun ? try await opened.firstRunState().pending : false
+        if !waitsForFirstRun {
+            try await joinIfAsked(opened, settings: settings, server: syncServer)
+        }
         let membership = try await opened.syncMembership()
         if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
@@ -115,7 +119,8 @@ struct ServeCommand: AsyncParsableCommand {
                 host: host,
                 port: port,
                 secureCookies: !insecureCookies,
-                firstRun: firstRun ? FirstRunMachine.support(syncServer: syncServer) : nil
+                firstRun: firstRun
+                    ? FirstRunMachine.support(syncServer: syncServer, headOfficeToken: try settings.secret("sync.enrolmentToken")) : nil
             ),
             settings: settings,
             logger: Logger(label: "northwind.web"),

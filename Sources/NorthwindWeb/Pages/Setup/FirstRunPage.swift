@@ -13,20 +13,21 @@ public struct FirstRunSupport: Sendable {
     /// Joins a company's sync server with an enrolment token, then downloads what the company shares. Its error's
     /// description is shown to the person.
     public var joinCompany: @Sendable (Backoffice, _ server: String, _ token: String) async throws -> Void
-    /// For head office, after its first run: how shops join it, in a sentence or two.
-    public var headOfficeNotes: @Sendable () -> String
+    /// Head office, once its first run is done: joins the company's sync server when this machine has one set
+    /// up (`sync.server` and `sync.enrolmentToken`), and says how shops join it; nil when none is set up.
+    public var joinAsHeadOffice: @Sendable (Backoffice) async throws -> String?
     /// This boot's id (Linux's `boot_id`): the page answers the LAN only during the boot that first offered it.
     public var bootID: @Sendable () -> String?
 
     public init(
         loadDemo: @escaping @Sendable (Backoffice) async throws -> Void,
         joinCompany: @escaping @Sendable (Backoffice, String, String) async throws -> Void,
-        headOfficeNotes: @escaping @Sendable () -> String = { "" },
+        joinAsHeadOffice: @escaping @Sendable (Backoffice) async throws -> String? = { _ in nil },
         bootID: @escaping @Sendable () -> String? = { nil }
     ) {
         self.loadDemo = loadDemo
         self.joinCompany = joinCompany
-        self.headOfficeNotes = headOfficeNotes
+        self.joinAsHeadOffice = joinAsHeadOffice
         self.bootID = bootID
     }
 }
@@ -78,6 +79,12 @@ struct FirstRunModel: PageModel {
     /// Set by `form` (Mustache reads stored properties only).
     var hasFieldErrors = false
     var error: String?
+    var me: PageUser?
+}
+
+/// Head office's page after its first run: how shops join it.
+struct FirstRunDone: PageModel {
+    var notes: String
     var me: PageUser?
 }
 
@@ -137,9 +144,10 @@ struct FirstRunPage {
             model.errors = [.init("passwordAgain", "The two passwords differ.")]
             return form(model, status: .unprocessableContent, context: context)
         }
+        let notes: String?
         do {
             try Backoffice.validate(firstRun)
-            try await carryOut(firstRun, support: support)
+            notes = try await carryOut(firstRun, support: support)
         } catch let error as NorthwindError {
             if case .invalid(let errors) = error { model.errors = errors } else { model.error = error.description }
             return form(model, status: .unprocessableContent, context: context)
@@ -151,7 +159,8 @@ struct FirstRunPage {
         env.firstRunPending.done()
         let hours = Int(env.setting("session.lifetimeHours")) ?? 168
         let (token, _) = try await backoffice.signIn(login: firstRun.login, password: firstRun.password, lifetimeHours: hours)
-        var response = Response.redirect(to: "/", type: .found)
+        var response =
+            notes.map { PageRoutes(env).render("setupdone", FirstRunDone(notes: $0), context: context) } ?? Response.redirect(to: "/", type: .found)
         response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies, lifetimeHours: hours))
         response.setCookie(SignInToken.cookie("", secure: env.options.secureCookies, path: "/setup"))
         return response
@@ -159,7 +168,8 @@ struct FirstRunPage {
 
     /// Does what the form asks, in an order a power cut cannot leave half done: the store is emptied of an earlier
     /// attempt's leftovers first, and the first manager (which ends the first run) is made last, in one transaction.
-    func carryOut(_ form: FirstRunForm, support: FirstRunSupport) async throws {
+    /// Returns what head office's owner should read next (how shops join), if anything.
+    func carryOut(_ form: FirstRunForm, support: FirstRunSupport) async throws -> String? {
         let title = Self.managerTitle(env.policy)
         switch form.role {
         case .demo:
@@ -168,6 +178,7 @@ struct FirstRunPage {
             try await backoffice.setSiteCodeForFirstRun(form.siteCode)
             try await support.loadDemo(backoffice)
             _ = try await backoffice.completeFirstRun(form, title: title, keepData: true)
+            return nil
         case .shop:
             if let joined = try await backoffice.syncMembership() {
                 // An attempt cut short after joining: the same company carries on; another is refused.
@@ -183,8 +194,16 @@ struct FirstRunPage {
                 try await support.joinCompany(backoffice, form.server, form.token)
             }
             _ = try await backoffice.completeFirstRun(form, title: title)
+            return nil
         case .headOffice, nil:
             _ = try await backoffice.completeFirstRun(form, title: title)
+            // Head office is set up whether or not its sync server answers now: `serve` joins at its next start.
+            do {
+                return try await support.joinAsHeadOffice(backoffice)
+            } catch {
+                return "Head office is set up, but could not join this machine's sync server yet (\(error)). "
+                    + "It tries again when the service restarts (systemctl restart northwind)."
+            }
         }
     }
 
