@@ -150,7 +150,6 @@ printf 'northwind\n' > "$R/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tnorthwind\n::1\t\tlocalhost ip6-localhost ip6-loopback\nff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n' > "$R/etc/hosts"
 ln -sfn ../run/systemd/resolve/stub-resolv.conf "$R/etc/resolv.conf"
 mkdir -p "$R/boot/efi" "$R/var/log/journal" "$R/var/lib/northwind-appliance"
-install -d -m 0700 "$R/etc/credstore"
 units=(systemd-networkd.service systemd-resolved.service systemd-timesyncd.service avahi-daemon.service
        caddy.service ssh.service northwind-firstboot.service northwind-banner.service northwind-banner.path)
 for unit in northwind.service northwind-sync-server.service; do
@@ -170,7 +169,7 @@ grep -q '^root:\*:' "$R/etc/shadow" || die "root is not locked"
 rm -f "$R"/etc/ssh/ssh_host_*
 printf 'uninitialized\n' > "$R/etc/machine-id"
 rm -f "$R/var/lib/dbus/machine-id" "$R/var/lib/systemd/random-seed" "$R/var/lib/systemd/credential.secret"
-rm -rf "$R/var/lib/caddy/.local" "$R/var/lib/caddy/.config" "$R/etc/credstore/"*
+rm -rf "$R/var/lib/caddy/.local" "$R/var/lib/caddy/.config" "$R/etc/northwind/head-office.env" "$R/var/lib/northwind-sync-server/"* "$R/var/lib/northwind/"*
 # Smaller: no package lists or caches (apt update fetches them), no build logs.
 rm -rf "$R/var/lib/apt/lists/"* "$R/var/cache/apt/"*.bin "$R/var/cache/apt/archives/"*.deb "$R/var/cache/debconf/"*-old \
        "$R/var/lib/dpkg/"*-old "$R/var/log/"*.log "$R/var/log/apt/"* "$R/tmp/"* "$R/boot/"*.old 2>/dev/null || true

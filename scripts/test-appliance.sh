@@ -171,7 +171,7 @@ stop_vm() { # clean power-off over SSH, else kill
 # The identity of this machine: what first boot made and a reboot must keep.
 identity() {
     vm 'cat /etc/machine-id; ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub | cut -d" " -f2;
-        sha256sum /etc/credstore/* | cut -d" " -f1;
+        sha256sum /etc/northwind/head-office.env | cut -d" " -f1;
         sha256sum /var/lib/caddy/.local/share/caddy/pki/authorities/local/root.crt | cut -d" " -f1'
 }
 

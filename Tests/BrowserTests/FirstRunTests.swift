@@ -133,6 +133,7 @@ final class FirstRunServer: Sendable {
         #expect(setup.status == 200 && setup.body.contains("The first manager"))
         #expect(!server.log.contains("Demo sign-in"))
         #expect(try await server.backoffice().store.isEmpty())
+        #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".setup-done").path))
     }
 
     @Test func aWeakPasswordIsRefusedAndNothingIsSaved() async throws {
@@ -174,6 +175,7 @@ final class FirstRunServer: Sendable {
         let orders = try await office.listOrders(OrderQuery()).items
         #expect(!orders.isEmpty && orders.allSatisfy { $0.order.number.hasPrefix("KRK-") })
         #expect(try await server.send(.GET, "/setup").location == "/signin")
+        #expect(FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".setup-done").path), "the console banner's mark")
         let (_, signedIn) = try await office.signIn(login: "anna.kowalska", password: "amber-lantern-ferry-42")
         #expect(AccessPolicy().isManager(signedIn.employee))
     }

@@ -191,6 +191,11 @@ extension Backoffice {
         }
     }
 
+    /// What the first run made this machine; nil on a store set up without it.
+    public func machineRole() async throws(NorthwindError) -> MachineRole? {
+        try await read { db in try Self.metadata(db, "machineRole").flatMap(MachineRole.init(rawValue:)) }
+    }
+
     /// The site's name, as the first run set it.
     public func siteName() async throws(NorthwindError) -> String? {
         try await read { db in try Self.metadata(db, "siteName") }

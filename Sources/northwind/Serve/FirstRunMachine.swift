@@ -11,7 +11,7 @@ import ServiceLifecycle
 enum FirstRunMachine {
     /// `syncServer` and `headOfficeToken`: this machine's own sync server and the token that enrols head office in
     /// it (`sync.server`, `sync.enrolmentToken`), which the appliance sets up at its first boot.
-    static func support(syncServer: String, headOfficeToken: String) -> FirstRunSupport {
+    static func support(syncServer: String, headOfficeToken: String, store: String) -> FirstRunSupport {
         FirstRunSupport(
             loadDemo: { backoffice in _ = try DemoData.seed(into: backoffice.store, options: .init()) },
             joinCompany: { backoffice, server, token in
@@ -31,8 +31,15 @@ enum FirstRunMachine {
                     northwind-sync-server enroll --container \(membership.container) --role shop
                     """
             },
-            bootID: bootID
+            bootID: bootID,
+            onDone: { markDone(store: store) }
         )
+    }
+
+    /// `.setup-done` beside the store: the appliance's console banner says "pending" until it exists.
+    static func markDone(store: String) {
+        let marker = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent(".setup-done")
+        if !FileManager.default.fileExists(atPath: marker.path) { FileManager.default.createFile(atPath: marker.path, contents: Data()) }
     }
 
     /// This boot's id: Linux's `boot_id`, new at every start of the machine. Nil elsewhere.

@@ -65,7 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
         let syncServer = try settings.value("sync.server").value
         // A store waiting for its first run joins there (head office), once its site code is chosen.
         let waitsForFirstRun = firstRun ? try await opened.firstRunState().pending : false
-        if !waitsForFirstRun {
+        if firstRun && !waitsForFirstRun { FirstRunMachine.markDone(store: opened.store.configuration.path) }
+        // A demo never joins the company this machine's sync server was readied for.
+        if !waitsForFirstRun, try await opened.machineRole() != .demo {
             try await joinIfAsked(opened, settings: settings, server: syncServer)
         }
         let membership = try await opened.syncMembership()
@@ -120,7 +122,11 @@ struct ServeCommand: AsyncParsableCommand {
                 port: port,
                 secureCookies: !insecureCookies,
                 firstRun: firstRun
-                    ? FirstRunMachine.support(syncServer: syncServer, headOfficeToken: try settings.secret("sync.enrolmentToken")) : nil
+                    ? FirstRunMachine.support(
+                        syncServer: syncServer,
+                        headOfficeToken: try settings.secret("sync.enrolmentToken"),
+                        store: backoffice.store.configuration.path
+                    ) : nil
             ),
             settings: settings,
             logger: Logger(label: "northwind.web"),

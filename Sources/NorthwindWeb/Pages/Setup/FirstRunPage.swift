@@ -18,17 +18,21 @@ public struct FirstRunSupport: Sendable {
     public var joinAsHeadOffice: @Sendable (Backoffice) async throws -> String?
     /// This boot's id (Linux's `boot_id`): the page answers the LAN only during the boot that first offered it.
     public var bootID: @Sendable () -> String?
+    /// Told once the first run is done (the appliance's console banner follows it).
+    public var onDone: @Sendable () -> Void
 
     public init(
         loadDemo: @escaping @Sendable (Backoffice) async throws -> Void,
         joinCompany: @escaping @Sendable (Backoffice, String, String) async throws -> Void,
         joinAsHeadOffice: @escaping @Sendable (Backoffice) async throws -> String? = { _ in nil },
-        bootID: @escaping @Sendable () -> String? = { nil }
+        bootID: @escaping @Sendable () -> String? = { nil },
+        onDone: @escaping @Sendable () -> Void = {}
     ) {
         self.loadDemo = loadDemo
         self.joinCompany = joinCompany
         self.joinAsHeadOffice = joinAsHeadOffice
         self.bootID = bootID
+        self.onDone = onDone
     }
 }
 
@@ -157,6 +161,7 @@ struct FirstRunPage {
             return form(model, status: .unprocessableContent, context: context)
         }
         env.firstRunPending.done()
+        support.onDone()
         let hours = Int(env.setting("session.lifetimeHours")) ?? 168
         let (token, _) = try await backoffice.signIn(login: firstRun.login, password: firstRun.password, lifetimeHours: hours)
         var response =
