@@ -207,6 +207,7 @@ mcopy -i "$ESP" "$WORK/entry.conf" "::/loader/entries/northwind-$KVER.conf"
 
 # --- 3. The root file system, made from the tree without mounting it ---------------------------------
 say "root file system (mkfs.ext4 -d)"
+# guide: begin appliance-disk
 ROOT_IMG=$WORK/root.img
 used_mb=$(du -s --block-size=1M "$ROOTFS" | cut -f1)
 root_mb=$(( (used_mb * 13 / 10 + 300 + 63) / 64 * 64 ))
@@ -229,6 +230,7 @@ EOF
 dd if="$ESP" of="$DISK" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$ROOT_IMG" of="$DISK" bs=1M seek=$((1 + ESP_MB)) conv=notrunc,sparse status=none
 sfdisk --dump "$DISK"
+# guide: end appliance-disk
 
 # --- 5. qcow2 ----------------------------------------------------------------------------------------
 say "qcow2"
@@ -251,6 +253,7 @@ sed -e "s|@VMDK_NAME@|$VMDK_NAME|g" -e "s|@VMDK_SIZE@|$VMDK_SIZE|g" -e "s|@CAPAC
     -e "s|@CPUS@|$CPUS|g" -e "s|@MEMORY_MB@|$MEMORY_MB|g" \
     "$OVERLAY/northwind.ovf.in" > "$OVA_DIR/northwind-appliance.ovf"
 xmllint --noout "$OVA_DIR/northwind-appliance.ovf"
+# guide: begin appliance-ova
 # The manifest by hand: OpenSSL 3 would print "SHA2-256(...)", which OVF readers reject.
 ( cd "$OVA_DIR" && for f in northwind-appliance.ovf "$VMDK_NAME"; do
       printf 'SHA256(%s)= %s\n' "$f" "$(sha256sum "$f" | cut -d' ' -f1)"
@@ -260,6 +263,7 @@ rm -f "$OVA"
 # The descriptor first, the manifest next, then the disk; USTAR, owned by root, reproducible order.
 tar -C "$OVA_DIR" --format=ustar --owner=0 --group=0 --numeric-owner --mode=0644 \
     --mtime="@$SOURCE_DATE_EPOCH" -cf "$OVA" northwind-appliance.ovf northwind-appliance.mf "$VMDK_NAME"
+# guide: end appliance-ova
 python3 "$REPO/scripts/check-ovf.py" "$OVA"
 
 say "done"

@@ -54,10 +54,12 @@ if [ -n "$prebuilt" ]; then
 else
     # One build at a time: two concurrent SwiftPM builds on one build folder break each other.
     # --disable-local-rpath: no $ORIGIN RUNPATH, which lintian rejects and nothing needs.
+    # guide: begin package-build
     for product in "${products[@]}"; do
         (cd "$root" && swift build -c release --static-swift-stdlib --disable-local-rpath \
             --build-path .build-static --product "$product")
     done
+    # guide: end package-build
     bin="$root/.build-static/release"
 fi
 for product in "${products[@]}"; do

@@ -59,7 +59,7 @@ public struct SettingsSources: Sendable {
 
     /// `$NORTHWIND_SETTINGS`, else `northwind/settings.json` in the config folder (`$XDG_CONFIG_HOME`, else
     /// `~/.config`); it need not exist. When it does not and the machine's `/etc/northwind/settings.json` does (the
-    /// Debian package's), that one: so `sudo -u northwind northwind …` on a server finds the service's store.
+    /// Debian package's), that one: so `runuser -u northwind -- northwind …` on a server finds the service's store.
     public static func defaultFile(environment: [String: String], system: String = "/etc/northwind/settings.json") -> String {
         if let path = environment["NORTHWIND_SETTINGS"], !path.isEmpty { return path }
         let home = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")

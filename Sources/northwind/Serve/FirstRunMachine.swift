@@ -27,7 +27,7 @@ enum FirstRunMachine {
                 return """
                     Head office has joined the company "\(membership.container)" on this machine's sync server, as \
                     \(membership.siteCode). A shop joins it from its own first-run page, with this machine's address \
-                    and an enrolment token made for that shop. Make one on this machine's console: sudo -u northwind-sync \
+                    and an enrolment token made for that shop. Make one on this machine's console: runuser -u northwind-sync -- \
                     northwind-sync-server enroll --container \(membership.container) --role shop
                     """
             },

@@ -228,7 +228,7 @@ struct FirstRunPage {
         let page = ErrorPage(
             title: "First run closed to the network",
             detail: "This machine's first run was not finished during its first start, so it no longer answers the "
-                + "network. On its console, sign in and run `northwind setup reopen`, then reload this page."
+                + "network. On its console, as root, run `runuser -u northwind -- northwind setup reopen`, then reload this page."
         )
         return PageRoutes(env).render("error", page, status: .forbidden, context: context)
     }
