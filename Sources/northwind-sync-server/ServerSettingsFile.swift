@@ -54,6 +54,14 @@ struct ServerSettingsFile: Equatable, Decodable {
         }
     }
 
+    /// Limits that would stop every installation are refused: a rate of at least one request a minute, a burst of
+    /// at least one request.
+    func checkLimits() throws {
+        if let rate, !(rate >= 1.0 / 60) { throw ValidationError("The rate must be at least 0.0167 requests a second (one a minute), not \(rate).") }
+        if let burst, !(burst >= 1) { throw ValidationError("The burst must be at least 1 request, not \(burst).") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("The port must be from 0 to 65535, not \(port).") }
+    }
+
     /// The keys whose values differ between two readings, other than the rate limit (which reloads live).
     func needingRestart(comparedWith other: ServerSettingsFile) -> [String] {
         var changed: [String] = []

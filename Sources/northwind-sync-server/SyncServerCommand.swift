@@ -101,6 +101,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = .info
         let settingsPath = ServerSettingsFile.path(settingsFile)
         let settings = resolved(try ServerSettingsFile.load(settingsPath))
+        try settings.checkLimits()
         let (host, port) = (settings.host ?? "127.0.0.1", settings.port ?? 8444)
         let tombstoneDays = settings.tombstoneDays ?? 180
         var databaseOption = database
@@ -116,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         let reload = HangupReload(logger: logger) { [self] in
             do {
                 let next = resolved(try ServerSettingsFile.load(settingsPath))
+                try next.checkLimits()
                 throttle.update(rate: next.rate ?? 200, burst: next.burst ?? 400)
                 let restart = next.needingRestart(comparedWith: settings)
                 var said = "rate \(throttle.rate)/s, burst \(throttle.burst)"

@@ -132,7 +132,7 @@ final class FirstRunServer: Sendable {
         #expect(api.status == 503 && api.body.contains("/setup"), "\(api.body)")
         #expect(setup.status == 200 && setup.body.contains("The first manager"))
         #expect(!server.log.contains("Demo sign-in"))
-        #expect(try await server.backoffice().store.isEmpty())
+        #expect(try server.backoffice().store.isEmpty())
         #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".setup-done").path))
     }
 

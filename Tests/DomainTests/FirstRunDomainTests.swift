@@ -42,8 +42,10 @@ import Testing
     }
 
     @Test func aFirstRunCutShortAfterTheDemoDataLeavesNothingBehindForHeadOffice() async throws {
-        // Given a new store into which a first run cut short had loaded the demo data (power cut before the manager)
-        let store = try TemporaryStore(seed: .init())
+        // Given a new store into which a first run had begun loading the demo data, cut short before the manager
+        let store = try TemporaryStore()
+        try await store.backoffice.beginFirstRunAttempt()
+        _ = try DemoData.seed(into: store.store, options: .init())
         #expect(try await store.backoffice.firstRunState().pending)
         // When the owner's next attempt chooses head office
         let id = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
@@ -53,6 +55,31 @@ import Testing
         #expect(try store.count("SELECT count(*) FROM employees WHERE id = ? AND title = 'Sales Manager'", [id]) == 1)
         #expect(try await store.backoffice.siteCode() == "HQ")
         #expect(try await store.backoffice.firstRunState().pending == false)
+    }
+
+    @Test func dataPutInBeforeTheFirstRunIsKeptByHeadOffice() async throws {
+        // Given a store filled before its first run (an import with the CLI), with nobody able to sign in yet
+        let store = try TemporaryStore(seed: .init())
+        let customers = try store.count("SELECT count(*) FROM customers")
+        // When the first run makes it head office
+        _ = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        // Then every customer is still there
+        #expect(customers > 0)
+        #expect(try store.count("SELECT count(*) FROM customers") == customers)
+    }
+
+    @Test func aDemoOrAShopIsRefusedOnAStoreFilledBeforeTheFirstRun() async throws {
+        // Given a store filled before its first run
+        let store = try TemporaryStore(seed: .init())
+        // When a first run that would fill it (the demo, or joining a company) begins
+        let error = await northwindError { try await store.backoffice.beginFirstRunAttempt() }
+        // Then it is refused, naming the choice, and nothing is deleted
+        guard case .invalid(let fields) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(fields.map(\.field) == ["role"])
+        #expect(try store.count("SELECT count(*) FROM customers") > 0)
     }
 
     @Test func theFirstRunIsDoneOnceAndASecondIsRefused() async throws {

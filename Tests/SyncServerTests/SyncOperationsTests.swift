@@ -106,7 +106,7 @@ import Glibc
         let list = { try await harness.raw("/sync/v1/acme/shared/zones/list", body: Data("{}".utf8), credential: credential).0 }
         let before = [try await list(), try await list(), try await list()]
         // When the file is edited to one request at a time, and the operator reloads (SIGHUP)
-        try Data(#"{"rate": 0.01, "burst": 1}"#.utf8).write(to: file)
+        try Data(#"{"rate": 0.02, "burst": 1}"#.utf8).write(to: file)
         server.process.signal(SIGHUP)
         var after: [Int] = []
         for _ in 0..<50 where !after.contains(429) {

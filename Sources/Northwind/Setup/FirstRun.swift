@@ -143,7 +143,9 @@ extension Backoffice {
                 throw NorthwindError.invalidState("The first run is done already; sign in instead.")
             }
             let joined = try Self.membership(db) != nil
-            let leftovers = try !Store.isEmpty(db)
+            // Only what an earlier attempt of the first run loaded is cleared; data put in some other way (an
+            // import with the CLI) is kept.
+            let leftovers = try Self.metadata(db, "firstRunAttempt") != nil && !Store.isEmpty(db)
             if !joined && !keepData && leftovers { try store.deleteAllData(db) }
             // A joined shop's code is the one its enrolment gave; an empty store takes the one chosen here.
             let empty = try Store.isEmpty(db)
@@ -165,15 +167,25 @@ extension Backoffice {
         }
     }
 
-    /// Puts a store whose first run was cut short back to empty, so that the next attempt starts clean: used
-    /// before the demo data goes in again. Refused once the first run is done or the store has joined a company.
-    public func clearUnfinishedFirstRun() async throws(NorthwindError) {
+    /// Starts an attempt that fills the store (the demo data, or a company's after joining): what an earlier
+    /// attempt cut short left is cleared first, and the attempt is noted, so that the next one may clear what this
+    /// one leaves. A store that holds data the first run did not put there is refused: it is kept, not replaced.
+    public func beginFirstRunAttempt() async throws(NorthwindError) {
         let store = self.store
         try await write { db in
             guard try Self.metadata(db, "firstRunCompletedAt") == nil, try Self.membership(db) == nil else {
-                throw NorthwindError.invalidState("Only a first run that did not finish, on a store that has not joined a company, is cleared.")
+                throw NorthwindError.invalidState("Only a first run that did not finish, on a store that has not joined a company, starts again.")
             }
-            if try !Store.isEmpty(db) { try store.deleteAllData(db) }
+            if try !Store.isEmpty(db) {
+                guard try Self.metadata(db, "firstRunAttempt") != nil else {
+                    throw NorthwindError.invalid(
+                        "role",
+                        "This store already holds data (put in before the first run): choose head office to keep it, or start with an empty store."
+                    )
+                }
+                try store.deleteAllData(db)
+            }
+            try Self.setMetadata(db, "firstRunAttempt", Timestamp.now.description)
         }
     }
 

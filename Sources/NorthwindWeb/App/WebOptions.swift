@@ -50,6 +50,7 @@ struct WebEnvironment: Sendable {
     let settings: Settings
     /// Whether the first run is still to do; set once, when it is done.
     let firstRunPending: FirstRunFlag
+    let firstRunBusy = FirstRunBusy()
 
     /// Who is a manager, as `session.managerTitles` says now.
     var policy: AccessPolicy { AccessPolicy(managerTitles: AccessPolicy.titles(setting("session.managerTitles"))) }

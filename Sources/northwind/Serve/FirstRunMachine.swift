@@ -9,26 +9,45 @@ import ServiceLifecycle
 /// What the first-run page needs from this machine and from the layers the web app does not see: the demo data,
 /// joining a company, and which boot this is.
 enum FirstRunMachine {
-    /// `syncServer` and `headOfficeToken`: this machine's own sync server and the token that enrols head office in
-    /// it (`sync.server`, `sync.enrolmentToken`), which the appliance sets up at its first boot.
-    static func support(syncServer: String, headOfficeToken: String, store: String) -> FirstRunSupport {
+    /// Where head office joins if the first run makes this machine head office, and with which token: the
+    /// appliance's own sync server (`NORTHWIND_APPLIANCE_SYNC_URL` and `NORTHWIND_APPLIANCE_HQ_TOKEN`, from
+    /// /etc/northwind/head-office.env, made at its first boot), else `sync.server` and `sync.enrolmentToken`. The
+    /// appliance's are not `sync.server`: that one would also steer a shop's sync away from the head office it joins.
+    static func headOfficeSync(
+        server: String,
+        token: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> (
+        server: String, token: String
+    ) {
+        if let url = environment["NORTHWIND_APPLIANCE_SYNC_URL"], !url.isEmpty, let hq = environment["NORTHWIND_APPLIANCE_HQ_TOKEN"], !hq.isEmpty {
+            return (url, hq)
+        }
+        return (server, token)
+    }
+
+    /// `syncServer`: `sync.server`, which replaces the address a store joined with; `headOffice`: where head office
+    /// joins (`headOfficeSync`).
+    static func support(syncServer: String, headOffice: (server: String, token: String), store: String) -> FirstRunSupport {
         FirstRunSupport(
             loadDemo: { backoffice in _ = try DemoData.seed(into: backoffice.store, options: .init()) },
             joinCompany: { backoffice, server, token in
                 _ = try await ShopSyncEngine.join(backoffice, server: server, token: token)
-                // Everything the company shares comes down now, so the shop opens on its catalogue.
-                _ = try await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
+                // Everything the company shares comes down now, so the shop opens on its catalogue. Joined is joined:
+                // a download that fails here is finished by the sync that runs from now on.
+                _ = try? await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
             },
             joinAsHeadOffice: { backoffice in
-                guard !syncServer.isEmpty, !headOfficeToken.isEmpty else { return nil }
-                let membership = try await ShopSyncEngine.join(backoffice, server: syncServer, token: headOfficeToken)
+                guard !headOffice.server.isEmpty, !headOffice.token.isEmpty else { return nil }
+                let membership = try await ShopSyncEngine.join(backoffice, server: headOffice.server, token: headOffice.token)
                 // Head office's catalogue goes up now, so the first shop finds it.
-                _ = try await ShopSyncEngine(backoffice: backoffice).syncNow()
+                _ = try? await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
                 return """
                     Head office has joined the company "\(membership.container)" on this machine's sync server, as \
                     \(membership.siteCode). A shop joins it from its own first-run page, with this machine's address \
                     and an enrolment token made for that shop. Make one on this machine's console: runuser -u northwind-sync -- \
-                    northwind-sync-server enroll --container \(membership.container) --role shop
+                    northwind-sync-server enroll --container \(membership.container) --role shop. A shop must trust this \
+                    machine's certificate authority (http://this-machine/ca.crt) to reach it over HTTPS.
                     """
             },
             bootID: bootID,
@@ -39,7 +58,7 @@ enum FirstRunMachine {
     /// `.setup-done` beside the store: the appliance's console banner says "pending" until it exists.
     static func markDone(store: String) {
         let marker = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent(".setup-done")
-        if !FileManager.default.fileExists(atPath: marker.path) { FileManager.default.createFile(atPath: marker.path, contents: Data()) }
+        if !FileManager.default.fileExists(atPath: marker.path) { _ = FileManager.default.createFile(atPath: marker.path, contents: Data()) }
     }
 
     /// This boot's id: Linux's `boot_id`, new at every start of the machine. Nil elsewhere.

@@ -124,7 +124,10 @@ struct ServeCommand: AsyncParsableCommand {
                 firstRun: firstRun
                     ? FirstRunMachine.support(
                         syncServer: syncServer,
-                        headOfficeToken: try settings.secret("sync.enrolmentToken"),
+                        headOffice: FirstRunMachine.headOfficeSync(
+                            server: syncServer,
+                            token: try settings.secret("sync.enrolmentToken")
+                        ),
                         store: backoffice.store.configuration.path
                     ) : nil
             ),

@@ -44,6 +44,14 @@ final class FirstRunFlag: Sendable {
     func done() { pending.store(false, ordering: .releasing) }
 }
 
+/// One first run at a time: two people submitting at once would each join a company, or make a manager.
+final class FirstRunBusy: Sendable {
+    private let busy = Atomic(false)
+    /// Takes the first run for this request; false when another request has it.
+    func take() -> Bool { busy.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+    func release() { busy.store(false, ordering: .releasing) }
+}
+
 /// Until the first run is done, every page leads to `/setup` and the API answers 503 saying why. Static files
 /// and the operators' probes pass.
 struct FirstRunGate: RouterMiddleware {
@@ -106,14 +114,23 @@ struct FirstRunPage {
         router.post("setup") { request, context in try await submit(request, context: context, support: support) }
     }
 
+    /// Whether the first run is still to do, read again from the store (someone may have set a password with the
+    /// CLI meanwhile); once it is not, every page is released.
+    func stillPending() async throws -> Bool {
+        guard env.firstRunPending.isPending else { return false }
+        if try await backoffice.firstRunState().pending { return true }
+        env.firstRunPending.done()
+        return false
+    }
+
     func show(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response {
-        guard env.firstRunPending.isPending else { return Response.redirect(to: "/signin", type: .found) }
+        guard try await stillPending() else { return Response.redirect(to: "/signin", type: .found) }
         if let refusal = try await refusedFromTheLAN(request, context: context, support: support) { return refusal }
         return form(FirstRunModel(csrf: ""), status: .ok, context: context)
     }
 
     func submit(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response {
-        guard env.firstRunPending.isPending else { return Response.redirect(to: "/signin", type: .found) }
+        guard try await stillPending() else { return Response.redirect(to: "/signin", type: .found) }
         if let refusal = try await refusedFromTheLAN(request, context: context, support: support) { return refusal }
         var request = request
         let fields = FormData(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
@@ -149,6 +166,11 @@ struct FirstRunPage {
             return form(model, status: .unprocessableContent, context: context)
         }
         let notes: String?
+        guard env.firstRunBusy.take() else {
+            model.error = "Someone is finishing the first run right now. Wait a moment, then reload this page."
+            return form(model, status: .conflict, context: context)
+        }
+        defer { env.firstRunBusy.release() }
         do {
             try Backoffice.validate(firstRun)
             notes = try await carryOut(firstRun, support: support)
@@ -178,7 +200,7 @@ struct FirstRunPage {
         let title = Self.managerTitle(env.policy)
         switch form.role {
         case .demo:
-            try await backoffice.clearUnfinishedFirstRun()
+            try await backoffice.beginFirstRunAttempt()
             // Before the demo's orders are numbered with it.
             try await backoffice.setSiteCodeForFirstRun(form.siteCode)
             try await support.loadDemo(backoffice)
@@ -194,7 +216,7 @@ struct FirstRunPage {
                     )
                 }
             } else {
-                try await backoffice.clearUnfinishedFirstRun()
+                try await backoffice.beginFirstRunAttempt()
                 try await backoffice.setSiteCodeForFirstRun(form.siteCode)
                 try await support.joinCompany(backoffice, form.server, form.token)
             }
@@ -206,8 +228,9 @@ struct FirstRunPage {
             do {
                 return try await support.joinAsHeadOffice(backoffice)
             } catch {
-                return "Head office is set up, but could not join this machine's sync server yet (\(error)). "
-                    + "It tries again when the service restarts (systemctl restart northwind)."
+                return "Head office is set up, but could not join this machine's sync server (\(error)). Join it from the "
+                    + "console once it answers: runuser -u northwind -- northwind sync join http://127.0.0.1:8444 TOKEN, with "
+                    + "the token in /etc/northwind/head-office.env."
             }
         }
     }
@@ -221,14 +244,15 @@ struct FirstRunPage {
     /// first offered it: whoever finishes the first run becomes the manager, so a machine left waiting is not left
     /// open. `northwind setup reopen` on the console opens it again for the current boot.
     func refusedFromTheLAN(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response? {
-        let local = OperationsRoutes.isLocal(request, remote: context.remoteAddress)
-        guard !local, let boot = support.bootID() else { return nil }
+        guard !OperationsRoutes.isLocal(request, remote: context.remoteAddress) else { return nil }
+        // Closed unless this boot is known to be the one that opened it: an unknown boot never opens it.
         let state = try await backoffice.firstRunState()
-        guard let open = state.openBoot, open != boot else { return nil }
+        if let boot = support.bootID(), let open = state.openBoot, open == boot { return nil }
         let page = ErrorPage(
             title: "First run closed to the network",
-            detail: "This machine's first run was not finished during its first start, so it no longer answers the "
-                + "network. On its console, as root, run `runuser -u northwind -- northwind setup reopen`, then reload this page."
+            detail: "This machine's first run was not finished during the start that offered it, so it no longer answers "
+                + "the network. On its console, as root, run `runuser -u northwind -- northwind setup reopen`, then reload "
+                + "this page without restarting the machine (docs/operations.md, \"The first run\")."
         )
         return PageRoutes(env).render("error", page, status: .forbidden, context: context)
     }
