@@ -17,6 +17,26 @@ public enum StoreMetadata {
         try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM store_metadata WHERE key = 'siteCode'")) ?? "000000"
     }
 
+    /// Gives this installation another code (a store joining with the code its enrolment names, or the first run's
+    /// choice), inside the caller's transaction.
+    public static func setSiteCode(_ db: Database, _ code: String) throws {
+        try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [code])
+    }
+
+    /// A fact kept under `key`, or nil.
+    public static func value(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = ?", arguments: [key])
+    }
+
+    /// Keeps `value` under `key`; nil forgets it.
+    public static func setValue(_ db: Database, _ key: String, _ value: String?) throws {
+        if let value {
+            try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES (?, ?)", arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM store_metadata WHERE key = ?", arguments: [key])
+        }
+    }
+
     /// The next order number, e.g. "7KQ2XM-1042".
     ///
     /// Two installations that take orders offline never produce the same number, because each number carries the

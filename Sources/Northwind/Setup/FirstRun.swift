@@ -63,12 +63,12 @@ extension Backoffice {
     /// has a password, made with the CLI or by an earlier version, needs no first run).
     public func firstRunState() async throws(NorthwindError) -> FirstRunState {
         try await read { db in
-            let done = try Self.metadata(db, "firstRunCompletedAt") != nil
+            let done = try StoreMetadata.value(db, "firstRunCompletedAt") != nil
             let anyone = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM credentials)") ?? false
             return FirstRunState(
                 pending: !done && !anyone,
-                openBoot: try Self.metadata(db, "firstRunOpenBoot"),
-                siteName: try Self.metadata(db, "siteName")
+                openBoot: try StoreMetadata.value(db, "firstRunOpenBoot"),
+                siteName: try StoreMetadata.value(db, "siteName")
             )
         }
     }
@@ -76,7 +76,7 @@ extension Backoffice {
     /// Opens the first-run page to the LAN for the boot `boot` (the server's first start, or `northwind setup
     /// reopen` from the console after the first boot passed without it).
     public func openFirstRun(boot: String) async throws(NorthwindError) {
-        try await write { db in try Self.setMetadata(db, "firstRunOpenBoot", boot) }
+        try await write { db in try StoreMetadata.setValue(db, "firstRunOpenBoot", boot) }
     }
 
     /// The checks of the form that need nothing but the form, each failure naming its field. Nothing is changed.
@@ -137,7 +137,7 @@ extension Backoffice {
         let hash = await Self.offload { Bcrypt.hash(form.password, cost: Backoffice.passwordCost) }
         let store = self.store
         return try await write { db in
-            guard try Self.metadata(db, "firstRunCompletedAt") == nil,
+            guard try StoreMetadata.value(db, "firstRunCompletedAt") == nil,
                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM credentials)") == false
             else {
                 throw NorthwindError.invalidState("The first run is done already; sign in instead.")
@@ -145,12 +145,12 @@ extension Backoffice {
             let joined = try Self.membership(db) != nil
             // Only what an earlier attempt of the first run loaded is cleared; data put in some other way (an
             // import with the CLI) is kept.
-            let leftovers = try Self.metadata(db, "firstRunAttempt") != nil && !Store.isEmpty(db)
+            let leftovers = try StoreMetadata.value(db, "firstRunAttempt") != nil && !Store.isEmpty(db)
             if !joined && !keepData && leftovers { try store.deleteAllData(db) }
             // A joined shop's code is the one its enrolment gave; an empty store takes the one chosen here.
             let empty = try Store.isEmpty(db)
             if !joined, empty || keepData {
-                try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [form.siteCode])
+                try StoreMetadata.setSiteCode(db, form.siteCode)
             }
             var manager = Employee(firstName: form.firstName.trimmed, lastName: form.lastName.trimmed, title: title)
             manager.version = 1
@@ -160,9 +160,9 @@ extension Backoffice {
                 throw NorthwindError.invalid("login", "The login \(form.login) belongs to employee \(owner).")
             }
             try db.execute(sql: "INSERT INTO credentials (employeeID, login, passwordHash) VALUES (?, ?, ?)", arguments: [id, form.login, hash])
-            try Self.setMetadata(db, "siteName", form.siteName.trimmed)
-            try Self.setMetadata(db, "machineRole", form.role?.rawValue)
-            try Self.setMetadata(db, "firstRunCompletedAt", Timestamp.now.description)
+            try StoreMetadata.setValue(db, "siteName", form.siteName.trimmed)
+            try StoreMetadata.setValue(db, "machineRole", form.role?.rawValue)
+            try StoreMetadata.setValue(db, "firstRunCompletedAt", Timestamp.now.description)
             return id
         }
     }
@@ -173,11 +173,11 @@ extension Backoffice {
     public func beginFirstRunAttempt() async throws(NorthwindError) {
         let store = self.store
         try await write { db in
-            guard try Self.metadata(db, "firstRunCompletedAt") == nil, try Self.membership(db) == nil else {
+            guard try StoreMetadata.value(db, "firstRunCompletedAt") == nil, try Self.membership(db) == nil else {
                 throw NorthwindError.invalidState("Only a first run that did not finish, on a store that has not joined a company, starts again.")
             }
             if try !Store.isEmpty(db) {
-                guard try Self.metadata(db, "firstRunAttempt") != nil else {
+                guard try StoreMetadata.value(db, "firstRunAttempt") != nil else {
                     throw NorthwindError.invalid(
                         "role",
                         "This store already holds data (put in before the first run): choose head office to keep it, or start with an empty store."
@@ -185,7 +185,7 @@ extension Backoffice {
                 }
                 try store.deleteAllData(db)
             }
-            try Self.setMetadata(db, "firstRunAttempt", Timestamp.now.description)
+            try StoreMetadata.setValue(db, "firstRunAttempt", Timestamp.now.description)
         }
     }
 
@@ -199,30 +199,18 @@ extension Backoffice {
             guard try Store.isEmpty(db), try Self.membership(db) == nil else {
                 throw NorthwindError.invalidState("Only an empty store that has not joined a company takes a new site code.")
             }
-            try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [code])
+            try StoreMetadata.setSiteCode(db, code)
         }
     }
 
     /// What the first run made this machine; nil on a store set up without it.
     public func machineRole() async throws(NorthwindError) -> MachineRole? {
-        try await read { db in try Self.metadata(db, "machineRole").flatMap(MachineRole.init(rawValue:)) }
+        try await read { db in try StoreMetadata.value(db, "machineRole").flatMap(MachineRole.init(rawValue:)) }
     }
 
     /// The site's name, as the first run set it.
     public func siteName() async throws(NorthwindError) -> String? {
-        try await read { db in try Self.metadata(db, "siteName") }
-    }
-
-    static func metadata(_ db: Database, _ key: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM store_metadata WHERE key = ?", arguments: [key])
-    }
-
-    static func setMetadata(_ db: Database, _ key: String, _ value: String?) throws {
-        if let value {
-            try db.execute(sql: "INSERT OR REPLACE INTO store_metadata (key, value) VALUES (?, ?)", arguments: [key, value])
-        } else {
-            try db.execute(sql: "DELETE FROM store_metadata WHERE key = ?", arguments: [key])
-        }
+        try await read { db in try StoreMetadata.value(db, "siteName") }
     }
 }
 

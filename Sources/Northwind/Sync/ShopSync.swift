@@ -212,7 +212,7 @@ extension Backoffice {
             // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
             // (A store with data was refused such a token before it was spent: `checkCanJoin` with the token's site.)
             if try StoreMetadata.siteCode(db) != membership.siteCode, try Store.isEmpty(db) {
-                try db.execute(sql: "UPDATE store_metadata SET value = ? WHERE key = 'siteCode'", arguments: [membership.siteCode])
+                try StoreMetadata.setSiteCode(db, membership.siteCode)
             }
             try Self.saveMembership(db, membership)
             // Head office's rows are all to upload: the change log holds every row's insert. An empty store has
