@@ -328,8 +328,9 @@ struct SyncTrustTests {
             defer { events.close() }
             // When the administrator revokes it
             try await server.service.revoke(container: "acme", siteCode: "OXF")
-            // Then its stream ends within about a second (with some slack for a loaded machine), not at the next ping
-            #expect(try await events.ends(within: .milliseconds(2500)))
+            // Then its stream ends within about a second, not at the next ping a minute away. The slack is for CI, where
+            // two cores run this server, the test and dozens of other tests at once (2.5 s was once too little there).
+            #expect(try await events.ends(within: .seconds(6)))
         }
     }
 
