@@ -53,7 +53,16 @@ public actor ShopSyncEngine {
     /// token is checked first and spent only when this store can join (a store with data joining a company with
     /// data is refused before). A token bound to a site (`enroll --site`) gives an empty store that site's code.
     /// `again`: a store whose site was revoked, or lost its credential, joins again with a token that replaces it.
-    public static func join(_ backoffice: Backoffice, server: String, token: String, again: Bool = false) async throws -> SyncMembership {
+    /// `fingerprint`: the SHA-256 fingerprint of head office's own certificate authority, for a head office whose
+    /// certificate this machine does not trust (a Northwind appliance); the store pins that authority
+    /// (`PinnedAuthority`). Joining again without one keeps the authority pinned before.
+    public static func join(
+        _ backoffice: Backoffice,
+        server: String,
+        token: String,
+        fingerprint: String? = nil,
+        again: Bool = false
+    ) async throws -> SyncMembership {
         let existing = try await backoffice.syncMembership()
         if existing != nil && !again {
             throw ShopSyncError(.notJoined, "This store has already joined a sync server; sync it with `northwind sync now`.")
@@ -61,9 +70,12 @@ public actor ShopSyncEngine {
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ShopSyncError(.notJoined, "\(server) is not a server address; give one such as http://sync.example.com:8444")
         }
+        let given = fingerprint.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        // Checked before the token is spent: a wrong fingerprint is a wrong head office.
+        let authority = given.isEmpty ? existing?.authority : try await PinnedAuthority.fetch(from: url, fingerprint: given)
         // Joining is done by a person waiting (at a terminal, or on the first-run page): an address where nothing
         // answers is said within seconds.
-        let anonymous = SyncClient(server: url, container: "", credential: nil, timeout: .seconds(10))
+        let anonymous = try SyncClient(server: url, container: "", credential: nil, authority: authority, timeout: .seconds(10))
         let grant = try await anonymous.checkEnrollment(token: token)
         if again {
             guard let existing else {
@@ -80,6 +92,7 @@ public actor ShopSyncEngine {
             var membership = existing
             membership.server = url.absoluteString
             membership.credential = enrolment.credential
+            membership.authority = authority
             try await backoffice.replaceSyncCredential(membership)
             return membership
         }
@@ -89,13 +102,14 @@ public actor ShopSyncEngine {
         let storeSite = try await backoffice.siteCode()
         let siteCode = grant.siteCode ?? storeSite
         let enrolment = try await anonymous.enroll(token: token, siteCode: siteCode)
-        let client = SyncClient(server: url, container: enrolment.container, credential: enrolment.credential)
+        let client = try SyncClient(server: url, container: enrolment.container, credential: enrolment.credential, authority: authority)
         let membership = SyncMembership(
             server: url.absoluteString,
             container: enrolment.container,
             siteCode: enrolment.siteCode,
             role: enrolment.role.rawValue,
-            credential: enrolment.credential
+            credential: enrolment.credential,
+            authority: authority
         )
         do {
             try await backoffice.join(membership, containerHasData: containerHasData)
@@ -144,7 +158,7 @@ public actor ShopSyncEngine {
         guard !membership.credential.isEmpty else {
             throw ShopSyncError(.notJoined, backoffice.missingCredentialMessage(membership))
         }
-        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        let client = try SyncClient(server: url, container: membership.container, credential: membership.credential, authority: membership.authority)
         var report = SyncReport()
         let listed = try await checkClock(client, membership: membership, report: &report)
         let names = Set(listed.zones.map(\.zoneID.zoneName))
@@ -204,7 +218,7 @@ public actor ShopSyncEngine {
             throw ShopSyncError(.notJoined, "Another process of this store is rotating its credential right now; try again in a moment.")
         }
         defer { lock.release() }
-        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        let client = try SyncClient(server: url, container: membership.container, credential: membership.credential, authority: membership.authority)
         return try await rotate(client, membership: membership).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
@@ -214,7 +228,12 @@ public actor ShopSyncEngine {
     private func rotate(_ client: SyncClient, membership: SyncMembership) async throws(ShopSyncError) -> Int64? {
         let answer = try await client.rotateCredential()
         try await domain { try backoffice.saveSyncCredential(answer.credential) }
-        let renewed = SyncClient(server: client.server, container: membership.container, credential: answer.credential)
+        let renewed = try SyncClient(
+            server: client.server,
+            container: membership.container,
+            credential: answer.credential,
+            authority: client.authority
+        )
         let listed = try await renewed.zones()
         if let expires = listed.credentialExpires {
             try await domain { try await backoffice.setSyncStateValue("credentialExpires", String(expires)) }
@@ -228,7 +247,7 @@ public actor ShopSyncEngine {
             return
         }
         var report = SyncReport()
-        let client = SyncClient(server: url, container: membership.container, credential: membership.credential)
+        let client = try SyncClient(server: url, container: membership.container, credential: membership.credential, authority: membership.authority)
         try await pull(client, zones: [zone], report: &report)
     }
 

@@ -39,7 +39,7 @@ public struct ShopSyncService: Service {
         let (backoffice, server) = (backoffice, server)
         let client: @Sendable () async -> SyncClient? = {
             guard let current = try? await backoffice.syncMembership(), let url = URL(string: server ?? current.server) else { return nil }
-            return SyncClient(server: url, container: current.container, credential: current.credential)
+            return try? SyncClient(server: url, container: current.container, credential: current.credential, authority: current.authority)
         }
         let feed = try ChangeFeed(store: backoffice.store)
         defer { feed.close() }

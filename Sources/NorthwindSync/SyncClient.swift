@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOSSL
 import Northwind
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
@@ -53,14 +54,30 @@ struct SyncClient: Sendable {
     /// The server's clock, from the `Date` of its last answer.
     let serverTime = ServerTime()
 
+    /// Head office's own certificate authority, pinned when this store joined (`PinnedAuthority`): trusted alone.
+    let authority: String?
+
     /// `timeout` bounds each request, connecting included (AsyncHTTPClient retries a refused connection until
     /// then): a person waiting on a form is given a shorter one.
-    init(server: URL, container: String, credential: String?, timeout: Duration = .seconds(60)) {
+    init(
+        server: URL,
+        container: String,
+        credential: String?,
+        authority: String? = nil,
+        timeout: Duration = .seconds(60)
+    ) throws(ShopSyncError) {
+        // "https://hq.example/" is how people write an address; the generated client would then ask for "//sync/v1/…".
+        var server = server
+        while server.path.hasSuffix("/"), let shorter = URL(string: String(server.absoluteString.dropLast())) { server = shorter }
         self.server = server
         self.container = container
+        self.authority = authority
+        let http = try authority.map { pem throws(ShopSyncError) in try PinnedAuthority.client(trusting: pem) } ?? .shared
         client = Client(
             serverURL: server,
-            transport: AsyncHTTPClientTransport(configuration: .init(timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))),
+            transport: AsyncHTTPClientTransport(
+                configuration: .init(client: http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+            ),
             middlewares: [Credentials(credential: credential), ServerClock(time: serverTime)]
         )
     }
@@ -75,7 +92,20 @@ struct SyncClient: Sendable {
             throw ShopSyncError(.missingAsset(error.sha256), "Picture \(error.sha256) is no longer in this store.")
         } catch {
             // The generated client's error describes the whole request; the cause is what a person needs.
-            let cause = (error as? ClientError).map { String(describing: $0.underlyingError) } ?? String(describing: error)
+            let underlying = (error as? ClientError)?.underlyingError ?? error
+            let cause = String(describing: underlying)
+            if underlying is NIOSSLError || cause.contains("CERTIFICATE_VERIFY_FAILED") {
+                throw ShopSyncError(
+                    .offline,
+                    "The sync server at \(server.absoluteString) answered with a certificate this machine does not trust (\(what)): \(cause). "
+                        + (authority == nil
+                            ? "A head office with a certificate authority of its own (a Northwind appliance) is joined with that "
+                                + "authority's SHA-256 fingerprint, shown on its console: `northwind sync join URL TOKEN --fingerprint FP`, "
+                                + "or the first-run page's fingerprint field."
+                            : "It is not signed by the certificate authority this store pinned when it joined: if head office "
+                                + "was reinstalled, join again with `northwind sync join URL TOKEN --again --fingerprint FP`.")
+                )
+            }
             throw ShopSyncError(.offline, "Cannot reach the sync server at \(server.absoluteString) (\(what)): \(cause)")
         }
     }

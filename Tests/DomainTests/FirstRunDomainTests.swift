@@ -116,4 +116,40 @@ import Testing
         }
         #expect(Set(fields.map(\.field)) == ["firstName", "lastName", "login", "password", "siteName", "siteCode", "role"])
     }
+
+    @Test(arguments: [
+        ("https://hq.example/", "3A:F2", "not a SHA-256 fingerprint"),
+        ("https://hq.example/", String(repeating: "ZZ:", count: 31) + "ZZ", "not a SHA-256 fingerprint"),
+        ("http://hq.example:8444", String(repeating: "3A:", count: 31) + "3A", "https://"),
+    ])
+    func aShopsFingerprintThatIsNoneOrIsForPlainHTTPIsRefused(_ server: String, _ fingerprint: String, _ reason: String) {
+        // Given a shop's form whose fingerprint is too short, not hexadecimal, or given for an http:// address
+        var form = Self.form
+        form.role = .shop
+        form.server = server
+        form.token = "a-token"
+        form.fingerprint = fingerprint
+        // When it is checked
+        let error = #expect(throws: NorthwindError.self) { try Backoffice.validate(form) }
+        // Then the fingerprint alone is named, with the reason
+        guard case .invalid(let fields) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(fields.map(\.field) == ["fingerprint"])
+        #expect(fields.first?.message.contains(reason) == true)
+    }
+
+    @Test(arguments: [
+        "sha256 Fingerprint=3A:F2:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD",
+        "3af20011223344556677 8899aabbccddeeff0011223344556677 8899aabbccdd",
+    ])
+    func aFingerprintIsReadAsConsolesAndOpenSSLPrintIt(_ given: String) {
+        // Given a fingerprint in pairs with openssl's prefix, or lowercase in groups
+        // When it is read
+        let read = CertificateFingerprint.normalised(given)
+        // Then it is the same 64 digits, shown back in pairs
+        #expect(read == "3af20011223344556677889" + "9aabbccddeeff00112233445566778899aabbccdd")
+        #expect(read.map(CertificateFingerprint.display)?.hasPrefix("3A:F2:00:11") == true)
+    }
 }

@@ -25,6 +25,9 @@ public struct FirstRunForm: Sendable, Equatable {
     /// A shop's: the company's sync server, and the enrolment token head office gave.
     public var server: String
     public var token: String
+    /// A shop's, when head office has a certificate authority of its own (a Northwind appliance): its SHA-256
+    /// fingerprint, from head office's console.
+    public var fingerprint: String
 
     public init(
         firstName: String = "",
@@ -35,7 +38,8 @@ public struct FirstRunForm: Sendable, Equatable {
         siteCode: String = "",
         role: MachineRole? = nil,
         server: String = "",
-        token: String = ""
+        token: String = "",
+        fingerprint: String = ""
     ) {
         self.firstName = firstName
         self.lastName = lastName
@@ -46,6 +50,7 @@ public struct FirstRunForm: Sendable, Equatable {
         self.role = role
         self.server = server
         self.token = token
+        self.fingerprint = fingerprint
     }
 }
 
@@ -104,6 +109,16 @@ extension Backoffice {
                 refuse("server", "Give head office's sync server as an address, such as https://northwind-hq.local/ or http://10.0.0.5:8444.")
             }
             if form.token.trimmed.isEmpty { refuse("token", "Paste the enrolment token head office made for this shop.") }
+            if !form.fingerprint.trimmed.isEmpty {
+                if CertificateFingerprint.normalised(form.fingerprint) == nil {
+                    refuse("fingerprint", CertificateFingerprint.problem(form.fingerprint.trimmed))
+                } else if URL(string: form.server.trimmed)?.scheme != "https" {
+                    refuse(
+                        "fingerprint",
+                        "A certificate fingerprint is for an https:// address: give head office's https:// address, or leave this empty."
+                    )
+                }
+            }
         case .headOffice, .demo: break
         }
         if !problems.isEmpty { throw .invalid(problems) }

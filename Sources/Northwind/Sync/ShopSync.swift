@@ -12,13 +12,17 @@ public struct SyncMembership: Sendable, Codable, Equatable {
     public var role: String
     /// Kept in a file beside the store (`StoreFiles.syncCredential`), not in it: empty when that file is missing.
     public var credential: String
+    /// Head office's own certificate authority (PEM), pinned when the store joined it by its fingerprint; nil when
+    /// the machine's trusted authorities vouch for head office's certificate.
+    public var authority: String?
 
-    public init(server: String, container: String, siteCode: String, role: String, credential: String) {
+    public init(server: String, container: String, siteCode: String, role: String, credential: String, authority: String? = nil) {
         self.server = server
         self.container = container
         self.siteCode = siteCode
         self.role = role
         self.credential = credential
+        self.authority = authority
     }
 }
 

@@ -31,8 +31,8 @@ enum FirstRunMachine {
     static func support(syncServer: String, headOffice: (server: String, token: String), store: String) -> FirstRunSupport {
         FirstRunSupport(
             loadDemo: { backoffice in _ = try DemoData.seed(into: backoffice.store, options: .init()) },
-            joinCompany: { backoffice, server, token in
-                _ = try await ShopSyncEngine.join(backoffice, server: server, token: token)
+            joinCompany: { backoffice, server, token, fingerprint in
+                _ = try await ShopSyncEngine.join(backoffice, server: server, token: token, fingerprint: fingerprint)
                 // Everything the company shares comes down now, so the shop opens on its catalogue. Joined is joined:
                 // a download that fails here is finished by the sync that runs from now on.
                 _ = try? await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
@@ -42,17 +42,30 @@ enum FirstRunMachine {
                 let membership = try await ShopSyncEngine.join(backoffice, server: headOffice.server, token: headOffice.token)
                 // Head office's catalogue goes up now, so the first shop finds it.
                 _ = try? await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
+                let fingerprint =
+                    caFingerprint().map { "this fingerprint, which its console shows too: \($0)" }
+                    ?? "the certificate fingerprint this machine's console shows"
                 return """
                     Head office has joined the company "\(membership.container)" on this machine's sync server, as \
-                    \(membership.siteCode). A shop joins it from its own first-run page, with this machine's address \
-                    and an enrolment token made for that shop. Make one on this machine's console: runuser -u northwind-sync -- \
-                    northwind-sync-server enroll --container \(membership.container) --role shop. A shop must trust this \
-                    machine's certificate authority (http://this-machine/ca.crt) to reach it over HTTPS.
+                    \(membership.siteCode). A shop joins it from its own first-run page with three things: this machine's \
+                    address (https://northwind.local/, or https:// and its IP address), an enrolment token made for that \
+                    shop on this machine's console (runuser -u northwind-sync -- northwind-sync-server enroll --container \
+                    \(membership.container) --role shop), and \(fingerprint).
                     """
             },
             bootID: bootID,
             onDone: { markDone(store: store) }
         )
+    }
+
+    /// The appliance's local certificate authority's fingerprint (`NORTHWIND_APPLIANCE_CA_FINGERPRINT_FILE`, written
+    /// by its console banner), if this is an appliance and the authority is made.
+    static func caFingerprint(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let file = environment["NORTHWIND_APPLIANCE_CA_FINGERPRINT_FILE"], !file.isEmpty,
+            let text = try? String(contentsOfFile: file, encoding: .utf8),
+            let hex = CertificateFingerprint.normalised(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
+        return CertificateFingerprint.display(hex)
     }
 
     /// `.setup-done` beside the store: the appliance's console banner says "pending" until it exists.

@@ -23,11 +23,21 @@ struct SyncCommand: AsyncParsableCommand {
         @Argument(help: "The one-time token from `northwind-sync-server enroll`.") var token: String
         @Flag(help: "Join again as the same site, with a token that replaces its credential (enroll --site CODE --replace).")
         var again = false
+        @Option(
+            help: ArgumentHelp(
+                "The SHA-256 fingerprint of head office's own certificate authority, for an https:// server this machine does not trust.",
+                discussion:
+                    "A Northwind appliance shows it on its console. The authority is fetched from the server's /ca.crt, kept only if it has this fingerprint, and from then on trusted alone for this store's sync.",
+                valueName: "FP"
+            )
+        )
+        var fingerprint: String?
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token, again: again)
+            let membership = try await ShopSyncEngine.join(backoffice, server: url, token: token, fingerprint: fingerprint, again: again)
             print("Joined \(membership.container) on \(membership.server) as \(membership.siteCode) (\(membership.role)).")
+            if membership.authority != nil { print("Head office's certificate authority is pinned: this store trusts it alone for sync.") }
             print("Run `northwind sync now` to sync, or `northwind serve` to sync continuously.")
         }
     }

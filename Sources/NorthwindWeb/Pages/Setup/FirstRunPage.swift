@@ -10,9 +10,9 @@ import Synchronization
 public struct FirstRunSupport: Sendable {
     /// Fills the (empty) store with the demo data.
     public var loadDemo: @Sendable (Backoffice) async throws -> Void
-    /// Joins a company's sync server with an enrolment token, then downloads what the company shares. Its error's
-    /// description is shown to the person.
-    public var joinCompany: @Sendable (Backoffice, _ server: String, _ token: String) async throws -> Void
+    /// Joins a company's sync server with an enrolment token (and head office's certificate authority's fingerprint,
+    /// or ""), then downloads what the company shares. Its error's description is shown to the person.
+    public var joinCompany: @Sendable (Backoffice, _ server: String, _ token: String, _ fingerprint: String) async throws -> Void
     /// Head office, once its first run is done: joins the company's sync server when this machine has one set
     /// up (`sync.server` and `sync.enrolmentToken`), and says how shops join it; nil when none is set up.
     public var joinAsHeadOffice: @Sendable (Backoffice) async throws -> String?
@@ -23,7 +23,7 @@ public struct FirstRunSupport: Sendable {
 
     public init(
         loadDemo: @escaping @Sendable (Backoffice) async throws -> Void,
-        joinCompany: @escaping @Sendable (Backoffice, String, String) async throws -> Void,
+        joinCompany: @escaping @Sendable (Backoffice, String, String, String) async throws -> Void,
         joinAsHeadOffice: @escaping @Sendable (Backoffice) async throws -> String? = { _ in nil },
         bootID: @escaping @Sendable () -> String? = { nil },
         onDone: @escaping @Sendable () -> Void = {}
@@ -84,6 +84,7 @@ struct FirstRunModel: PageModel {
     var siteName = ""
     var siteCode = ""
     var server = ""
+    var fingerprint = ""
     var headOffice = false
     var shop = false
     var demo = false
@@ -143,7 +144,8 @@ struct FirstRunPage {
             siteCode: (fields["siteCode"] ?? "").trimmingCharacters(in: .whitespaces).uppercased(),
             role: fields["role"].flatMap(MachineRole.init(rawValue:)),
             server: (fields["server"] ?? "").trimmingCharacters(in: .whitespaces),
-            token: (fields["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            token: (fields["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+            fingerprint: (fields["fingerprint"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         )
         var model = FirstRunModel(
             csrf: "",
@@ -153,6 +155,7 @@ struct FirstRunPage {
             siteName: firstRun.siteName,
             siteCode: firstRun.siteCode,
             server: firstRun.server,
+            fingerprint: firstRun.fingerprint,
             headOffice: firstRun.role == .headOffice,
             shop: firstRun.role == .shop,
             demo: firstRun.role == .demo
@@ -218,7 +221,7 @@ struct FirstRunPage {
             } else {
                 try await backoffice.beginFirstRunAttempt()
                 try await backoffice.setSiteCodeForFirstRun(form.siteCode)
-                try await support.joinCompany(backoffice, form.server, form.token)
+                try await support.joinCompany(backoffice, form.server, form.token, form.fingerprint)
             }
             _ = try await backoffice.completeFirstRun(form, title: title)
             return nil
