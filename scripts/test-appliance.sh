@@ -9,7 +9,13 @@
 #   --no-ova     skip that
 #   --keep       keep the work folder (serial logs, overlay) afterwards
 # Environment: HTTPS_PORT (28443), HTTP_PORT (28080), SSH_PORT (22222): loopback ports forwarded to the
-# VM's 443, 80 and 22; TEST_WORK: the work folder (default: a new one under /tmp).
+# VM's 443, 80 and 22; the second appliance (a shop) uses each plus one; TEST_WORK: the work folder
+# (default: a new one under /tmp).
+#
+# The first appliance is set up as head office through its first-run page; a second one, booted from the
+# same image, is set up as a shop that joins it through its own first-run page, and reaches it at
+# https://10.0.2.100/ (QEMU's guestfwd, one `nc` per connection to the first's forwarded 443), by the IP
+# address and the certificate fingerprint a person would read off head office's console.
 #
 # KVM when /dev/kvm is usable, else TCG (software) with longer limits. SSH access: a throwaway key made
 # here and handed to the VM as the systemd credential ssh.authorized_keys.root in an SMBIOS type 11
@@ -46,15 +52,18 @@ fi
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 for f in "$OVMF_CODE" "$OVMF_VARS"; do [ -f "$f" ] || { echo "test-appliance: $f missing (apt-get install ovmf)" >&2; exit 2; }; done
-for tool in qemu-system-x86_64 qemu-img curl ssh ssh-keygen openssl; do
+for tool in qemu-system-x86_64 qemu-img curl ssh ssh-keygen openssl jq nc; do
     command -v "$tool" >/dev/null || { echo "test-appliance: $tool missing" >&2; exit 2; }
 done
 
 WORK=${TEST_WORK:-$(mktemp -d /tmp/northwind-appliance-test.XXXXXX)}
 mkdir -p "$WORK"
 QPID=""
+SHOP_QPID=""
+NIC_EXTRA=""
 cleanup() {
     if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then kill "$QPID" 2>/dev/null; wait "$QPID" 2>/dev/null; fi
+    if [ -n "$SHOP_QPID" ] && kill -0 "$SHOP_QPID" 2>/dev/null; then kill "$SHOP_QPID" 2>/dev/null; wait "$SHOP_QPID" 2>/dev/null; fi
     if [ "$KEEP" = 0 ]; then rm -rf "$WORK"; else echo "test-appliance: work folder kept: $WORK"; fi
 }
 trap cleanup EXIT
@@ -87,9 +96,9 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 ssh-keygen -q -t ed25519 -N '' -C test-appliance -f "$WORK/id" || exit 2
-SSH_OPTS=(-i "$WORK/id" -p "$SSH_PORT" -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=5
+SSH_OPTS=(-i "$WORK/id" -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=5
           -o StrictHostKeyChecking=no -o UserKnownHostsFile="$WORK/known_hosts" -o LogLevel=ERROR)
-vm() { ssh "${SSH_OPTS[@]}" root@127.0.0.1 "$@"; }
+vm() { ssh "${SSH_OPTS[@]}" -p "$SSH_PORT" root@127.0.0.1 "$@"; }  # the VM whose ports are current
 
 # start_vm NAME DRIVE_ARGS...: starts QEMU in the background; QPID, T0 and SERIAL are set.
 start_vm() {
@@ -101,7 +110,7 @@ start_vm() {
         -drive if=pflash,format=raw,unit=0,readonly=on,file="$OVMF_CODE" \
         -drive if=pflash,format=raw,unit=1,file="$WORK/vars-$name.fd" \
         "$@" \
-        -nic user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$HTTPS_PORT-:443,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22 \
+        -nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$HTTPS_PORT-:443,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22$NIC_EXTRA" \
         -smbios "type=11,value=io.systemd.credential:ssh.authorized_keys.root=$(cat "$WORK/id.pub")" \
         -display none -serial file:"$SERIAL" -monitor none \
         >"$WORK/qemu-$name.log" 2>&1 &
@@ -139,6 +148,46 @@ wait_ssh() {
 vm_http() {
     vm "exec 3<>/dev/tcp/127.0.0.1/$1 && printf 'GET $2 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3 && head -n 1 <&3 | cut -d' ' -f2" 2>/dev/null
 }
+
+# The web app as a browser on the LAN uses it, through Caddy: web PORT JAR PATH [curl args...] prints the
+# body; web_status the same but prints "STATUS LOCATION".
+web() {
+    local port=$1 jar=$2 path=$3; shift 3
+    curl -sk --max-time 60 -c "$jar" -b "$jar" --resolve "northwind.local:$port:127.0.0.1" "$@" "https://northwind.local:$port$path"
+}
+web_status() {
+    local port=$1 jar=$2 path=$3; shift 3
+    curl -sk --max-time 120 -o "$WORK/last.html" -w '%{http_code} %{redirect_url}' -c "$jar" -b "$jar" \
+        --resolve "northwind.local:$port:127.0.0.1" "$@" "https://northwind.local:$port$path"
+}
+# first_run PORT JAR FIELD=VALUE...: posts the first-run form with the page's token; prints the status.
+first_run() {
+    local port=$1 jar=$2; shift 2
+    local csrf args=()
+    csrf=$(web "$port" "$jar" /setup | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+    for field in "$@"; do args+=(--data-urlencode "$field"); done
+    web_status "$port" "$jar" /setup --data-urlencode "_csrf=$csrf" "${args[@]}"
+}
+# sign_in PORT JAR LOGIN PASSWORD: prints the status and where it leads
+sign_in() {
+    local csrf
+    csrf=$(web "$1" "$2" /signin | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+    web_status "$1" "$2" /signin --data-urlencode "_csrf=$csrf" --data-urlencode "login=$3" --data-urlencode "password=$4"
+}
+# api PORT TOKEN METHOD PATH [JSON]: the JSON API with a bearer token; prints the body, then the status
+# on a line of its own.
+api() {
+    local port=$1 token=$2 method=$3 path=$4 body=${5:-}
+    if [ -n "$body" ]; then
+        curl -sk --max-time 60 -X "$method" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+            --data "$body" -w '\n%{http_code}' --resolve "northwind.local:$port:127.0.0.1" "https://northwind.local:$port$path"
+    else
+        curl -sk --max-time 60 -X "$method" -H "Authorization: Bearer $token" \
+            -w '\n%{http_code}' --resolve "northwind.local:$port:127.0.0.1" "https://northwind.local:$port$path"
+    fi
+}
+status_of() { tail -n 1; }
+body_of() { sed '$d'; }
 
 # wait_app: until /healthz answers 200 through Caddy; sets T_APP. Gives up early when northwind.service
 # keeps failing (systemd restarts it), and shows why.
@@ -290,6 +339,55 @@ if [ "${IDLE_USED_MB:-999}" -lt 250 ]; then pass "idle memory in use (MemTotal -
 else fail "idle memory in use: ${IDLE_USED_MB} MB (limit 250)"; fi
 
 # =====================================================================================================
+if [ "$HAS_APP" = 1 ]; then
+    echo "== 1b. the first run: head office, then sign-in and an order through the JSON API"
+    PASSWORD=amber-lantern-ferry-42
+    status=$(web_status "$HTTPS_PORT" "$WORK/anon.jar" /orders)
+    case "$status" in 30[237]\ *"/setup"*) pass "/orders leads to the first-run page ($status)" ;; *) fail "/orders before the first run: $status" ;; esac
+    code=$(https_code /api/v1/products)
+    [ "$code" = 503 ] && pass "the API answers 503 until the first run is done" || fail "the API answered $code before the first run"
+    status=$(first_run "$HTTPS_PORT" "$WORK/hq.jar" firstName=Anna lastName=Kowalska login=anna.kowalska \
+        password=short passwordAgain=short "siteName=Head office" siteCode=HQ role=headOffice)
+    if [ "${status%% *}" = 422 ] && grep -q 'data-field="password"' "$WORK/last.html"; then
+        pass "a weak password is refused on the first-run page ($status), naming the field"
+    else fail "a weak password: $status"; fi
+    status=$(first_run "$HTTPS_PORT" "$WORK/hq.jar" firstName=Anna lastName=Kowalska login=anna.kowalska \
+        "password=$PASSWORD" "passwordAgain=$PASSWORD" "siteName=Head office" siteCode=HQ role=headOffice)
+    if [ "${status%% *}" = 200 ] && grep -q 'Head office has joined the company' "$WORK/last.html"; then
+        pass "head office's first run: done, and joined this machine's sync server"
+    else fail "head office's first run: $status"; sed 's/<[^>]*>//g' "$WORK/last.html" | grep -v '^\s*$' | head -n 20; fi
+    if [ -n "$CA_FP" ] && grep -qF "$CA_FP" "$WORK/last.html"; then
+        pass "head office's page shows shops the certificate fingerprint"
+    else fail "head office's page does not show the fingerprint $CA_FP"; fi
+    status=$(web_status "$HTTPS_PORT" "$WORK/hq.jar" /)
+    [ "${status%% *}" = 200 ] && pass "the first manager is signed in at the end (GET / 200)" || fail "GET / after the first run: $status"
+    status=$(web_status "$HTTPS_PORT" "$WORK/anon2.jar" /setup)
+    case "$status" in 30[237]\ *signin*) pass "the first-run page is gone: /setup leads to sign-in ($status)" ;; *) fail "/setup after the first run: $status" ;; esac
+    status=$(sign_in "$HTTPS_PORT" "$WORK/signin.jar" anna.kowalska "$PASSWORD")
+    me=$(web "$HTTPS_PORT" "$WORK/signin.jar" /api/v1/me)
+    HQ_EMPLOYEE=$(echo "$me" | jq -r '.employeeID // empty' 2>/dev/null)
+    [ -n "$HQ_EMPLOYEE" ] && pass "sign-in as anna.kowalska ($status), /api/v1/me: employee $HQ_EMPLOYEE" || fail "sign-in: $status, /api/v1/me: $me"
+    # An API token, as an owner makes one on the console (the CLI finds the store through /etc/northwind/settings.json).
+    HQ_TOKEN=$(vm "runuser -u northwind -- northwind employees token ${HQ_EMPLOYEE:-0} --label test-appliance" 2>"$WORK/token.err")
+    [ -n "$HQ_TOKEN" ] && pass "northwind employees token on the console" || { fail "no API token: $(cat "$WORK/token.err")"; }
+    r=$(api "$HTTPS_PORT" "$HQ_TOKEN" POST /api/v1/categories '{"name":"Beverages"}')
+    CATEGORY=$(echo "$r" | body_of | jq -r '.id // empty')
+    r=$(api "$HTTPS_PORT" "$HQ_TOKEN" POST /api/v1/products "{\"name\":\"Chai\",\"categoryID\":${CATEGORY:-0},\"unitPrice\":\"18.00\",\"unitsInStock\":40}")
+    PRODUCT=$(echo "$r" | body_of | jq -r '.id // empty')
+    r=$(api "$HTTPS_PORT" "$HQ_TOKEN" POST /api/v1/customers '{"code":"ALFKI","companyName":"Alfreds Futterkiste"}')
+    customer=$(echo "$r" | status_of)
+    [ -n "$CATEGORY" ] && [ -n "$PRODUCT" ] && [ "$customer" = 201 ] && pass "a category, a product with 40 in stock and a customer through the API" \
+        || fail "catalogue through the API: category '$CATEGORY', product '$PRODUCT', customer $customer"
+    r=$(api "$HTTPS_PORT" "$HQ_TOKEN" POST /api/v1/orders "{\"customerCode\":\"ALFKI\",\"lines\":[{\"productID\":${PRODUCT:-0},\"quantity\":3}]}")
+    HQ_ORDER=$(echo "$r" | body_of | jq -r '.number // empty')
+    r=$(api "$HTTPS_PORT" "$HQ_TOKEN" POST "/api/v1/orders/$HQ_ORDER/execute")
+    executed=$(echo "$r" | status_of)
+    stock=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET "/api/v1/products/${PRODUCT:-0}" | body_of | jq -r '.unitsInStock // empty')
+    [ -n "$HQ_ORDER" ] && [ "$executed" = 200 ] && [ "$stock" = 37 ] && pass "order $HQ_ORDER taken and executed through the API (stock 40 -> $stock)" \
+        || fail "order through the API: number '$HQ_ORDER', execute $executed, stock '$stock'"
+fi
+
+# =====================================================================================================
 echo "== 2. reboot"
 T_REBOOT=$(now)
 vm 'systemctl reboot' >/dev/null 2>&1
@@ -306,6 +404,69 @@ ID2=$(identity)
 s=$(vm 'systemctl show -p ActiveState,ConditionResult northwind-firstboot.service | tr "\n" " "')
 case "$s" in *ConditionResult=no*) pass "first boot did not run again ($s)" ;; *) fail "first boot ran again: $s" ;; esac
 [ "$HAS_APP" = 1 ] && { [ "$(https_code /healthz)" = 200 ] && pass "/healthz after reboot" || fail "/healthz after reboot"; }
+if [ "$HAS_APP" = 1 ]; then
+    status=$(web_status "$HTTPS_PORT" "$WORK/hq.jar" /api/v1/me)
+    [ "${status%% *}" = 200 ] && pass "the session from before the reboot still works (the session secret is kept)" || fail "session after reboot: $status"
+    shipped=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET "/api/v1/orders/$HQ_ORDER" | body_of | jq -r '.status // empty')
+    [ "$shipped" = shipped ] && pass "order $HQ_ORDER is kept, shipped" || fail "order $HQ_ORDER after reboot: '$shipped'"
+    status=$(web_status "$HTTPS_PORT" "$WORK/anon3.jar" /setup)
+    case "$status" in 30[237]\ *signin*) pass "after the reboot /setup still leads to sign-in ($status)" ;; *) fail "/setup after reboot: $status" ;; esac
+fi
+
+# =====================================================================================================
+if [ "$HAS_APP" = 1 ]; then
+    echo "== 2b. a second appliance, set up as a shop, joins the first through its first-run page"
+    ENROLMENT=$(vm 'runuser -u northwind-sync -- northwind-sync-server enroll --container company --role shop' 2>"$WORK/enrol.err")
+    [ -n "$ENROLMENT" ] && pass "a shop's token on head office's console (runuser -u northwind-sync -- northwind-sync-server enroll)" \
+        || fail "enroll on head office's console: $(cat "$WORK/enrol.err")"
+    MAIN_STATE=("$QPID" "$HTTPS_PORT" "$HTTP_PORT" "$SSH_PORT")
+    HQ_HTTPS_PORT=$HTTPS_PORT
+    HTTPS_PORT=$((HTTPS_PORT + 1)); HTTP_PORT=$((HTTP_PORT + 1)); SSH_PORT=$((SSH_PORT + 1))
+    cp "$OVMF_VARS" "$WORK/vars-shop.fd"
+    qemu-img create -q -f qcow2 -b "$IMAGE" -F qcow2 "$WORK/shop.qcow2" 20G
+    # The shop reaches head office at 10.0.2.100:443: each connection is one nc to head office's forwarded 443.
+    NIC_EXTRA=",guestfwd=tcp:10.0.2.100:443-cmd:nc 127.0.0.1 $HQ_HTTPS_PORT"
+    start_vm shop -drive file="$WORK/shop.qcow2",if=virtio,format=qcow2
+    NIC_EXTRA=""
+    SHOP_QPID=$QPID
+    if wait_https && wait_ssh && wait_app; then pass "the second appliance boots (${T_APP}s to /healthz)"; else fail "the second appliance did not boot"; fi
+    shop_form=(firstName=Jan lastName=Nowak login=jan.nowak "password=$PASSWORD" "passwordAgain=$PASSWORD"
+        "siteName=Oxford shop" siteCode=OXF role=shop server=https://10.0.2.100/ "token=$ENROLMENT")
+    wrong_fp="00:${CA_FP#??:}"
+    [ "$wrong_fp" = "$CA_FP" ] && wrong_fp="11:${CA_FP#??:}"
+    status=$(first_run "$HTTPS_PORT" "$WORK/shop.jar" "${shop_form[@]}" "fingerprint=$wrong_fp")
+    if [ "${status%% *}" = 422 ] && grep -q 'has the fingerprint' "$WORK/last.html"; then
+        pass "the shop's first run with another fingerprint is refused, saying so ($status)"
+    else fail "a wrong fingerprint: $status"; sed 's/<[^>]*>//g' "$WORK/last.html" | grep -v '^\s*$' | head -n 20; fi
+    status=$(first_run "$HTTPS_PORT" "$WORK/shop.jar" "${shop_form[@]}" "fingerprint=$CA_FP")
+    case "$status" in
+        30[237]\ *) pass "the shop's first run joins head office at https://10.0.2.100/ with the same token and the console's fingerprint ($status)" ;;
+        *) fail "the shop's first run: $status"; sed 's/<[^>]*>//g' "$WORK/last.html" | grep -v '^\s*$' | head -n 20 ;;
+    esac
+    me=$(web "$HTTPS_PORT" "$WORK/shop.jar" /api/v1/me)
+    SHOP_EMPLOYEE=$(echo "$me" | jq -r '.employeeID // empty' 2>/dev/null)
+    SHOP_TOKEN=$(vm "runuser -u northwind -- northwind employees token ${SHOP_EMPLOYEE:-0} --label test-appliance" 2>"$WORK/token.err")
+    SHOP_PRODUCT=$(api "$HTTPS_PORT" "$SHOP_TOKEN" GET '/api/v1/products?limit=100' | body_of | jq -r '.items[]? | select(.name == "Chai") | .id')
+    [ -n "$SHOP_PRODUCT" ] && pass "the shop has head office's catalogue (Chai is product $SHOP_PRODUCT)" || fail "no Chai at the shop"
+    vm "runuser -u northwind -- northwind products receive ${SHOP_PRODUCT:-0} 10 --note test-appliance" >/dev/null 2>"$WORK/receive.err" \
+        && pass "10 Chai received at the shop (northwind products receive)" || fail "receive at the shop: $(cat "$WORK/receive.err")"
+    r=$(api "$HTTPS_PORT" "$SHOP_TOKEN" POST /api/v1/orders "{\"customerCode\":\"ALFKI\",\"lines\":[{\"productID\":${SHOP_PRODUCT:-0},\"quantity\":2}]}")
+    SHOP_ORDER=$(echo "$r" | body_of | jq -r '.number // empty')
+    executed=$(api "$HTTPS_PORT" "$SHOP_TOKEN" POST "/api/v1/orders/$SHOP_ORDER/execute" | status_of)
+    [ -n "$SHOP_ORDER" ] && [ "$executed" = 200 ] && pass "order $SHOP_ORDER taken and executed at the shop" \
+        || fail "order at the shop: '$SHOP_ORDER', execute $executed: $(echo "$r" | body_of | head -c 300)"
+    reached=""
+    for _ in $(seq 120); do
+        r=$(api "$HQ_HTTPS_PORT" "$HQ_TOKEN" GET "/api/v1/orders/$SHOP_ORDER")
+        if [ "$(echo "$r" | status_of)" = 200 ] && [ "$(echo "$r" | body_of | jq -r .status)" = shipped ]; then reached=1; break; fi
+        sleep 2
+    done
+    [ -n "$reached" ] && pass "the shop's order $SHOP_ORDER reached head office, shipped" || fail "the shop's order did not reach head office: $r"
+    stop_vm
+    SHOP_QPID=""
+    QPID=${MAIN_STATE[0]}; HTTPS_PORT=${MAIN_STATE[1]}; HTTP_PORT=${MAIN_STATE[2]}; SSH_PORT=${MAIN_STATE[3]}
+    rm -f "$WORK/known_hosts"
+fi
 
 # =====================================================================================================
 echo "== 3. power cut (QEMU killed) and cold start"

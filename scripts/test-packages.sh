@@ -249,6 +249,10 @@ customers_v1=$(total customers)
 check "the store holds data: ${customers_v1:-no} customers, ${products_v1:-no} products" test "${customers_v1:-0}" -gt 0
 check "northwind-sync-server enroll (as user northwind-sync)" \
     as_sync enroll --container pkgtest --role hq --site PKGUP
+# As an administrator types it, with no environment: the installed settings file names the database.
+bare_tokens_list() { inside runuser -u northwind-sync -- northwind-sync-server tokens list --container pkgtest | grep -q PKGUP; }
+check "runuser -u northwind-sync -- northwind-sync-server tokens list, bare, finds the service's database" bare_tokens_list
+
 
 # --- An upgrade whose backup fails stops, and leaves v1 installed and serving. ---
 echo "== upgrading to $v2 with the backup made to fail"

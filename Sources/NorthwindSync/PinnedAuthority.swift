@@ -21,11 +21,11 @@ enum PinnedAuthority {
     /// PEM when its SHA-256 fingerprint is `fingerprint`.
     static func fetch(from server: URL, fingerprint: String) async throws(ShopSyncError) -> String {
         guard let expected = CertificateFingerprint.normalised(fingerprint) else {
-            throw ShopSyncError(.notJoined, CertificateFingerprint.problem(fingerprint))
+            throw ShopSyncError(.untrusted, CertificateFingerprint.problem(fingerprint))
         }
         guard server.scheme == "https", var address = URLComponents(url: server, resolvingAgainstBaseURL: false) else {
             throw ShopSyncError(
-                .notJoined,
+                .untrusted,
                 "A certificate fingerprint is for an https:// address; \(server.absoluteString) is not one. Give head office's https:// address."
             )
         }
@@ -54,7 +54,7 @@ enum PinnedAuthority {
         let found = Self.fingerprint(ofDER: der)
         guard found == expected else {
             throw ShopSyncError(
-                .notJoined,
+                .untrusted,
                 "The certificate authority at \(url.absoluteString) has the fingerprint \(CertificateFingerprint.display(found)), not the "
                     + "\(CertificateFingerprint.display(expected)) given: this is not the head office whose console you read, or the fingerprint "
                     + "was mistyped. Nothing was changed and the token is not spent."

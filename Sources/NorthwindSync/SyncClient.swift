@@ -25,6 +25,9 @@ public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
         case clockOff(seconds: Int)
         /// A batch names a picture the server lacks and this store no longer has: the batch is built afresh.
         case missingAsset(String)
+        /// The server's certificate is not one this store trusts, or a certificate fingerprint given to join is
+        /// not one or does not match.
+        case untrusted
     }
 
     public var kind: Kind
@@ -35,6 +38,9 @@ public struct ShopSyncError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.message = message
     }
+
+    /// Enrolment refused because the company has given this site code to another installation already.
+    public var isSiteCodeTaken: Bool { kind == .refused(.exists) }
 
     static func from(_ error: SyncError, doing what: String) -> ShopSyncError {
         switch error.serverErrorCode {
@@ -96,7 +102,7 @@ struct SyncClient: Sendable {
             let cause = String(describing: underlying)
             if underlying is NIOSSLError || cause.contains("CERTIFICATE_VERIFY_FAILED") {
                 throw ShopSyncError(
-                    .offline,
+                    .untrusted,
                     "The sync server at \(server.absoluteString) answered with a certificate this machine does not trust (\(what)): \(cause). "
                         + (authority == nil
                             ? "A head office with a certificate authority of its own (a Northwind appliance) is joined with that "

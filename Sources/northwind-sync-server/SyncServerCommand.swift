@@ -20,7 +20,8 @@ struct DatabaseOption: ParsableArguments {
     @Option(
         help: """
             A SQLite file, or a postgres://user:password@host:5432/database URL that several instances share \
-            (default: $NORTHWIND_SYNC_DATABASE, else $XDG_DATA_HOME/northwind-sync/sync.sqlite).
+            (default: $NORTHWIND_SYNC_DATABASE, else the settings file's "database" ($NORTHWIND_SYNC_SETTINGS, else \
+            /etc/northwind/sync-server.json when installed), else $XDG_DATA_HOME/northwind-sync/sync.sqlite).
             """
     )
     var database: String?
@@ -29,6 +30,8 @@ struct DatabaseOption: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         if let database, !database.isEmpty { return database }
         if let path = environment["NORTHWIND_SYNC_DATABASE"], !path.isEmpty { return path }
+        // A settings file that cannot be read names no database here; `serve` says what is wrong with it.
+        if let file = try? ServerSettingsFile.load(ServerSettingsFile.path(nil)), let path = file.database, !path.isEmpty { return path }
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
         return dataHome + "/northwind-sync/sync.sqlite"
     }
@@ -77,7 +80,8 @@ struct Serve: AsyncParsableCommand {
     var pingSeconds: Int?
     @Option(help: "Days an installation's credential is good for after it is issued (shops rotate theirs before); 0 for ever (default 365).")
     var credentialDays: Int?
-    @Option(help: "A JSON settings file (default: $NORTHWIND_SYNC_SETTINGS, else none).") var settingsFile: String?
+    @Option(help: "A JSON settings file (default: $NORTHWIND_SYNC_SETTINGS, else /etc/northwind/sync-server.json when installed).") var settingsFile:
+        String?
 
     /// The command line over the file over the defaults (the database: the command line, the environment, the file).
     func resolved(_ file: ServerSettingsFile) -> ServerSettingsFile {

@@ -238,29 +238,48 @@ final class FirstRunServer: Sendable {
         #expect(try await office.firstRunState().pending)
     }
 
-    @Test func aShopJoinsHeadOfficeFromTheFirstRunPageAndItsOrderReachesHeadOffice() async throws {
-        // Given a sync server, and head office joined with the demo data and uploaded
+    /// A sync server with head office joined and uploaded (the demo data), for shops' first runs.
+    final class Company: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("firstrun-company-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("sync.sqlite").path
-        let sync = try ServerProcess.start(["serve", "--database", database, "--port", "0"])
-        defer { sync.stop() }
-        let url = "http://127.0.0.1:\(sync.port)"
-        func token(_ role: String) async throws -> String {
-            let made = try await CLI.run(["enroll", "--database", database, "--container", "acme", "--role", role], program: "northwind-sync-server")
+        let database: String
+        let sync: ServerProcess
+        var url: String { "http://127.0.0.1:\(sync.port)" }
+        var hq: [String] { ["--store", folder.appendingPathComponent("hq.sqlite").path] }
+        var environment: [String: String] { ["NORTHWIND_SETTINGS": folder.appendingPathComponent("none.json").path] }
+
+        init() async throws {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            database = folder.appendingPathComponent("sync.sqlite").path
+            sync = try ServerProcess.start(["serve", "--database", database, "--port", "0"])
+            try #require(try await CLI.run(["sync", "join", url, try await token("hq")] + hq, environment: environment).status == 0)
+            try #require(try await CLI.run(["sync", "now"] + hq, environment: environment).status == 0)
+        }
+
+        deinit {
+            sync.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        /// A token; `site` makes it for that site alone (`enroll --site`).
+        func token(_ role: String, site: String? = nil) async throws -> String {
+            let made = try await CLI.run(
+                ["enroll", "--database", database, "--container", "acme", "--role", role] + (site.map { ["--site", $0] } ?? []),
+                program: "northwind-sync-server"
+            )
             return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let hq = ["--store", folder.appendingPathComponent("hq.sqlite").path]
-        let environment = ["NORTHWIND_SETTINGS": folder.appendingPathComponent("none.json").path]
-        #expect(try await CLI.run(["sync", "join", url, try await token("hq")] + hq, environment: environment).status == 0)
-        #expect(try await CLI.run(["sync", "now"] + hq, environment: environment).status == 0)
+    }
+
+    @Test func aShopJoinsHeadOfficeFromTheFirstRunPageAndItsOrderReachesHeadOffice() async throws {
+        // Given a sync server, and head office joined with the demo data and uploaded
+        let company = try await Company()
+        let (hq, environment) = (company.hq, company.environment)
         // When a new machine is set up as a shop with head office's address and a shop token
         let shop = try await FirstRunServer()
         defer { Task { await shop.stop() } }
         var form = FirstRunServer.form(role: "shop", code: "KRK")
-        form["server"] = url
-        form["token"] = try await token("shop")
+        form["server"] = company.url
+        form["token"] = try await company.token("shop")
         let answer = try await shop.submit(form)
         // Then the shop is set up with head office's catalogue, and an order taken there reaches head office
         #expect(answer.status == 302, "\(answer.body)")
@@ -277,5 +296,31 @@ final class FirstRunServer: Sendable {
             let shown = try? await CLI.run(["orders", "show", order.order.number] + hq, environment: environment)
             return shown?.status == 0
         }
+    }
+
+    @Test func aShopWhoseSiteCodeTheCompanyHasGivenIsRefusedAndNothingIsJoined() async throws {
+        // Given a company where a shop KRK has joined already
+        let company = try await Company()
+        let krk = ["--store", company.folder.appendingPathComponent("krk.sqlite").path, "--empty"]
+        let joined = try await CLI.run(
+            ["sync", "join", company.url, try await company.token("shop", site: "KRK")] + krk,
+            environment: company.environment
+        )
+        try #require(joined.stdout.contains("as KRK"), "\(joined.stdout)\(joined.stderr)")
+        // When a new machine's first run asks to join as KRK too
+        let shop = try await FirstRunServer()
+        defer { Task { await shop.stop() } }
+        var form = FirstRunServer.form(role: "shop", code: "KRK")
+        form["server"] = company.url
+        form["token"] = try await company.token("shop")
+        let answer = try await shop.submit(form)
+        // Then the form says the code is taken, and the machine has joined nothing and still offers its first run
+        #expect(answer.status == 422)
+        let said = answer.body.firstMatch(of: /<li data-field="siteCode">([^<]*)<\/li>/).map { String($0.1) } ?? ""
+        #expect(said.contains("KRK is already enrolled"), "\(answer.body)")
+        let office = try shop.backoffice()
+        #expect(try office.store.isEmpty())
+        #expect(try await office.syncMembership() == nil)
+        #expect(try await office.firstRunState().pending)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Northwind
 import NorthwindLoading
+import NorthwindStore
 import NorthwindSync
 import NorthwindWeb
 import ServiceLifecycle
@@ -32,7 +33,14 @@ enum FirstRunMachine {
         FirstRunSupport(
             loadDemo: { backoffice in _ = try DemoData.seed(into: backoffice.store, options: .init()) },
             joinCompany: { backoffice, server, token, fingerprint in
-                _ = try await ShopSyncEngine.join(backoffice, server: server, token: token, fingerprint: fingerprint)
+                do {
+                    _ = try await ShopSyncEngine.join(backoffice, server: server, token: token, fingerprint: fingerprint)
+                } catch let error as ShopSyncError {
+                    // Said beside the field to change.
+                    if error.kind == .untrusted { throw NorthwindError.invalid("fingerprint", error.message) }
+                    if error.isSiteCodeTaken { throw NorthwindError.invalid("siteCode", error.message) }
+                    throw error
+                }
                 // Everything the company shares comes down now, so the shop opens on its catalogue. Joined is joined:
                 // a download that fails here is finished by the sync that runs from now on.
                 _ = try? await ShopSyncEngine(backoffice: backoffice, server: syncServer.isEmpty ? nil : syncServer).syncNow()
