@@ -60,8 +60,22 @@ enum PinnedAuthority {
                     + "was mistyped. Nothing was changed and the token is not spent."
             )
         }
+        // Trusted alone and without the name checked, a public authority would accept anyone's certificate from it.
+        if Self.publicFingerprints().contains(found) {
+            throw ShopSyncError(
+                .untrusted,
+                "The fingerprint \(CertificateFingerprint.display(found)) is a public certificate authority's, which issues "
+                    + "certificates to anyone: this machine trusts head office's certificate already, so leave the fingerprint empty."
+            )
+        }
         let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+    }
+
+    /// The SHA-256 fingerprints of the authorities this machine trusts (Debian's ca-certificates bundle).
+    static func publicFingerprints(bundle: String = "/etc/ssl/certs/ca-certificates.crt") -> Set<String> {
+        guard let roots = try? NIOSSLCertificate.fromPEMFile(bundle) else { return [] }
+        return Set(roots.compactMap { try? fingerprint(ofDER: $0.toDERBytes()) })
     }
 
     /// The certificate's DER bytes, from a PEM or DER answer.

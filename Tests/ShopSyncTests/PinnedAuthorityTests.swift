@@ -2,11 +2,11 @@ import Foundation
 import GRDB
 import Northwind
 import NorthwindStore
-import NorthwindSync
 import SyncServer
 import Synchronization
 import Testing
 
+@testable import NorthwindSync
 @testable import NorthwindTestSupport
 
 #if canImport(Glibc)
@@ -239,5 +239,35 @@ struct PinnedAuthorityTests {
         // Then the shop sends nothing there and says the certificate is not from the authority it pinned
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("pinned"), "\(refused.stderr)")
+    }
+}
+
+@Suite struct PublicAuthorityTests {
+    @Test func anAuthorityThisMachineTrustsIsKnownAsPublicAndAFreshOneIsNot() async throws {
+        // Given Debian's bundle of public authorities, and an authority made here a moment ago
+        let bundle = "/etc/ssl/certs/ca-certificates.crt"
+        try #require(FileManager.default.fileExists(atPath: bundle), "ca-certificates is not installed")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let made = try await ChildProcess.runOffPool(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=Fresh CA", "-days", "1",
+                "-keyout", folder.appendingPathComponent("key.pem").path, "-out", folder.appendingPathComponent("ca.pem").path,
+            ]
+        )
+        try #require(made.termination.status == 0, "\(made.errors)")
+        let fresh = try await ChildProcess.runOffPool(
+            "/usr/bin/openssl",
+            ["x509", "-noout", "-fingerprint", "-sha256", "-in", folder.appendingPathComponent("ca.pem").path]
+        )
+        let first = try await ChildProcess.runOffPool("/usr/bin/openssl", ["x509", "-noout", "-fingerprint", "-sha256", "-in", bundle])
+        // When this machine's public fingerprints are read
+        let known = PinnedAuthority.publicFingerprints(bundle: bundle)
+        // Then the bundle's first authority is among them (as openssl fingerprints it) and the fresh one is not
+        #expect(known.count > 50)
+        #expect(known.contains(try #require(CertificateFingerprint.normalised(first.output.trimmingCharacters(in: .whitespacesAndNewlines)))))
+        #expect(!known.contains(try #require(CertificateFingerprint.normalised(fresh.output.trimmingCharacters(in: .whitespacesAndNewlines)))))
     }
 }
