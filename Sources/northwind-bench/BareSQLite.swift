@@ -20,7 +20,7 @@ final class BareSQLite {
         // configuration. (The store's writer keeps temp_store = MEMORY for bulk loads; the bare orders are too small
         // for it to matter.)
         try exec("PRAGMA foreign_keys = ON")
-        try exec("PRAGMA synchronous = NORMAL")  // as GRDB sets it for a pool in WAL mode
+        try exec("PRAGMA synchronous = FULL")  // as the store sets its writer: every commit reaches the disk
         try exec("PRAGMA mmap_size = \(Store.mmapSize)")
         for setting in settings { try exec(setting) }
         registerLineAmountFunction()

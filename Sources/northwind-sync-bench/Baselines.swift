@@ -104,7 +104,7 @@ struct Target: Sendable {
     }
 }
 
-/// The SQLite baseline through the C API, with the server's own settings (WAL, synchronous NORMAL, as GRDB sets them).
+/// The SQLite baseline through the C API, with the server's own settings (WAL, synchronous FULL).
 enum BareSQLite {
     static let tables = """
         CREATE TABLE zones (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, seq BIGINT NOT NULL,
@@ -127,7 +127,7 @@ enum BareSQLite {
             }
         }
         try exec("PRAGMA journal_mode = WAL")
-        try exec("PRAGMA synchronous = NORMAL")
+        try exec("PRAGMA synchronous = FULL")
         try exec(tables)
         var statement: OpaquePointer?
         sqlite3_prepare_v2(

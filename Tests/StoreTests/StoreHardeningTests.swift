@@ -23,6 +23,15 @@ struct StoreHardeningTests {
         #expect(modes.allSatisfy { $0 == 0o600 }, "\(modes.map { String($0, radix: 8) })")
     }
 
+    @Test func everyCommitReachesTheDiskBeforeItIsReported() async throws {
+        // Given a store opened by Northwind (GRDB's pool would leave it at NORMAL, where a power cut undoes commits)
+        let store = try TemporaryStore()
+        // When the writer's durability is read
+        let level = try await store.backoffice.store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        // Then it is FULL (2): the write-ahead log is synced at every commit
+        #expect(level == 2)
+    }
+
     @Test func integrityCheckPassesWithoutTheAppsFunctions() throws {
         // Given a store with orders, written by the app
         let store = try TemporaryStore(seed: .init(scale: 1, seed: 3))

@@ -17,6 +17,9 @@ final class SQLiteStorage: SyncStorage {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB's pool sets NORMAL, under which a power cut undoes commits since the last checkpoint: batches already
+        // acknowledged to the shops, which never send them again. FULL syncs the log at every commit.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
     }
 
