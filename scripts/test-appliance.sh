@@ -553,6 +553,13 @@ if [ "$HAS_APP" = 1 ] && [ -n "${HQ_ORDER:-}" ]; then
         vm 'systemctl is-system-running --wait' >/dev/null 2>&1
         dpkg_state=$(vm "dpkg-query -W -f='\${db:Status-Abbrev} \${Version}' northwind")
         echo "    (cut after ${UPGRADE_CUT_AFTER:-4}s: dpkg says northwind is '$dpkg_state'; its log: $(vm 'tail -n 3 /root/upgrade.log' 2>/dev/null | tr '\n' ' '))"
+        # Before anyone repairs anything: does the shop work? (Reported; the unit is enabled, so systemd starts
+        # whichever binary the cut left, and a store is only ever migrated forward inside a transaction.)
+        if wait_app; then
+            echo "    (before any repair the web app answers, ${T_APP}s from power-on)"
+        else
+            echo "    (before any repair the web app does not answer)"
+        fi
         # Finishing an interrupted dpkg run is what apt tells the owner to do; then the upgrade is whole.
         vm 'dpkg --configure -a >/root/configure.log 2>&1; dpkg -i /root/northwind-upgrade.deb >>/root/configure.log 2>&1' \
             && pass "dpkg --configure -a, then the upgrade again, finishes it" || { fail "finishing the upgrade"; vm 'tail -n 20 /root/configure.log' | sed 's/^/    | /'; }
