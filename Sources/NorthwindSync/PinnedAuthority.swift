@@ -47,8 +47,8 @@ enum PinnedAuthority {
             try? await client.shutdown()
             throw ShopSyncError(
                 .offline,
-                "Cannot fetch head office's certificate authority from \(url.absoluteString): \(error). A Northwind appliance "
-                    + "serves it there; another head office must be trusted by this machine instead (leave the fingerprint empty)."
+                "Cannot fetch head office's certificate authority from \(url.absoluteString): \(error). Check that head "
+                    + "office is running and that the address is right: a Northwind appliance serves its authority there."
             )
         }
         let found = Self.fingerprint(ofDER: der)
@@ -107,7 +107,11 @@ enum PinnedAuthority {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(roots)
         tls.certificateVerification = .noHostnameVerification
-        let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(10))))
+        // The shared client's settings (its read timeout ends a stream whose server has gone), with this trust.
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.tlsConfiguration = tls
+        configuration.timeout.connect = .seconds(10)
+        let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let kept = clients.withLock { clients in
             if let existing = clients[pem] { return existing }
             clients[pem] = made

@@ -72,7 +72,9 @@ public actor ShopSyncEngine {
         }
         let given = fingerprint.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         // Checked before the token is spent: a wrong fingerprint is a wrong head office.
-        let authority = given.isEmpty ? existing?.authority : try await PinnedAuthority.fetch(from: url, fingerprint: given)
+        // Joining again without a fingerprint keeps the authority pinned for the same host, and for no other.
+        let kept = existing.flatMap { URL(string: $0.server)?.host == url.host ? $0.authority : nil }
+        let authority = given.isEmpty ? kept : try await PinnedAuthority.fetch(from: url, fingerprint: given)
         // Joining is done by a person waiting (at a terminal, or on the first-run page): an address where nothing
         // answers is said within seconds.
         let anonymous = try SyncClient(server: url, container: "", credential: nil, authority: authority, timeout: .seconds(10))

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
-import NIOSSL
 import Northwind
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
@@ -75,6 +74,13 @@ struct SyncClient: Sendable {
         // "https://hq.example/" is how people write an address; the generated client would then ask for "//sync/v1/…".
         var server = server
         while server.path.hasSuffix("/"), let shorter = URL(string: String(server.absoluteString.dropLast())) { server = shorter }
+        if authority != nil, server.scheme != "https" {
+            throw ShopSyncError(
+                .untrusted,
+                "This store pinned head office's certificate authority when it joined: its sync server's address must be "
+                    + "https://, not \(server.absoluteString)."
+            )
+        }
         self.server = server
         self.container = container
         self.authority = authority
@@ -100,7 +106,9 @@ struct SyncClient: Sendable {
             // The generated client's error describes the whole request; the cause is what a person needs.
             let underlying = (error as? ClientError)?.underlyingError ?? error
             let cause = String(describing: underlying)
-            if underlying is NIOSSLError || cause.contains("CERTIFICATE_VERIFY_FAILED") {
+            // Only a certificate that does not verify is a matter of trust (not a TLS error of another kind, such as
+            // https:// sent to a plain-HTTP port).
+            if cause.contains("CERTIFICATE_VERIFY_FAILED") || cause.localizedCaseInsensitiveContains("certificate verify failed") {
                 throw ShopSyncError(
                     .untrusted,
                     "The sync server at \(server.absoluteString) answered with a certificate this machine does not trust (\(what)): \(cause). "

@@ -23,12 +23,11 @@ struct ServerSettingsFile: Equatable, Decodable {
     /// Where the Debian package puts it.
     static let installed = "/etc/northwind/sync-server.json"
 
-    /// The file `explicit` names, else the environment's, else the package's when it is installed: so that an
-    /// administrator's `northwind-sync-server enroll` on that machine finds the server's database. Nil when none.
+    /// The file `explicit` names, else the environment's; nil when neither names one.
     static func path(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["NORTHWIND_SYNC_SETTINGS"], !path.isEmpty { return path }
-        return FileManager.default.fileExists(atPath: installed) ? installed : nil
+        return nil
     }
 
     /// Reads the file. A missing file is empty settings; a malformed one, an unknown key or a value of the wrong

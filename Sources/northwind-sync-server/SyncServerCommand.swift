@@ -20,23 +20,53 @@ struct DatabaseOption: ParsableArguments {
     @Option(
         help: """
             A SQLite file, or a postgres://user:password@host:5432/database URL that several instances share \
-            (default: $NORTHWIND_SYNC_DATABASE, else the settings file's "database" ($NORTHWIND_SYNC_SETTINGS, else \
-            /etc/northwind/sync-server.json when installed), else $XDG_DATA_HOME/northwind-sync/sync.sqlite).
+            (default: $NORTHWIND_SYNC_DATABASE, else the settings file's "database" (for the administration \
+            commands: $NORTHWIND_SYNC_SETTINGS, else /etc/northwind/sync-server.json when installed), else \
+            $XDG_DATA_HOME/northwind-sync/sync.sqlite).
             """
     )
     var database: String?
 
+    /// For `serve`, whose settings file (if any) has been read already.
     var path: String {
         let environment = ProcessInfo.processInfo.environment
         if let database, !database.isEmpty { return database }
         if let path = environment["NORTHWIND_SYNC_DATABASE"], !path.isEmpty { return path }
-        // A settings file that cannot be read names no database here; `serve` says what is wrong with it.
-        if let file = try? ServerSettingsFile.load(ServerSettingsFile.path(nil)), let path = file.database, !path.isEmpty { return path }
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.local/share")
         return dataHome + "/northwind-sync/sync.sqlite"
     }
 
+    /// For the administration commands: as `path`, but before the default, the database the settings file names
+    /// (`$NORTHWIND_SYNC_SETTINGS`, else the installed package's), so that a bare `northwind-sync-server enroll` on
+    /// that machine works on the service's database. A settings file that cannot be read, or a database it names
+    /// that does not exist, is an error: an administrator's token must not go into a new, empty database.
+    func administeredPath() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let database, !database.isEmpty { return database }
+        if let path = environment["NORTHWIND_SYNC_DATABASE"], !path.isEmpty { return path }
+        let settings =
+            ServerSettingsFile.path(nil)
+            ?? (FileManager.default.fileExists(atPath: ServerSettingsFile.installed) ? ServerSettingsFile.installed : nil)
+        if let settings, let named = try ServerSettingsFile.load(settings).database, !named.isEmpty {
+            if !named.contains("://"), !FileManager.default.fileExists(atPath: named) {
+                throw ValidationError(
+                    "\(settings) names the database \(named), which does not exist: start the sync server once, or give --database."
+                )
+            }
+            return named
+        }
+        return path
+    }
+
     func open() async throws -> SyncService {
+        try await Self.open(administeredPath())
+    }
+
+    func openForServing() async throws -> SyncService {
+        try await Self.open(path)
+    }
+
+    private static func open(_ path: String) async throws -> SyncService {
         do {
             return try await SyncService.open(database: path)
         } catch {
@@ -110,7 +140,7 @@ struct Serve: AsyncParsableCommand {
         let tombstoneDays = settings.tombstoneDays ?? 180
         var databaseOption = database
         databaseOption.database = settings.database
-        var service = try await databaseOption.open()
+        var service = try await databaseOption.openForServing()
         service.assetQuota = settings.assetQuotaMb.map { Int64($0) * 1024 * 1024 }
         let credentialDays = settings.credentialDays ?? 365
         service.credentialLifetime = credentialDays > 0 ? Int64(credentialDays) * 86_400_000 : nil
@@ -316,7 +346,7 @@ struct Backup: AsyncParsableCommand {
 
         func run() async throws {
             try await administering {
-                let summary = try ServerBackup.create(database: database.path, folder: folder)
+                let summary = try ServerBackup.create(database: try database.administeredPath(), folder: folder)
                 print("Backed up to \(folder): \(Backup.describe(summary)); verified.")
             }
         }
@@ -342,9 +372,10 @@ struct Backup: AsyncParsableCommand {
 
         func run() async throws {
             try await administering {
-                let summary = try ServerBackup.restore(folder: folder, over: database.path)
+                let target = try database.administeredPath()
+                let summary = try ServerBackup.restore(folder: folder, over: target)
                 print(
-                    "Restored \(Backup.describe(summary)) over \(database.path). A new epoch has started: each installation sends "
+                    "Restored \(Backup.describe(summary)) over \(target). A new epoch has started: each installation sends "
                         + "again what the backup lacks on its next sync."
                 )
                 print(
@@ -365,7 +396,7 @@ struct Backup: AsyncParsableCommand {
 
         func run() async throws {
             try await administering {
-                try await ServerBackup.markRestored(database: database.path)
+                try await ServerBackup.markRestored(database: try database.administeredPath())
                 print("A new epoch has started: each installation sends again what the server lacks on its next sync.")
             }
         }
