@@ -130,6 +130,8 @@ public enum ServerBackup {
             try copyAssets(from: assetFolder(source), to: assetFolder(database))
             let backup = try DatabaseQueue(path: source, configuration: readOnly)
             let live = try DatabasePool(path: database)
+            // As the server runs it: a restore and its new epoch reach the disk before it reports them.
+            try live.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try backup.backup(to: live)
             try backup.close()
             try SQLiteStorage.migrator.migrate(live)
@@ -162,6 +164,7 @@ public enum ServerBackup {
     private static func accessRows(_ database: String) throws -> [(String, [Row])]? {
         guard FileManager.default.fileExists(atPath: database) else { return nil }
         let current = try DatabasePool(path: database)
+        try current.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         defer { try? current.close() }
         try SQLiteStorage.migrator.migrate(current)
         return try current.read { db in
