@@ -62,10 +62,14 @@ WORK=${TEST_WORK:-$(mktemp -d /tmp/northwind-appliance-test.XXXXXX)}
 mkdir -p "$WORK"
 QPID=""
 SHOP_QPID=""
+MAIN_STATE=()
 NIC_EXTRA=""
 cleanup() {
     if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then kill "$QPID" 2>/dev/null; wait "$QPID" 2>/dev/null; fi
     if [ -n "$SHOP_QPID" ] && kill -0 "$SHOP_QPID" 2>/dev/null; then kill "$SHOP_QPID" 2>/dev/null; wait "$SHOP_QPID" 2>/dev/null; fi
+    # Head office's QEMU while a second or third appliance is the current one
+    main=${MAIN_STATE[0]:-}
+    if [ -n "$main" ] && kill -0 "$main" 2>/dev/null; then kill "$main" 2>/dev/null; wait "$main" 2>/dev/null; fi
     if [ "$KEEP" = 0 ]; then rm -rf "$WORK"; else echo "test-appliance: work folder kept: $WORK"; fi
 }
 trap cleanup EXIT
@@ -504,7 +508,7 @@ if [ "$HAS_APP" = 1 ]; then
             case "$status" in 30[237]\ *) pass "the first run, offered again, finishes ($status)" ;; *) fail "the first run after the cut: $status" ;; esac
             ;;
         *"is done"*)
-            pass "the first run had finished before the cut: it is done, the manager signs in"
+            skip "the first run had finished before the cut (CUT_AFTER=${CUT_AFTER:-2} was too late): nothing was cut short"
             ;;
         *) fail "setup status after the cut: $state" ;;
     esac
@@ -544,7 +548,7 @@ if [ "$HAS_APP" = 1 ] && [ -n "${HQ_ORDER:-}" ]; then
         sed -i "s/^Version: .*/Version: $new_version/" "$WORK/v2/DEBIAN/control"
         dpkg-deb -b --root-owner-group "$WORK/v2" "$WORK/northwind_${new_version}_amd64.deb" >/dev/null
         vm 'cat > /root/northwind-upgrade.deb' <"$WORK/northwind_${new_version}_amd64.deb"
-        orders_before=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET '/api/v1/orders?limit=1000' | body_of | jq '.items | length')
+        orders_before=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET '/api/v1/orders?limit=1000' | body_of | jq -e '.items | length')
         vm 'sync; nohup dpkg -i /root/northwind-upgrade.deb >/root/upgrade.log 2>&1 </dev/null &'
         sleep "${UPGRADE_CUT_AFTER:-4}"
         kill -9 "$QPID"; wait "$QPID" 2>/dev/null
@@ -566,8 +570,8 @@ if [ "$HAS_APP" = 1 ] && [ -n "${HQ_ORDER:-}" ]; then
         version=$(vm "dpkg-query -W -f='\${Version}' northwind")
         [ "$version" = "$new_version" ] && pass "northwind is now $new_version" || fail "northwind is '$version' after finishing the upgrade"
         if wait_app; then pass "the web app answers after the cut upgrade (${T_APP}s)"; else fail "no web app after the cut upgrade"; fi
-        orders_after=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET '/api/v1/orders?limit=1000' | body_of | jq '.items | length')
-        [ -n "$orders_before" ] && [ "$orders_before" = "$orders_after" ] && pass "no order lost: $orders_after before and after" \
+        orders_after=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET '/api/v1/orders?limit=1000' | body_of | jq -e '.items | length')
+        [ "${orders_before:-0}" -gt 0 ] && [ "$orders_before" = "$orders_after" ] && pass "no order lost: $orders_after before and after" \
             || fail "orders before the cut upgrade: '$orders_before', after: '$orders_after'"
         status=$(api "$HTTPS_PORT" "$HQ_TOKEN" GET "/api/v1/orders/$HQ_ORDER" | status_of)
         [ "$status" = 200 ] && pass "order $HQ_ORDER is still there" || fail "order $HQ_ORDER after the cut upgrade: $status"
