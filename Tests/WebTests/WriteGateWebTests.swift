@@ -143,10 +143,13 @@ struct WriteGateWebTests {
             ),
             by: QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio")
         )
-        _ = try await b.openQuote(number: quote.number, editor: QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio"))
+        let nancy = QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio")
+        _ = try await b.openQuote(number: quote.number, editor: nancy)
         try await fixture.test(live: true) { client in
             // When Andrew opens it, read-only, and posts the conversion anyway
             let andrew = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // (Nancy's page renews her 90-second lease; a loaded machine can take longer than that to sign Andrew in.)
+            _ = try await b.openQuote(number: quote.number, editor: nancy)
             let page = try await client.execute(uri: "/quotes/\(quote.number)", method: .get, headers: andrew.headers)
             let html = String(buffer: page.body)
             let response = try await andrew.post(client, "/quotes/\(quote.number)/convert", [])
