@@ -260,6 +260,14 @@ final class FirstRunServer: Sendable {
             try? FileManager.default.removeItem(at: folder)
         }
 
+        /// The first-run form of a shop that joins this company as `code`, with a new shop token.
+        func shopForm(code: String) async throws -> [String: String] {
+            var form = FirstRunServer.form(role: "shop", code: code)
+            form["server"] = url
+            form["token"] = try await token("shop")
+            return form
+        }
+
         /// A token; `site` makes it for that site alone (`enroll --site`).
         func token(_ role: String, site: String? = nil) async throws -> String {
             let made = try await CLI.run(
@@ -277,10 +285,7 @@ final class FirstRunServer: Sendable {
         // When a new machine is set up as a shop with head office's address and a shop token
         let shop = try await FirstRunServer()
         defer { Task { await shop.stop() } }
-        var form = FirstRunServer.form(role: "shop", code: "KRK")
-        form["server"] = company.url
-        form["token"] = try await company.token("shop")
-        let answer = try await shop.submit(form)
+        let answer = try await shop.submit(try await company.shopForm(code: "KRK"))
         // Then the shop is set up with head office's catalogue, and an order taken there reaches head office
         #expect(answer.status == 302, "\(answer.body)")
         let office = try shop.backoffice()
@@ -310,10 +315,7 @@ final class FirstRunServer: Sendable {
         // When a new machine's first run asks to join as KRK too
         let shop = try await FirstRunServer()
         defer { Task { await shop.stop() } }
-        var form = FirstRunServer.form(role: "shop", code: "KRK")
-        form["server"] = company.url
-        form["token"] = try await company.token("shop")
-        let answer = try await shop.submit(form)
+        let answer = try await shop.submit(try await company.shopForm(code: "KRK"))
         // Then the form says the code is taken, and the machine has joined nothing and still offers its first run
         #expect(answer.status == 422)
         let said = answer.body.firstMatch(of: /<li data-field="siteCode">([^<]*)<\/li>/).map { String($0.1) } ?? ""
