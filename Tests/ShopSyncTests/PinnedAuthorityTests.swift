@@ -68,8 +68,7 @@ final class HeadOfficeBehindCaddy: Sendable {
         \timport app
         }
         """.write(to: caddyfile, atomically: true, encoding: .utf8)
-        let environment = ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path]
-        caddy = Mutex(try ChildProcess(binary, ["run", "--config", caddyfile.path, "--adapter", "caddyfile"], environment: environment))
+        caddy = Mutex(try Self.launch(binary, in: directory))
         try await waitUntilServing()
     }
 
@@ -102,14 +101,16 @@ final class HeadOfficeBehindCaddy: Sendable {
         stop()
         try FileManager.default.removeItem(at: directory.appendingPathComponent("caddy"))
         guard let binary = CaddySupport.binary else { return }
-        let environment = ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path]
-        let process = try ChildProcess(
-            binary,
-            ["run", "--config", directory.appendingPathComponent("Caddyfile").path, "--adapter", "caddyfile"],
-            environment: environment
-        )
+        let process = try Self.launch(binary, in: directory)
         caddy.withLock { $0 = process }
         try await waitUntilServing()
+    }
+
+    /// `caddy run` on the Caddyfile in `directory`, keeping its data and configuration there.
+    private static func launch(_ binary: String, in directory: URL) throws -> ChildProcess {
+        let environment = ["HOME": directory.path, "XDG_DATA_HOME": directory.path, "XDG_CONFIG_HOME": directory.path]
+        let caddyfile = directory.appendingPathComponent("Caddyfile").path
+        return try ChildProcess(binary, ["run", "--config", caddyfile, "--adapter", "caddyfile"], environment: environment)
     }
 
     /// Until the root certificate exists and the port takes connections.
