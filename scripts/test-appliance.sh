@@ -487,6 +487,7 @@ if [ "$HAS_APP" = 1 ]; then
     cut_form=(firstName=Ewa lastName=Lis login=ewa.lis "password=$PASSWORD" "passwordAgain=$PASSWORD"
         "siteName=Demo" siteCode=DEMO role=demo)
     echo "    (before the cut, /setup from the LAN answers $(https_code /setup); the store's first-run state: $(vm 'runuser -u northwind -- northwind setup status' 2>&1 | tail -n 1))"
+    vm 'ls -la --time-style=full-iso /var/lib/northwind/; cat /proc/sys/kernel/random/boot_id' 2>&1 | sed 's/^/    before the cut | /'
     csrf=$(web "$HTTPS_PORT" "$WORK/cut.jar" /setup | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
     args=(); for field in "${cut_form[@]}"; do args+=(--data-urlencode "$field"); done
     web_status "$HTTPS_PORT" "$WORK/cut.jar" /setup --data-urlencode "_csrf=$csrf" "${args[@]}" >"$WORK/cut-post.txt" 2>&1 &
@@ -505,7 +506,7 @@ if [ "$HAS_APP" = 1 ]; then
             if [ "$code" = 403 ]; then pass "the first run is offered again, but not to the LAN on this new boot (/setup $code)"
             else
                 fail "after the cut /setup from the LAN answered $code (expected 403 until reopened)"
-                vm 'journalctl -b -1 -u northwind --no-pager -o short-monotonic | tail -n 25' 2>&1 | sed 's/^/    previous boot | /'
+                vm 'journalctl --list-boots --no-pager; cat /proc/sys/kernel/random/boot_id; ls -la --time-style=full-iso /var/lib/northwind/; journalctl -b -1 -u northwind --no-pager -o short-monotonic | tail -n 60; journalctl -b 0 -u northwind --no-pager -o short-monotonic | head -n 30' 2>&1 | sed 's/^/    after the cut | /'
             fi
             vm 'runuser -u northwind -- northwind setup reopen' >/dev/null 2>&1 && pass "northwind setup reopen on the console" || fail "setup reopen"
             status=$(first_run "$HTTPS_PORT" "$WORK/cut2.jar" "${cut_form[@]}")
