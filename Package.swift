@@ -4,6 +4,9 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // The fault tests' switches (crash points, the commit-order test's hooks) exist in debug builds only, which
+    // the tests run: a release binary has no code that reads them, and refuses to start when one is set.
+    .define("NORTHWIND_TEST_HOOKS", .when(configuration: .debug)),
 ]
 
 let package = Package(

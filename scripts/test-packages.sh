@@ -89,6 +89,29 @@ for product in northwind northwind-sync-server; do
         lintian --fail-on error,warning ${dev_dynamic:+--suppress-tags custom-library-search-path} "$dist/${product}_${v1}_amd64.deb"
 done
 
+# --- The fault tests' switches are in debug builds only: a release binary has none of their code, and refuses
+# to start with one set rather than ignore it. ---
+if [ -z "$dev_dynamic" ]; then
+    for product in northwind northwind-sync-server; do
+        dpkg-deb -x "$dist/${product}_${v1}_amd64.deb" "$work/unpacked-$product"
+    done
+    refuses() { # refuses BINARY VARIABLE: exit status 78 and the variable named, before anything else runs
+        local status=0
+        env "$2=1" "$1" --help >"$work/refuses.out" 2>&1 || status=$?
+        [ "$status" = 78 ] && grep -q "$2" "$work/refuses.out"
+    }
+    check "the release northwind refuses NORTHWIND_CRASH_AT (exit 78)" \
+        refuses "$work/unpacked-northwind/usr/bin/northwind" NORTHWIND_CRASH_AT
+    check "the release northwind-sync-server refuses NORTHWIND_SYNC_TEST_PLAIN_SEQUENCE (exit 78)" \
+        refuses "$work/unpacked-northwind-sync-server/usr/bin/northwind-sync-server" NORTHWIND_SYNC_TEST_PLAIN_SEQUENCE
+    check "the release northwind-sync-server refuses NORTHWIND_SYNC_TEST_HOLD_MS (exit 78)" \
+        refuses "$work/unpacked-northwind-sync-server/usr/bin/northwind-sync-server" NORTHWIND_SYNC_TEST_HOLD_MS
+    check "the release northwind holds no crash point's name (restore-aside-done)" \
+        sh -c "! grep -q -a restore-aside-done '$work/unpacked-northwind/usr/bin/northwind'"
+    check "the release northwind-sync-server holds no negative control (nextval('plain_change_numbers'))" \
+        sh -c "! grep -q -a \"nextval('plain_change_numbers')\" '$work/unpacked-northwind-sync-server/usr/bin/northwind-sync-server'"
+fi
+
 # --- A clean Debian 12, cached: minbase plus what an operator's server has (systemd as init, curl, man). ---
 include="systemd-sysv,dbus,curl,ca-certificates,man-db"
 tarball="$cache/bookworm-minbase-$(echo "$include" | md5sum | cut -c1-8).tar"

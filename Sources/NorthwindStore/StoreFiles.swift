@@ -39,8 +39,8 @@ public struct StoreFiles: Sendable {
     public func discardStaging() { try? FileManager.default.removeItem(at: stagingFolder) }
 
     /// Swaps the staged store in for this one. The caller holds `lockExclusively()`, and the staged database has no
-    /// write-ahead log left (it was closed). Each step is a rename, and `NORTHWIND_CRASH_AT=restore-…` can stop the
-    /// process between any two of them.
+    /// write-ahead log left (it was closed). Each step is a rename, and `NORTHWIND_CRASH_AT=restore-…` can stop a
+    /// debug build's process between any two of them.
     // guide: begin restore-swap
     public func swapInStaged() throws(NorthwindError) {
         do {

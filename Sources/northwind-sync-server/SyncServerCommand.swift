@@ -13,6 +13,12 @@ struct SyncServerCommand: AsyncParsableCommand {
         abstract: "The sync server Northwind installations share: a self-hosted CloudKit, on one SQLite file by default.",
         subcommands: [Serve.self, Enroll.self, Tokens.self, Shops.self, Purge.self, Backup.self]
     )
+
+    /// A release build refuses the fault tests' switches before anything else (`TestSwitches`).
+    static func main() async {
+        TestSwitches.refuseUnlessCompiledIn()
+        await main(nil)
+    }
 }
 
 /// Where the server keeps its data.

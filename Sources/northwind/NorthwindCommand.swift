@@ -3,6 +3,7 @@ import Foundation
 import Northwind
 import NorthwindLoading
 import NorthwindStore
+import ServerOperations
 
 @main
 struct NorthwindCommand: AsyncParsableCommand {
@@ -21,6 +22,12 @@ struct NorthwindCommand: AsyncParsableCommand {
             SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self, DocumentsCommand.self, SetupCommand.self,
         ]
     )
+
+    /// A release build refuses the fault tests' switches before anything else (`TestSwitches`).
+    static func main() async {
+        TestSwitches.refuseUnlessCompiledIn()
+        await main(nil)
+    }
 }
 
 /// Options every command that touches a store shares.

@@ -12,16 +12,18 @@ import Synchronization
 final class PostgresStorage: SyncStorage {
     let client: PostgresClient
     let logger: Logger
-    let hooks: StorageTestHooks
+    #if NORTHWIND_TEST_HOOKS
+    /// Debug builds only: the commit-order test's switches (`PostgresStorage+TestHooks.swift`).
+    let hooks = StorageTestHooks.fromEnvironment()
+    #endif
     private let runner: Task<Void, Never>
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
     /// creates or migrates the schema.
-    init(url: String, logger: Logger, hooks: StorageTestHooks = .fromEnvironment()) async throws {
+    init(url: String, logger: Logger) async throws {
         let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        self.hooks = hooks
         runner = Task { await client.run() }
         // Let the pool start before the first lease (it warns otherwise).
         await Task.yield()
@@ -78,6 +80,15 @@ final class PostgresStorage: SyncStorage {
         }
     }
 
+    /// The commit-order test's negative control (take numbers without locking zones): never on in a release build.
+    private var plainSequence: Bool {
+        #if NORTHWIND_TEST_HOOKS
+        hooks.plainSequence
+        #else
+        false
+        #endif
+    }
+
     private func migrate() async throws {
         try await transaction { connection in
             // Instances starting together migrate one at a time.
@@ -97,6 +108,11 @@ final class PostgresStorage: SyncStorage {
                     logger: self.logger
                 )
             }
+            #if NORTHWIND_TEST_HOOKS
+            if self.plainSequence {
+                try await connection.query("CREATE SEQUENCE IF NOT EXISTS plain_change_numbers", logger: self.logger)
+            }
+            #endif
         }
     }
 
@@ -415,7 +431,7 @@ final class PostgresStorage: SyncStorage {
                 container: container,
                 scope: scope,
                 names: planner.zonesToLock,
-                lock: !self.hooks.plainSequence
+                lock: !self.plainSequence
             )
             let stored = try await connection.query(
                 "SELECT response, digest FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
@@ -443,13 +459,9 @@ final class PostgresStorage: SyncStorage {
                     logger: self.logger
                 )
             }
-            if self.hooks.plainSequence {
-                // The negative control: a number taken from a sequence, with no lock held.
-                for name in zones.keys {
-                    let next = try await connection.query("SELECT nextval('plain_change_numbers')", logger: self.logger)
-                    zones[name]?.seq = (try await next.all(Int64.self).first ?? 1) - 1
-                }
-            }
+            #if NORTHWIND_TEST_HOOKS
+            if self.plainSequence { try await self.takePlainNumbers(connection, &zones) }
+            #endif
             let records = try await self.records(connection, container: container, scope: scope, keys: Array(planner.keysToRead))
             var assets = Set<String>()
             if !planner.assetsToCheck.isEmpty {
@@ -472,7 +484,7 @@ final class PostgresStorage: SyncStorage {
                 if let through = values["restoredThrough"], let restored = values["restored"], through < restored { window = through..<restored }
             }
             let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
-            if !self.hooks.plainSequence {
+            if !self.plainSequence {
                 for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
             }
             let bodies = Dictionary(
@@ -488,7 +500,9 @@ final class PostgresStorage: SyncStorage {
                 """,
                 logger: self.logger
             )
-            if let hold = self.hooks.holdBeforeCommit, batchID.hasPrefix("hold:") { try await Task.sleep(for: hold) }
+            #if NORTHWIND_TEST_HOOKS
+            try await self.holdIfAsked(batchID)
+            #endif
             return (response, !plan.writes.isEmpty)
         }
         if wrote { try await notify(container: container) }
@@ -598,19 +612,12 @@ final class PostgresStorage: SyncStorage {
                 logger: self.logger
             ).all(ChangedRow.self).map(Self.changed)
             var page = Array(rows.prefix(limit))
-            // The zone's counter; the negative control leaves it alone, so there the newest change seen stands in.
             var through = zone.seq
-            if self.hooks.plainSequence {
-                let newest: Int64 =
-                    try await connection.query(
-                        """
-                        SELECT coalesce(max(seq), 0) FROM records WHERE container = \(container) AND scope = \(scope.key)
-                        AND zonename = \(zoneName)
-                        """,
-                        logger: self.logger
-                    ).all(Int64.self).first ?? 0
-                through = max(through, newest)
+            #if NORTHWIND_TEST_HOOKS
+            if self.plainSequence {
+                through = max(through, try await self.newestChange(connection, container: container, scope: scope, zone: zoneName))
             }
+            #endif
             var more = false
             if rows.count > limit, let last = page.last {
                 if last.seq == rows[limit].seq {
@@ -814,7 +821,7 @@ final class PostgresStorage: SyncStorage {
 
 extension PostgresRowSequence {
     /// Every row, decoded.
-    fileprivate func all<each T: PostgresDecodable & Sendable>(_: (repeat each T).Type) async throws -> [(repeat each T)] {
+    func all<each T: PostgresDecodable & Sendable>(_: (repeat each T).Type) async throws -> [(repeat each T)] {
         var rows: [(repeat each T)] = []
         for try await row in decode((repeat each T).self) { rows.append(row) }
         return rows
@@ -855,8 +862,6 @@ enum PostgresSchema {
                 PRIMARY KEY (container, sha256))
             """,
             "CREATE TABLE asset_bytes (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL)",
-            // Used only by the commit-order test's negative control.
-            "CREATE SEQUENCE plain_change_numbers",
         ],
         [SyncSchema.subscriptions],
         // Pages are read in (seq, recordname) order: with the name in the index they need no sort.
@@ -869,23 +874,9 @@ enum PostgresSchema {
         [SyncSchema.containerSchemas],
         SyncSchema.boundEnrollments,
         SyncSchema.credentialRotation,
+        // The commit-order test's sequence was made here for every database; debug builds now make it when asked.
+        ["DROP SEQUENCE IF EXISTS plain_change_numbers"],
     ]
-}
-
-/// Test-only behaviour, off unless the commit-order test sets its environment variables on a server it starts.
-struct StorageTestHooks: Sendable {
-    /// A batch whose batchID starts with `hold:` waits this long after taking its change number, before committing.
-    var holdBeforeCommit: Duration?
-    /// Take change numbers from a plain sequence without locking zones: the test's negative control, never correct.
-    var plainSequence = false
-
-    static func fromEnvironment() -> StorageTestHooks {
-        let environment = ProcessInfo.processInfo.environment
-        return StorageTestHooks(
-            holdBeforeCommit: environment["NORTHWIND_SYNC_TEST_HOLD_MS"].flatMap(Int.init).map { .milliseconds($0) },
-            plainSequence: environment["NORTHWIND_SYNC_TEST_PLAIN_SEQUENCE"] == "1"
-        )
-    }
 }
 
 /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`, as PostgresNIO's configuration.
