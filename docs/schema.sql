@@ -1,0 +1,634 @@
+-- The schema a new store has after every migration (docs/architecture.md). Generated: do not edit;
+-- NORTHWIND_SCHEMA_UPDATE=1 swift test --filter SchemaInForceTests rewrites it.
+CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+CREATE TABLE store_metadata (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+CREATE TABLE categories (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(name) <> ''),
+  description TEXT,
+  picture BLOB, pictureFile TEXT UNIQUE, pictureType TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE suppliers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
+  contactName TEXT, contactTitle TEXT, address TEXT, city TEXT, region TEXT, postalCode TEXT, country TEXT, phone TEXT, fax TEXT, homePage TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE INDEX suppliers_on_companyName ON suppliers(companyName);
+CREATE TABLE products (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  name TEXT NOT NULL CHECK (trim(name) <> ''),
+  supplierID INTEGER REFERENCES suppliers(id) ON DELETE RESTRICT,
+  categoryID INTEGER REFERENCES categories(id) ON DELETE RESTRICT,
+  quantityPerUnit TEXT,
+  unitPriceCents INTEGER NOT NULL DEFAULT 0 CHECK (unitPriceCents >= 0),
+  unitsInStock INTEGER NOT NULL DEFAULT 0 CHECK (unitsInStock >= 0),
+  unitsOnOrder INTEGER NOT NULL DEFAULT 0 CHECK (unitsOnOrder >= 0),
+  reorderLevel INTEGER NOT NULL DEFAULT 0 CHECK (reorderLevel >= 0),
+  discontinued BOOLEAN NOT NULL DEFAULT 0 CHECK (discontinued IN (0, 1)),
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE INDEX products_on_supplierID ON products(supplierID);
+CREATE INDEX products_on_categoryID ON products(categoryID, name);
+CREATE INDEX products_on_name ON products(name);
+CREATE TABLE customers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  code TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(code) <> ''),
+  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
+  contactName TEXT, contactTitle TEXT, address TEXT, city TEXT, region TEXT, postalCode TEXT, country TEXT, phone TEXT, fax TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE INDEX customers_on_companyName ON customers(companyName);
+CREATE TABLE customer_demographics (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  code TEXT NOT NULL UNIQUE, description TEXT);
+CREATE TABLE customer_demographic_links (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+  demographicID INTEGER NOT NULL REFERENCES customer_demographics(id) ON DELETE CASCADE,
+  UNIQUE (customerID, demographicID));
+CREATE INDEX customer_demographic_links_on_demographicID ON customer_demographic_links(demographicID);
+CREATE TABLE employees (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  lastName TEXT NOT NULL CHECK (trim(lastName) <> ''),
+  firstName TEXT NOT NULL CHECK (trim(firstName) <> ''),
+  title TEXT, titleOfCourtesy TEXT, birthDate TEXT, hireDate TEXT,
+  address TEXT, city TEXT, region TEXT, postalCode TEXT, country TEXT, homePhone TEXT, extension TEXT,
+  photo BLOB, photoFile TEXT UNIQUE, photoType TEXT,
+  notes TEXT,
+  reportsTo INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
+  photoPath TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE INDEX employees_on_reportsTo ON employees(reportsTo);
+CREATE INDEX employees_on_lastName ON employees(lastName, firstName);
+CREATE TABLE shippers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  companyName TEXT NOT NULL CHECK (trim(companyName) <> ''), phone TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  number TEXT NOT NULL UNIQUE,
+  customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE RESTRICT,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE RESTRICT,
+  orderDate TEXT NOT NULL,
+  requiredDate TEXT,
+  shippedDate TEXT,
+  status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'shipped', 'cancelled')),
+  shipVia INTEGER REFERENCES shippers(id) ON DELETE RESTRICT,
+  freightCents INTEGER NOT NULL DEFAULT 0 CHECK (freightCents >= 0),
+  shipName TEXT, shipAddress TEXT, shipCity TEXT, shipRegion TEXT, shipPostalCode TEXT, shipCountry TEXT,
+  version INTEGER NOT NULL DEFAULT 1, sourceNumber TEXT,
+  CHECK ((status = 'shipped') = (shippedDate IS NOT NULL)));
+CREATE INDEX orders_on_customerID ON orders(customerID, orderDate);
+CREATE INDEX orders_on_employeeID ON orders(employeeID, orderDate);
+CREATE INDEX orders_on_shipVia ON orders(shipVia);
+CREATE INDEX orders_on_orderDate ON orders(orderDate);
+CREATE INDEX orders_on_status ON orders(status, requiredDate);
+CREATE TABLE regions (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  description TEXT NOT NULL);
+CREATE TABLE territories (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  code TEXT NOT NULL UNIQUE,
+  description TEXT NOT NULL,
+  regionID INTEGER NOT NULL REFERENCES regions(id) ON DELETE RESTRICT);
+CREATE INDEX territories_on_regionID ON territories(regionID);
+CREATE TABLE employee_territories (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
+  territoryID INTEGER NOT NULL REFERENCES territories(id) ON DELETE CASCADE,
+  UNIQUE (employeeID, territoryID));
+CREATE INDEX employee_territories_on_territoryID ON employee_territories(territoryID);
+CREATE TABLE change_log (
+  seq INTEGER PRIMARY KEY, -- rowid order; the log is never emptied, so seq never goes back
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
+  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), txn INTEGER, origin TEXT NOT NULL DEFAULT 'local' CHECK (origin IN ('local', 'sync')), localOnly BOOLEAN NOT NULL DEFAULT 0);
+CREATE TRIGGER categories_log_insert AFTER INSERT ON categories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('categories', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER categories_log_update AFTER UPDATE ON categories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('categories', NEW.recordID, 'update');
+END;
+CREATE TRIGGER categories_log_delete AFTER DELETE ON categories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('categories', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER categories_recordID_immutable BEFORE UPDATE OF recordID ON categories
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER suppliers_log_insert AFTER INSERT ON suppliers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('suppliers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER suppliers_log_update AFTER UPDATE ON suppliers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('suppliers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER suppliers_log_delete AFTER DELETE ON suppliers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('suppliers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER suppliers_recordID_immutable BEFORE UPDATE OF recordID ON suppliers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER products_log_insert AFTER INSERT ON products BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('products', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER products_log_update AFTER UPDATE ON products BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('products', NEW.recordID, 'update');
+END;
+CREATE TRIGGER products_log_delete AFTER DELETE ON products BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('products', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER products_recordID_immutable BEFORE UPDATE OF recordID ON products
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER customers_log_insert AFTER INSERT ON customers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER customers_log_update AFTER UPDATE ON customers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER customers_log_delete AFTER DELETE ON customers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER customers_recordID_immutable BEFORE UPDATE OF recordID ON customers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER customer_demographics_log_insert AFTER INSERT ON customer_demographics BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographics', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER customer_demographics_log_update AFTER UPDATE ON customer_demographics BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographics', NEW.recordID, 'update');
+END;
+CREATE TRIGGER customer_demographics_log_delete AFTER DELETE ON customer_demographics BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographics', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER customer_demographics_recordID_immutable BEFORE UPDATE OF recordID ON customer_demographics
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER customer_demographic_links_log_insert AFTER INSERT ON customer_demographic_links BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographic_links', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER customer_demographic_links_log_update AFTER UPDATE ON customer_demographic_links BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographic_links', NEW.recordID, 'update');
+END;
+CREATE TRIGGER customer_demographic_links_log_delete AFTER DELETE ON customer_demographic_links BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('customer_demographic_links', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER customer_demographic_links_recordID_immutable BEFORE UPDATE OF recordID ON customer_demographic_links
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER employees_log_insert AFTER INSERT ON employees BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employees', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER employees_log_update AFTER UPDATE ON employees BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employees', NEW.recordID, 'update');
+END;
+CREATE TRIGGER employees_log_delete AFTER DELETE ON employees BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employees', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER employees_recordID_immutable BEFORE UPDATE OF recordID ON employees
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER shippers_log_insert AFTER INSERT ON shippers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shippers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER shippers_log_update AFTER UPDATE ON shippers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shippers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER shippers_log_delete AFTER DELETE ON shippers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shippers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER shippers_recordID_immutable BEFORE UPDATE OF recordID ON shippers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER orders_log_insert AFTER INSERT ON orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('orders', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER orders_log_update AFTER UPDATE ON orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('orders', NEW.recordID, 'update');
+END;
+CREATE TRIGGER orders_log_delete AFTER DELETE ON orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('orders', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER orders_recordID_immutable BEFORE UPDATE OF recordID ON orders
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER regions_log_insert AFTER INSERT ON regions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('regions', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER regions_log_update AFTER UPDATE ON regions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('regions', NEW.recordID, 'update');
+END;
+CREATE TRIGGER regions_log_delete AFTER DELETE ON regions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('regions', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER regions_recordID_immutable BEFORE UPDATE OF recordID ON regions
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER territories_log_insert AFTER INSERT ON territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('territories', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER territories_log_update AFTER UPDATE ON territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('territories', NEW.recordID, 'update');
+END;
+CREATE TRIGGER territories_log_delete AFTER DELETE ON territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('territories', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER territories_recordID_immutable BEFORE UPDATE OF recordID ON territories
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER employee_territories_log_insert AFTER INSERT ON employee_territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employee_territories', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER employee_territories_log_update AFTER UPDATE ON employee_territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employee_territories', NEW.recordID, 'update');
+END;
+CREATE TRIGGER employee_territories_log_delete AFTER DELETE ON employee_territories BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('employee_territories', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER employee_territories_recordID_immutable BEFORE UPDATE OF recordID ON employee_territories
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE VIRTUAL TABLE products_fts USING fts5(
+  name, content='products', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+CREATE TABLE 'products_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+CREATE TABLE 'products_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+CREATE TABLE 'products_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+CREATE TABLE 'products_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TRIGGER products_fts_insert AFTER INSERT ON products BEGIN
+  INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
+END;
+CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
+  INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+END;
+CREATE TRIGGER products_fts_update AFTER UPDATE OF name ON products BEGIN
+  INSERT INTO products_fts(products_fts, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+  INSERT INTO products_fts(rowid, name) VALUES (NEW.id, NEW.name);
+END;
+CREATE TABLE credentials (
+  employeeID INTEGER PRIMARY KEY REFERENCES employees(id) ON DELETE CASCADE,
+  login TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  passwordHash TEXT NOT NULL,
+  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TABLE access_tokens (
+  tokenHash TEXT PRIMARY KEY,
+  employeeID INTEGER NOT NULL REFERENCES employees(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('session', 'api')),
+  csrfToken TEXT,
+  label TEXT,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  expiresAt TEXT);
+CREATE INDEX access_tokens_employee ON access_tokens(employeeID);
+CREATE INDEX orders_on_shippedDate ON orders(shippedDate) WHERE shippedDate IS NOT NULL;
+CREATE TABLE order_totals (
+  orderID INTEGER PRIMARY KEY,
+  lineCount INTEGER NOT NULL,
+  amountCents INTEGER NOT NULL);
+CREATE TABLE sold_lines (
+  lineID INTEGER PRIMARY KEY,
+  productID INTEGER NOT NULL,
+  orderDate TEXT NOT NULL,
+  quantity INTEGER NOT NULL,
+  amountCents INTEGER NOT NULL);
+CREATE INDEX sold_lines_on_product ON sold_lines(productID, orderDate, quantity, amountCents);
+CREATE TABLE "order_lines" (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+  quantity INTEGER NOT NULL CHECK (quantity > 0),
+  discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1),
+  extendedPriceCents INTEGER NOT NULL,
+  UNIQUE (orderID, productID));
+CREATE INDEX order_lines_on_productID ON order_lines(productID);
+CREATE INDEX order_lines_on_orderID_amount ON order_lines(orderID, productID, extendedPriceCents, quantity);
+CREATE TRIGGER order_lines_log_insert AFTER INSERT ON order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('order_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER order_lines_log_update AFTER UPDATE ON order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('order_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER order_lines_log_delete AFTER DELETE ON order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('order_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER order_lines_recordID_immutable BEFORE UPDATE OF recordID ON order_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER order_lines_summary_insert AFTER INSERT ON order_lines BEGIN
+  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+    SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
+END;
+CREATE TRIGGER order_lines_summary_delete AFTER DELETE ON order_lines BEGIN
+  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+    WHERE orderID = OLD.orderID;
+  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+  DELETE FROM sold_lines WHERE lineID = OLD.id;
+END;
+CREATE TRIGGER order_lines_summary_update AFTER UPDATE OF orderID, productID, quantity, extendedPriceCents
+ON order_lines BEGIN
+  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+    WHERE orderID = OLD.orderID;
+  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+  DELETE FROM sold_lines WHERE lineID = OLD.id;
+  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+    SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
+END;
+CREATE TRIGGER orders_summary_update AFTER UPDATE OF orderDate, status ON orders
+WHEN NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled') BEGIN
+  DELETE FROM sold_lines WHERE lineID IN (SELECT id FROM order_lines WHERE orderID = NEW.id);
+  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
+    SELECT ol.id, ol.productID, NEW.orderDate, ol.quantity, ol.extendedPriceCents
+    FROM order_lines ol WHERE ol.orderID = NEW.id AND NEW.status <> 'cancelled';
+END;
+CREATE TRIGGER order_lines_amount_insert BEFORE INSERT ON order_lines
+WHEN NEW.extendedPriceCents IS NOT sqlserver_line_cents(NEW.unitPriceCents, NEW.quantity, NEW.discount) BEGIN
+  SELECT RAISE(ABORT, 'the line amount is out of range or is not unit price x quantity x (1 - discount)');
+END;
+CREATE TRIGGER order_lines_amount_update BEFORE UPDATE OF unitPriceCents, quantity, discount, extendedPriceCents
+ON order_lines
+WHEN NEW.extendedPriceCents IS NOT sqlserver_line_cents(NEW.unitPriceCents, NEW.quantity, NEW.discount) BEGIN
+  SELECT RAISE(ABORT, 'the line amount is out of range or is not unit price x quantity x (1 - discount)');
+END;
+CREATE INDEX products_on_unitPriceCents ON products(unitPriceCents);
+CREATE INDEX products_on_id_name ON products(id, name);
+CREATE INDEX change_log_on_recordID ON change_log(recordID, seq);
+CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+CREATE TABLE sync_records (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  zoneName TEXT NOT NULL,
+  changeTag TEXT NOT NULL,
+  fields TEXT NOT NULL, modified INTEGER, -- the server's fields, as JSON
+  PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
+CREATE TABLE sync_waiting (
+  zoneName TEXT NOT NULL,
+  recordName TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
+CREATE TABLE sync_conflicts (
+  id INTEGER PRIMARY KEY,
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  field TEXT NOT NULL,
+  keptValue TEXT, keptClock TEXT, keptSite TEXT,
+  lostValue TEXT, lostClock TEXT, lostSite TEXT,
+  reason TEXT NOT NULL,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  resolvedAt TEXT);
+CREATE INDEX sync_conflicts_open ON sync_conflicts(resolvedAt, id);
+CREATE TABLE stock_levels (
+  location TEXT NOT NULL,
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+  units INTEGER NOT NULL,
+  PRIMARY KEY (location, productID)) WITHOUT ROWID;
+CREATE TABLE stock_transfers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+  quantity INTEGER NOT NULL CHECK (quantity > 0),
+  fromLocation TEXT NOT NULL CHECK (trim(fromLocation) <> ''),
+  toLocation TEXT NOT NULL CHECK (trim(toLocation) <> '' AND toLocation <> fromLocation),
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  note TEXT,
+  sentAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE INDEX stock_transfers_on_productID ON stock_transfers(productID);
+CREATE INDEX stock_transfers_on_employeeID ON stock_transfers(employeeID);
+CREATE TABLE "stock_movements" (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+  delta INTEGER NOT NULL CHECK (delta <> 0),
+  reason TEXT NOT NULL
+    CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped', 'transferOut', 'transferIn')),
+  orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  note TEXT,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  location TEXT,
+  transferID INTEGER REFERENCES stock_transfers(id) ON DELETE CASCADE,
+  CHECK ((transferID IS NULL) = (reason NOT IN ('transferOut', 'transferIn'))),
+  CHECK (reason <> 'transferOut' OR delta < 0),
+  CHECK (reason <> 'transferIn' OR delta > 0));
+CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
+CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
+CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
+CREATE INDEX stock_movements_on_createdAt ON stock_movements(createdAt);
+CREATE UNIQUE INDEX stock_movements_one_per_transfer ON stock_movements(transferID, reason)
+  WHERE transferID IS NOT NULL;
+CREATE TRIGGER stock_movements_apply_elsewhere AFTER INSERT ON stock_movements WHEN NEW.location IS NOT NULL BEGIN
+  INSERT INTO stock_levels (location, productID, units) VALUES (NEW.location, NEW.productID, NEW.delta)
+  ON CONFLICT (location, productID) DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER stock_transfers_log_insert AFTER INSERT ON stock_transfers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_transfers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER stock_transfers_log_update AFTER UPDATE ON stock_transfers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_transfers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER stock_transfers_log_delete AFTER DELETE ON stock_transfers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_transfers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER stock_transfers_recordID_immutable BEFORE UPDATE OF recordID ON stock_transfers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER stock_movements_log_insert AFTER INSERT ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER stock_movements_log_update AFTER UPDATE ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'update');
+END;
+CREATE TRIGGER stock_movements_log_delete AFTER DELETE ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER stock_movements_recordID_immutable BEFORE UPDATE OF recordID ON stock_movements
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TABLE sync_conflict_assets (
+  sha256 TEXT PRIMARY KEY NOT NULL,
+  contentType TEXT NOT NULL,
+  bytes BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements WHEN NEW.location IS NULL BEGIN
+  UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log) AND tableName = 'products';
+END;
+CREATE TABLE sync_refetch (
+  zoneName TEXT NOT NULL,
+  recordName TEXT NOT NULL,
+  PRIMARY KEY (zoneName, recordName)
+) WITHOUT ROWID;
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL,
+  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  changedBy TEXT
+) WITHOUT ROWID;
+CREATE TABLE user_settings (
+  login TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (login, key)
+) WITHOUT ROWID;
+CREATE TRIGGER settings_changed_insert AFTER INSERT ON settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('settings', NEW.key, 'insert', 1);
+END;
+CREATE TRIGGER settings_changed_update AFTER UPDATE ON settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('settings', NEW.key, 'update', 1);
+END;
+CREATE TRIGGER settings_changed_delete AFTER DELETE ON settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('settings', OLD.key, 'delete', 1);
+END;
+CREATE TRIGGER user_settings_changed_insert AFTER INSERT ON user_settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('user_settings', NEW.login || '/' || NEW.key, 'insert', 1);
+END;
+CREATE TRIGGER user_settings_changed_update AFTER UPDATE ON user_settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('user_settings', NEW.login || '/' || NEW.key, 'update', 1);
+END;
+CREATE TRIGGER user_settings_changed_delete AFTER DELETE ON user_settings BEGIN
+  INSERT INTO change_log (tableName, recordID, operation, localOnly) VALUES ('user_settings', OLD.login || '/' || OLD.key, 'delete', 1);
+END;
+CREATE TABLE user_setting_sync (
+  login TEXT NOT NULL,
+  key TEXT NOT NULL,
+  clock TEXT NOT NULL,
+  pending BOOLEAN NOT NULL DEFAULT 1,
+  serverTag TEXT,
+  reason TEXT,
+  reasonAt TEXT,
+  PRIMARY KEY (login, key)
+) WITHOUT ROWID;
+CREATE TABLE user_setting_tokens (
+  login TEXT PRIMARY KEY NOT NULL,
+  token TEXT
+) WITHOUT ROWID;
+CREATE TABLE quotes (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  number TEXT NOT NULL UNIQUE,
+  customerID INTEGER NOT NULL REFERENCES customers(id) ON DELETE RESTRICT,
+  validUntil TEXT NOT NULL,
+  notes TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'converted', 'withdrawn')),
+  orderNumber TEXT,
+  createdBy TEXT,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  updatedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  version INTEGER NOT NULL DEFAULT 1, sourceNumber TEXT);
+CREATE INDEX quotes_on_customerID ON quotes(customerID);
+CREATE TABLE quote_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  quoteID INTEGER NOT NULL REFERENCES quotes(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000),
+  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents BETWEEN 0 AND 999999999),
+  discount REAL NOT NULL DEFAULT 0 CHECK (discount >= 0 AND discount <= 1));
+CREATE INDEX quote_lines_on_quoteID ON quote_lines(quoteID);
+CREATE INDEX quote_lines_on_productID ON quote_lines(productID);
+CREATE TABLE quote_versions (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  quoteID INTEGER NOT NULL REFERENCES quotes(id) ON DELETE CASCADE,
+  parentIDs TEXT NOT NULL DEFAULT '[]',
+  label TEXT NOT NULL,
+  content TEXT NOT NULL,
+  author TEXT,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE INDEX quote_versions_on_quoteID ON quote_versions(quoteID, createdAt);
+CREATE TABLE quote_sessions (
+  quoteID INTEGER PRIMARY KEY REFERENCES quotes(id) ON DELETE CASCADE,
+  editor TEXT NOT NULL,
+  editorName TEXT NOT NULL,
+  leaseUntil TEXT NOT NULL,
+  history TEXT NOT NULL DEFAULT '{"undo":[],"redo":[]}',
+  takenFrom TEXT,
+  changedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+CREATE TRIGGER quotes_log_insert AFTER INSERT ON quotes BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quotes', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER quotes_log_update AFTER UPDATE ON quotes BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quotes', NEW.recordID, 'update');
+END;
+CREATE TRIGGER quotes_log_delete AFTER DELETE ON quotes BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quotes', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER quotes_recordID_immutable BEFORE UPDATE OF recordID ON quotes
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER quote_lines_log_insert AFTER INSERT ON quote_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER quote_lines_log_update AFTER UPDATE ON quote_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER quote_lines_log_delete AFTER DELETE ON quote_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER quote_lines_recordID_immutable BEFORE UPDATE OF recordID ON quote_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER quote_versions_log_insert AFTER INSERT ON quote_versions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_versions', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER quote_versions_log_update AFTER UPDATE ON quote_versions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_versions', NEW.recordID, 'update');
+END;
+CREATE TRIGGER quote_versions_log_delete AFTER DELETE ON quote_versions BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('quote_versions', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER quote_versions_recordID_immutable BEFORE UPDATE OF recordID ON quote_versions
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TABLE sync_refused (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  refusedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
+CREATE TRIGGER stock_movements_never_deleted BEFORE DELETE ON stock_movements BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a stock movement is never deleted; correct it with another movement');
+END;
+CREATE TRIGGER products_keep_their_ledger BEFORE DELETE ON products
+WHEN EXISTS (SELECT 1 FROM stock_movements WHERE productID = OLD.id)
+  OR EXISTS (SELECT 1 FROM stock_levels WHERE productID = OLD.id AND units <> 0) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a product with stock movements is never deleted; discontinue it');
+END;
+CREATE TRIGGER stock_transfers_keep_their_ledger BEFORE DELETE ON stock_transfers
+WHEN EXISTS (SELECT 1 FROM stock_movements WHERE transferID = OLD.id) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a stock transfer with movements is never deleted');
+END;
+CREATE TRIGGER stock_movements_ship_once BEFORE INSERT ON stock_movements
+WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL AND EXISTS (SELECT 1 FROM stock_movements
+  WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: this order line has shipped already');
+END;
+CREATE TABLE sync_held (
+  zoneName TEXT NOT NULL,
+  recordName TEXT NOT NULL,
+  recordType TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
+CREATE TABLE sync_resend (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  fields TEXT NOT NULL, zoneName TEXT, modified INTEGER,
+  PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
