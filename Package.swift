@@ -155,6 +155,9 @@ let package = Package(
             dependencies: [
                 "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb", "NorthwindSync", "ServerOperations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -326,7 +329,7 @@ let package = Package(
         // The guide (docs/guide): its excerpts, transcripts and snippets checked against the code and programs.
         .testTarget(
             name: "GuideTests",
-            dependencies: ["NorthwindTestSupport", "northwind"],
+            dependencies: ["NorthwindTestSupport", "northwind", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/GuideTests",
             swiftSettings: swiftSettings
         ),

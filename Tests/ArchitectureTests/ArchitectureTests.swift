@@ -163,4 +163,47 @@ struct ArchitectureTests {
         // Then no page, body or printout goes through an untyped dictionary or reflection
         #expect(found.isEmpty, "Untyped data in the web app or the CLI:\n\(found.joined(separator: "\n"))")
     }
+
+    @Test func everySourceFileNameIsUniqueAcrossTargets() throws {
+        // Given every Swift file of every target (generated code aside)
+        var byName: [String: [String]] = [:]
+        for target in try Layout.targets() where target != "Snippets" {
+            for file in try Layout.files(of: target) {
+                byName[URL(fileURLWithPath: file.path).lastPathComponent, default: []].append(file.path)
+            }
+        }
+        // When names are compared
+        let repeated = byName.filter { $0.value.count > 1 }.map { "\($0.key): \($0.value.joined(separator: ", "))" }.sorted()
+        // Then each name is one file's: an editor's "open file" and a crash log's file name point to one place
+        #expect(repeated.isEmpty, "\(repeated.joined(separator: "\n"))")
+    }
+
+    @Test func everyImportIsDeclaredInPackageSwift() throws {
+        // Given each target's dependencies as Package.swift declares them (a product's module has its name)
+        let manifest = try String(contentsOf: Layout.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var declared: [String: Set<String>] = [:]
+        // Each target's text runs from its `.target(` or `.executableTarget(` to the next target of any kind.
+        for chunk in manifest.split(separator: /\.(?=(?:target|executableTarget|testTarget|plugin)\()/).dropFirst() {
+            guard let block = chunk.prefixMatch(of: #/(?:target|executableTarget)\(\s*name: "([^"]+)"([\s\S]*)/#) else { continue }
+            let body = String(block.2)
+            let products = body.matches(of: #/\.product\(name: "([^"]+)"/#).map { String($0.1) }
+            let targets = body.replacing(#/\.product\([^)]*\)/#, with: "").matches(of: #/"([^"]+)"/#).map { String($0.1) }
+            declared[String(block.1)] = Set(products + targets)
+        }
+        // The toolchain's own modules need no declaration.
+        let toolchain: Set = ["Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Dispatch", "Synchronization", "Testing"]
+        var undeclared: [String] = []
+        // When every library and program's imports are read
+        for target in try Layout.targets() where target != "Snippets" {
+            let allowed = try #require(declared[target], "Package.swift has no target \(target)")
+            for file in try Layout.files(of: target) {
+                for (number, line) in file.lines.enumerated() {
+                    guard let module = Layout.importedModule(line), !toolchain.contains(module), !allowed.contains(module) else { continue }
+                    undeclared.append("\(file.path):\(number + 1) imports \(module)")
+                }
+            }
+        }
+        // Then each is a declared dependency, not one that only happens to be built through another target
+        #expect(undeclared.isEmpty, "Imports Package.swift does not declare:\n\(undeclared.joined(separator: "\n"))")
+    }
 }
