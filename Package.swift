@@ -124,6 +124,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             resources: [.copy("Templates"), .copy("Static"), .copy("openapi.yaml")],
             swiftSettings: swiftSettings,
