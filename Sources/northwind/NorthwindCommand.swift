@@ -52,7 +52,12 @@ struct StoreOptions: ParsableArguments {
     func open(_ sources: SettingsSources, seedIfCreated: Bool = true) async throws -> (Backoffice, Settings) {
         let (configuration, settings) = try await locate(sources)
         try Self.refuseRootOnAnotherUsersStore(configuration.path)
+        let isNew = !FileManager.default.fileExists(atPath: configuration.path)
         let backoffice = try Backoffice.open(configuration, seedIfCreated: seedIfCreated && !empty)
+        // A store made now is made during its machine's first boot, as far as the first-run page knows: the page
+        // answers the network until the machine restarts. A store found without that record (an older version's, or
+        // one whose record a power cut lost) stays closed to the network until `northwind setup reopen`.
+        if isNew, let boot = FirstRunMachine.bootID() { try await backoffice.openFirstRun(boot: boot) }
         try await settings.reload(from: backoffice)
         return (backoffice, settings)
     }

@@ -26,12 +26,14 @@ final class FirstRunServer: Sendable {
         let text = Mutex("")
     }
 
-    /// `arguments` add to `serve`'s (such as `--setting sync.server=…`).
-    init(arguments: [String] = []) async throws {
+    /// `arguments` add to `serve`'s (such as `--setting sync.server=…`); `prepare` gets the store's path before the
+    /// server starts.
+    init(arguments: [String] = [], prepare: (String) throws -> Void = { _ in }) async throws {
         guard let binary = CLI.binary("northwind") else { throw CLIError(description: "no northwind binary: build it first (swift build)") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-firstrun-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storePath = directory.appendingPathComponent("shop.sqlite").path
+        try prepare(storePath)
         process = try ChildProcess(
             binary.path,
             ["serve", "--store", storePath, "--port", "0", "--setting", "setup.firstRun=true"] + arguments,
@@ -80,10 +82,18 @@ final class FirstRunServer: Sendable {
     /// A client that shows redirects rather than following them. Never shut down: it lives as long as the tests.
     static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
 
-    /// One request, with the cookies given; redirects are not followed.
-    func send(_ method: HTTPMethod, _ path: String, form: [String: String]? = nil, cookies: [String] = []) async throws -> Answer {
+    /// One request, with the cookies given; redirects are not followed. `forwardedFor`: as if through a proxy, for
+    /// a caller on the LAN.
+    func send(
+        _ method: HTTPMethod,
+        _ path: String,
+        form: [String: String]? = nil,
+        cookies: [String] = [],
+        forwardedFor: String? = nil
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
+        if let forwardedFor { request.headers.add(name: "X-Forwarded-For", value: forwardedFor) }
         if !cookies.isEmpty { request.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
         if let form {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -134,6 +144,37 @@ final class FirstRunServer: Sendable {
         #expect(!server.log.contains("Demo sign-in"))
         #expect(try server.backoffice().store.isEmpty())
         #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".setup-done").path))
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/sys/kernel/random/boot_id"), "Linux's boot id"))
+    func aStoreMadeDuringThisBootOffersItsFirstRunToTheLAN() async throws {
+        // Given a machine whose store the server made during this boot
+        let server = try await FirstRunServer()
+        defer { Task { await server.stop() } }
+        // When a computer on the LAN opens the first-run page (through a proxy that says whom it forwards for)
+        let answer = try await server.send(.GET, "/setup", forwardedFor: "192.168.1.20")
+        // Then the page answers it
+        #expect(answer.status == 200 && answer.body.contains("The first manager"), "\(answer.status)")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/sys/kernel/random/boot_id"), "Linux's boot id"))
+    func aStoreWithoutTheBootThatMadeItIsClosedToTheLANUntilReopened() async throws {
+        // Given a store made before the server started, with no record of the boot that made it (an older version's,
+        // or one whose record a power cut lost)
+        let server = try await FirstRunServer { path in
+            _ = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
+        }
+        defer { Task { await server.stop() } }
+        // When a computer on the LAN opens the first-run page, then this machine does
+        let lan = try await server.send(.GET, "/setup", forwardedFor: "192.168.1.20")
+        let local = try await server.send(.GET, "/setup")
+        // Then the LAN is refused with what to do, and this machine is answered
+        #expect(lan.status == 403 && lan.body.contains("setup reopen"), "\(lan.status)")
+        #expect(local.status == 200)
+        // When `northwind setup reopen` runs on the console, the LAN is answered, without a restart
+        let reopened = try await CLI.run(["setup", "reopen", "--store", server.storePath], environment: ["NORTHWIND_SETTINGS": "/nonexistent"])
+        #expect(reopened.status == 0, "\(reopened.stdout)\(reopened.stderr)")
+        #expect(try await server.send(.GET, "/setup", forwardedFor: "192.168.1.20").status == 200)
     }
 
     @Test func aWeakPasswordIsRefusedAndNothingIsSaved() async throws {

@@ -57,8 +57,8 @@ public struct FirstRunForm: Sendable, Equatable {
 /// Where the first run stands.
 public struct FirstRunState: Sendable, Equatable {
     public var pending: Bool
-    /// The boot (Linux's `boot_id`) during which the first-run page may be reached from the LAN; nil before the
-    /// server first offered it.
+    /// The boot (Linux's `boot_id`) during which the first-run page may be reached from the LAN: the one that made the
+    /// store, or the one `northwind setup reopen` ran in. Nil (a store without the record): never from the LAN.
     public var openBoot: String?
     public var siteName: String?
 }
@@ -78,8 +78,8 @@ extension Backoffice {
         }
     }
 
-    /// Opens the first-run page to the LAN for the boot `boot` (the server's first start, or `northwind setup
-    /// reopen` from the console after the first boot passed without it).
+    /// Opens the first-run page to the LAN for the boot `boot` (the store's making, or `northwind setup reopen` from
+    /// the console after the first boot passed without it).
     public func openFirstRun(boot: String) async throws(NorthwindError) {
         try await write { db in try StoreMetadata.setValue(db, "firstRunOpenBoot", boot) }
     }

@@ -87,9 +87,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let firstRunPending = firstRunWaits
-        if firstRunPending, try await backoffice.firstRunState().openBoot == nil, let boot = FirstRunMachine.bootID() {
-            try await backoffice.openFirstRun(boot: boot)
-        }
         let demo = firstRunPending ? [] : try await backoffice.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080

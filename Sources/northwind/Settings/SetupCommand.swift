@@ -37,7 +37,7 @@ struct SetupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Open the first-run page to the network again, until the machine restarts.",
             discussion: """
-                The page answers the network only during the boot that first offered it, so that a machine left \
+                The page answers the network only during the boot that made the store, so that a machine left \
                 waiting is not left open to whoever finds it. Run this on the console (or over SSH) to finish the \
                 first run from another computer. A running server sees it at the next request.
                 """

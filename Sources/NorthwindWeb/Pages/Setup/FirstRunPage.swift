@@ -16,7 +16,7 @@ public struct FirstRunSupport: Sendable {
     /// Head office, once its first run is done: joins the company's sync server when this machine has one set
     /// up (`sync.server` and `sync.enrolmentToken`), and says how shops join it; nil when none is set up.
     public var joinAsHeadOffice: @Sendable (Backoffice) async throws -> String?
-    /// This boot's id (Linux's `boot_id`): the page answers the LAN only during the boot that first offered it.
+    /// This boot's id (Linux's `boot_id`): the page answers the LAN only during the boot that made the store (or reopened it).
     public var bootID: @Sendable () -> String?
     /// Told once the first run is done (the appliance's console banner follows it).
     public var onDone: @Sendable () -> Void
@@ -244,7 +244,7 @@ struct FirstRunPage {
     }
 
     /// The page answers the LAN (a caller not on this machine, or one a proxy forwarded) only during the boot that
-    /// first offered it: whoever finishes the first run becomes the manager, so a machine left waiting is not left
+    /// made the store: whoever finishes the first run becomes the manager, so a machine left waiting is not left
     /// open. `northwind setup reopen` on the console opens it again for the current boot.
     func refusedFromTheLAN(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response? {
         guard !OperationsRoutes.isLocal(request, remote: context.remoteAddress) else { return nil }
