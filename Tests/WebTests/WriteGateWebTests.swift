@@ -79,13 +79,13 @@ struct WriteGateWebTests {
         #expect(try fixture.store.count("SELECT count(*) FROM customers WHERE code = 'NULCO'") == 0)
     }
 
-    @Test func whichOperationsTakeBodiesAndWhichAreManagersIsReadFromTheContract() {
+    @Test func whichOperationsTakeBodiesAndWhichAreManagersIsReadFromTheContract() throws {
         // Given the gate's tables, read from openapi.yaml
         // Then both transfer operations take bodies, and the catalogue's writes and the reports are managers'
-        #expect(OperationGate.takesBody.isSuperset(of: ["sendTransfer", "receiveTransfer", "createProduct", "createOrder"]))
-        #expect(OperationGate.managersOnly["deleteSupplier"] == "delete suppliers")
-        #expect(OperationGate.managersOnly["runReport"] == "read reports")
-        #expect(OperationGate.managersOnly["sendTransfer"] == nil)
+        #expect(try OperationGate.takesBody.isSuperset(of: ["sendTransfer", "receiveTransfer", "createProduct", "createOrder"]))
+        #expect(try OperationGate.managersOnly["deleteSupplier"] == "delete suppliers")
+        #expect(try OperationGate.managersOnly["runReport"] == "read reports")
+        #expect(try OperationGate.managersOnly["sendTransfer"] == nil)
     }
 
     @Test(arguments: ["", "   ", ";;;", "Nobody's title"])

@@ -16,6 +16,8 @@ struct APIHandler: APIProtocol {
     var policy: AccessPolicy { env.policy }
 
     func register(on router: Router<WebContext>) throws {
+        // Who may do what comes from the contract: a server that cannot read it does not start.
+        _ = try Contract.document.get()
         let api = router.group().add(middleware: ProblemMiddleware()).add(middleware: RequireAPISignIn())
             .add(middleware: CSRFCheck()).add(middleware: SingleParameters()).add(middleware: APIRequest.Binding())
         try registerHandlers(

@@ -35,11 +35,11 @@ struct OperationGate: ServerMiddleware {
     let backoffice: Backoffice
 
     /// Operations for managers only, and what the refusal says they tried to do: `x-managers-only` in openapi.yaml.
-    static var managersOnly: [String: String] { Contract.document.managersOnly }
+    static var managersOnly: [String: String] { get throws { try Contract.document.get().managersOnly } }
 
     /// Operations whose body is JSON: those with a `requestBody` in openapi.yaml, so that a new operation is strict
     /// the day it is written.
-    static var takesBody: Set<String> { Contract.document.takesBody }
+    static var takesBody: Set<String> { get throws { try Contract.document.get().takesBody } }
 
     func intercept(
         _ request: HTTPRequest,
@@ -49,14 +49,14 @@ struct OperationGate: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let context = APIRequest.context else { throw WebError.unauthorized() }
-        if let action = Self.managersOnly[operationID] { _ = try context.requireManager(policy(), to: action) }
+        if let action = try Self.managersOnly[operationID] { _ = try context.requireManager(policy(), to: action) }
         if let id = metadata.pathParameters["id"], Int64(id) == nil {
             throw WebError.notFound("That address names no record: ids are whole numbers.")
         }
         // Every answer is JSON (a report's CSV is asked for with format=csv), whatever Accept says.
         var request = request
         request.headerFields[.accept] = nil
-        if Self.takesBody.contains(operationID) {
+        if try Self.takesBody.contains(operationID) {
             let bytes = try await Self.strictJSON(request, body, upTo: context.maxUploadSize)
             return try await next(request, HTTPBody(bytes), metadata)
         }
@@ -95,7 +95,7 @@ struct OperationGate: ServerMiddleware {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (name: String(parts[0]), value: parts.count > 1 ? String(parts[1]).removingPercentEncoding ?? "" : "")
         }
-        let types = Contract.document.queryParameters[operationID] ?? [:]
+        let types = (try? Contract.document.get().queryParameters[operationID]) ?? [:]
         let found = items.compactMap { item in types[item.name]?.refuses(item.value).map { NorthwindError.FieldError(item.name, $0) } }
         return found.isEmpty ? [.init("query", "is not what the document gives: \(error)")] : found
     }
@@ -176,9 +176,13 @@ struct Contract: Decodable {
         var managersOnly: [String: String] = [:]
     }
 
-    /// Read once. A document that does not parse leaves every table empty, and the contract tests fail.
-    static let document: Table = {
-        guard let parsed = try? JSONDecoder().decode(Contract.self, from: StaticFiles.openAPI) else { return Table() }
+    /// Read once. A document that does not parse, or names no managers' operation, is an error: every API request
+    /// fails, and `APIHandler.register` stops the server at its start. An empty table would let every signed-in
+    /// user do what only managers may.
+    static let document: Result<Table, NorthwindError> = {
+        guard let parsed = try? JSONDecoder().decode(Contract.self, from: StaticFiles.openAPI) else {
+            return .failure(.invalidState("The API's contract (openapi.yaml) is missing or does not parse: this build is broken."))
+        }
         var table = Table()
         for operation in parsed.paths.values.flatMap(\.operations) {
             guard let id = operation.operationId else { continue }
@@ -188,7 +192,10 @@ struct Contract: Decodable {
             if operation.requestBody != nil { table.takesBody.insert(id) }
             if let action = operation.managersOnly { table.managersOnly[id] = action }
         }
-        return table
+        guard !table.managersOnly.isEmpty else {
+            return .failure(.invalidState("The API's contract (openapi.yaml) names no managers' operation (x-managers-only): this build is broken."))
+        }
+        return .success(table)
     }()
 }
 

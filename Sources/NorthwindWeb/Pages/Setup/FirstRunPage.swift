@@ -253,7 +253,7 @@ struct FirstRunPage {
         if let boot = support.bootID(), let open = state.openBoot, open == boot { return nil }
         let page = ErrorPage(
             title: "First run closed to the network",
-            detail: "This machine's first run was not finished during the start that offered it, so it no longer answers "
+            detail: "This machine's first run was not finished during the boot that made its store, so it no longer answers "
                 + "the network. On its console, as root, run `runuser -u northwind -- northwind setup reopen`, then reload "
                 + "this page without restarting the machine (docs/operations.md, \"The first run\")."
         )
