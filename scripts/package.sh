@@ -64,6 +64,16 @@ else
 fi
 for product in "${products[@]}"; do
     [ -x "$bin/$product" ] || { echo "package.sh: $bin/$product is missing" >&2; exit 1; }
+    # A release build refuses the fault tests' switches (exit 78); a debug build, which honours them, is not
+    # packaged. (--dev-dynamic packages a debug build on purpose, to try the packaging out.)
+    if [ -z "$dev_dynamic" ]; then
+        status=0
+        NORTHWIND_CRASH_AT=package-check "$bin/$product" --help >/dev/null 2>&1 || status=$?
+        if [ "$status" != 78 ]; then
+            echo "package.sh: $bin/$product is not a release build (it does not refuse NORTHWIND_CRASH_AT): build with -c release" >&2
+            exit 1
+        fi
+    fi
 done
 
 # Reproducible: every timestamp in the packages is the last commit's.

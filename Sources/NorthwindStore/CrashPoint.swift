@@ -17,8 +17,8 @@ public enum CrashPoint {
     }()
     private static let reached = Atomic<Int>(0)
 
-    public static func reach(_ name: String) {
-        guard let chosen, chosen.name == name else { return }
+    public static func reach(_ name: StaticString) {
+        guard let chosen, chosen.name == name.description else { return }
         if reached.add(1, ordering: .relaxed).newValue >= chosen.count { kill(getpid(), SIGKILL) }
     }
     #else

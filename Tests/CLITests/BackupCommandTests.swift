@@ -111,7 +111,8 @@ struct BackupCommandTests {
         ("restore-aside-done", true), ("restore-database-in", true), ("restore-pictures-in", true), ("restore-journal-removed", true),
     ]
 
-    @Test func aBackupSweepsAwayWhatAKilledBackupLeft() async throws {
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"))
+    func aBackupSweepsAwayWhatAKilledBackupLeft() async throws {
         // Given a backup killed with SIGKILL after its snapshot, which left its staging folder, a minute ago
         let fixture = try await Fixture()
         let killed = try await fixture.run(["backup", "create"], extra: ["NORTHWIND_CRASH_AT": "backup-snapshot"])
@@ -135,7 +136,7 @@ struct BackupCommandTests {
         try FileManager.default.contentsOfDirectory(atPath: fixture.place.folder.url.path).filter { $0.hasPrefix(".staging-") }
     }
 
-    @Test(arguments: crashPoints)
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"), arguments: crashPoints)
     func aRestoreKilledAtAnyStepLeavesTheOldStoreOrTheNewOneWhole(point: String, isNew: Bool) async throws {
         // Given a store with its own picture, and a backup of another with a different one
         let fixture = try await Fixture(pictureSeed: 1)

@@ -612,7 +612,7 @@ actor ConvergenceRun {
         let arguments = ["sync", "now", "--store", store(site)]
         // Half the time (always for the determinism check) it kills itself at a named moment (`CrashPoint`): before
         // sending a batch, between the server's commit and the acknowledgement, or inside a page's transaction.
-        if configuration.deterministic || Bool.random(using: &random) {
+        if FaultSwitches.compiledIn && (configuration.deterministic || Bool.random(using: &random)) {
             let point = ["upload", "acknowledge", "apply"].randomElement(using: &random)!
             let count = Int.random(in: 1...2, using: &random)
             let child = try ChildProcess(binary.path, arguments, environment: ["NORTHWIND_CRASH_AT": "\(point):\(count)"])

@@ -9,7 +9,7 @@ import Testing
 /// skipped by a reader that already saw a later writer's change.
 @Suite("Sync commit order")
 struct SyncCommitOrderTests {
-    @Test(arguments: SyncEngine.postgresOnly)
+    @Test(.enabled(if: FaultSwitches.compiledIn, "the commit-order hooks are in debug builds only"), arguments: SyncEngine.postgresOnly)
     func aReaderNeverSkipsAChangeCommittedLate(_ engine: SyncEngine) async throws {
         // Given writer 1 held before commit on instance A, and writer 2 writing the same zone on instance B
         let run = try await CommitOrderRun.start(plainSequence: false)
@@ -24,7 +24,7 @@ struct SyncCommitOrderTests {
     /// test must catch the skipped change there, which proves it can fail. A machine busy with the rest of the suite
     /// can delay every reader past the window (CI once saw writer 2 answer after 5.5 s), so the race may run three
     /// times; one catch is the proof.
-    @Test(arguments: SyncEngine.postgresOnly)
+    @Test(.enabled(if: FaultSwitches.compiledIn, "the commit-order hooks are in debug builds only"), arguments: SyncEngine.postgresOnly)
     func aPlainSequenceIsCaughtSkippingAChange(_ engine: SyncEngine) async throws {
         // Given the same writers on a server that numbers changes from a plain sequence
         var outcome = CommitOrderRun.Outcome(violations: [], allSeenBoth: true, trace: "")

@@ -24,11 +24,13 @@ struct StorageTestHooks: Sendable {
 
 extension PostgresStorage {
     /// The negative control: each zone's next number taken from a sequence, with no lock held.
-    func takePlainNumbers(_ connection: PostgresConnection, _ zones: inout [String: ZoneState]) async throws {
+    func takePlainNumbers(_ connection: PostgresConnection, _ locked: [String: ZoneState]) async throws -> [String: ZoneState] {
+        var zones = locked
         for name in zones.keys {
             let next = try await connection.query("SELECT nextval('plain_change_numbers')", logger: logger)
             zones[name]?.seq = (try await next.all(Int64.self).first ?? 1) - 1
         }
+        return zones
     }
 
     /// Holds a `hold:` batch before its commit, with its zones locked, for as long as the test asked.

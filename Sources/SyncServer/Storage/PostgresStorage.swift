@@ -426,7 +426,7 @@ final class PostgresStorage: SyncStorage {
     ) async throws -> String {
         let (answer, wrote) = try await transaction { connection in
             // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
-            var zones = try await self.zones(
+            let locked = try await self.zones(
                 connection,
                 container: container,
                 scope: scope,
@@ -460,7 +460,9 @@ final class PostgresStorage: SyncStorage {
                 )
             }
             #if NORTHWIND_TEST_HOOKS
-            if self.plainSequence { try await self.takePlainNumbers(connection, &zones) }
+            let zones = self.plainSequence ? try await self.takePlainNumbers(connection, locked) : locked
+            #else
+            let zones = locked
             #endif
             let records = try await self.records(connection, container: container, scope: scope, keys: Array(planner.keysToRead))
             var assets = Set<String>()
