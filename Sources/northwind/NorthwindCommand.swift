@@ -62,12 +62,21 @@ struct StoreOptions: ParsableArguments {
         return (backoffice, settings)
     }
 
-    /// Root opening a service's store would leave files (the write-ahead log, backups) the service cannot write.
+    /// Root opening a service's store would leave files (the write-ahead log, backups) the service cannot write;
+    /// root making one in a service's folder would leave a store the service cannot open.
     static func refuseRootOnAnotherUsersStore(_ path: String) throws {
-        guard geteuid() == 0, let owner = (try? FileManager.default.attributesOfItem(atPath: path))?[.ownerAccountName] as? String,
-            owner != "root"
-        else { return }
-        throw ValidationError("The store \(path) belongs to \(owner); run this as its owner, such as `sudo -u \(owner) northwind …`.")
+        guard geteuid() == 0 else { return }
+        if let owner = (try? FileManager.default.attributesOfItem(atPath: path))?[.ownerAccountName] as? String, owner != "root" {
+            throw ValidationError("The store \(path) belongs to \(owner); run this as its owner, such as `sudo -u \(owner) northwind …`.")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: path),
+            let owner = (try? FileManager.default.attributesOfItem(atPath: folder))?[.ownerAccountName] as? String, owner != "root"
+        {
+            throw ValidationError(
+                "There is no store at \(path) yet, and its folder belongs to \(owner): run this as \(owner), such as `sudo -u \(owner) northwind …`, so that \(owner) can open the store it makes."
+            )
+        }
     }
 
     /// Where the store is, without opening it, and the settings that do not live in it (a restore must not create

@@ -8,13 +8,18 @@ import Testing
 /// backticks exists, and a `northwind` command line parses as the program would parse it.
 @Suite("The documents and the code they name")
 struct DocsDriftTests {
-    /// The README, `docs/*.md` and the guide's chapters (not `docs/research/`, which quotes other projects).
+    /// The README, `docs/*.md`, the guide's chapters, the appliance's README and the packages' README.Debian (not
+    /// `docs/research/`, which quotes other projects).
     static let documents: [String] = {
         let docs = ((try? FileManager.default.contentsOfDirectory(atPath: Guide.root.appendingPathComponent("docs").path)) ?? [])
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
         let guide = ((try? FileManager.default.contentsOfDirectory(atPath: Guide.folder.path)) ?? [])
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/guide/\($0)" }
-        return ["README.md"] + docs + guide
+        let packaged = [
+            "appliance/README.md", "packaging/northwind/root/usr/share/doc/northwind/README.Debian",
+            "packaging/northwind-sync-server/root/usr/share/doc/northwind-sync-server/README.Debian",
+        ]
+        return ["README.md"] + docs + guide + packaged
     }()
 
     static func text(_ document: String) throws -> String {
@@ -78,8 +83,10 @@ struct DocsDriftTests {
     static func commandWords(_ line: String) -> [String]? {
         var rest = line.trimmingCharacters(in: .whitespaces)
         if rest.hasPrefix("$ ") { rest.removeFirst(2) }
-        // `sudo`, `runuser -u USER --` and `NAME=value` before the program.
-        while let prefix = rest.prefixMatch(of: #/(sudo |runuser -u \S+ -- |[A-Z_]+=\S+ )/#) { rest.removeFirst(prefix.0.count) }
+        // `NAME=$(northwind …)`: the command inside.
+        if let capture = rest.wholeMatch(of: #/[A-Z_]+=\$\((.*)\)/#) { rest = String(capture.1) }
+        // `sudo`, `runuser -u USER --`, `swift run` and `NAME=value` before the program.
+        while let prefix = rest.prefixMatch(of: #/(sudo |runuser -u \S+ -- |swift run |[A-Z_]+=\S+ )/#) { rest.removeFirst(prefix.0.count) }
         guard rest.hasPrefix("northwind ") else { return nil }
         var words: [String] = []
         var word = ""

@@ -28,7 +28,7 @@ struct SetupCommand: AsyncParsableCommand {
             print(
                 open
                     ? "Its page answers the network during this boot."
-                    : "Its page answers this machine only (the first boot has passed): `northwind setup reopen` opens it to the network again."
+                    : "Its page answers this machine only (this is not the boot that made the store): `northwind setup reopen` opens it to the network until the next restart."
             )
         }
     }
@@ -50,7 +50,7 @@ struct SetupCommand: AsyncParsableCommand {
                 throw ValidationError("The first run is done already: there is nothing to reopen. Sign in instead.")
             }
             guard let boot = FirstRunMachine.bootID() else {
-                throw ValidationError("This system has no boot id (/proc/sys/kernel/random/boot_id); the first-run page answers every caller here.")
+                throw ValidationError("This system has no boot id (/proc/sys/kernel/random/boot_id); the first-run page answers this machine only.")
             }
             try await backoffice.openFirstRun(boot: boot)
             print("The first-run page answers the network until this machine restarts.")
