@@ -323,13 +323,12 @@ check "the enrolment token made in $v1 is there after the upgrade" token_kept
 backup_folder() { as_northwind settings get backup.directory | grep -x /var/lib/northwind/backups; }
 check "backup.directory is /var/lib/northwind/backups" backup_folder
 
-# --- Going back: docs/operations.md's commands for an upgrade whose migration failed, as written there (apt asks
+# --- Going back: docs/operations.md's four commands for an upgrade whose migration failed, as written there (apt asks
 # before a downgrade; here -y needs --allow-downgrades to say yes). What v2 wrote is gone; v1's data is back. ---
 echo "== going back to $v1 with the pre-upgrade backup"
 as_northwind customers add --set code=PKGV2 --set companyName="Written after the upgrade" >/dev/null 2>&1 || true
 check "a customer written in $v2, before going back" as_northwind customers show PKGV2
 if [ -n "$backup" ]; then
-    inside systemctl stop northwind
     if inside env NORTHWIND_SKIP_PRE_UPGRADE_BACKUP=1 apt install -y -q --allow-downgrades "/root/pkgs/northwind_${v1}_amd64.deb" \
         >"$work/downgrade.log" 2>&1; then
         pass "NORTHWIND_SKIP_PRE_UPGRADE_BACKUP=1 apt install ./northwind_${v1}_amd64.deb"
@@ -337,6 +336,8 @@ if [ -n "$backup" ]; then
         tail -20 "$work/downgrade.log" | sed 's/^/  | /'
         fail "the downgrade to $v1"
     fi
+    # Installing it started it: the restore needs the store to itself.
+    inside systemctl stop northwind
     check "runuser -u northwind -- northwind backup restore --force $backup" \
         inside runuser -u northwind -- northwind backup restore --force "$backup"
     inside systemctl start northwind
