@@ -75,7 +75,8 @@ trap cleanup EXIT
 # --- The packages: two versions of the same binaries, for the upgrade. ---
 dist=${dist:-$work/dist}
 for v in "$v1" "$v2"; do
-    if [ ! -f "$dist/northwind_${v}_amd64.deb" ] || [ ! -f "$dist/northwind-sync-server_${v}_amd64.deb" ]; then
+    # The upgrade's version is always made again: one left from an earlier run may hold older binaries.
+    if [ "$v" = "$v2" ] || [ ! -f "$dist/northwind_${v}_amd64.deb" ] || [ ! -f "$dist/northwind-sync-server_${v}_amd64.deb" ]; then
         echo "== packaging $v from $prebuilt"
         "$root/scripts/package.sh" --prebuilt "$prebuilt" --version "$v" --out "$dist" ${dev_dynamic:+--dev-dynamic} >/dev/null
     fi
