@@ -64,10 +64,10 @@ struct ServeCommand: AsyncParsableCommand {
         // Empty: the address the store joined with.
         let syncServer = try settings.value("sync.server").value
         // A store waiting for its first run joins there (head office), once its site code is chosen.
-        let waitsForFirstRun = firstRun ? try await opened.firstRunState().pending : false
-        if firstRun && !waitsForFirstRun { FirstRunMachine.markDone(store: opened.store.configuration.path) }
+        let firstRunPending = firstRun ? try await opened.firstRunState().pending : false
+        if firstRun && !firstRunPending { FirstRunMachine.markDone(store: opened.store.configuration.path) }
         // A demo never joins the company this machine's sync server was readied for.
-        if !waitsForFirstRun, try await opened.machineRole() != .demo {
+        if !firstRunPending, try await opened.machineRole() != .demo {
             try await joinIfAsked(opened, settings: settings, server: syncServer)
         }
         let membership = try await opened.syncMembership()
@@ -75,8 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         let backoffice = opened
         let titles = try settings.value("session.managerTitles")
         // A store waiting for its first run has nobody to hold a title yet: the first run makes the manager.
-        let firstRunWaits = firstRun ? try await backoffice.firstRunState().pending : false
-        if !firstRunWaits {
+        if !firstRunPending {
             do {
                 try await backoffice.checkAgainstStore(titles.key, titles.value)
             } catch {
@@ -86,7 +85,6 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
-        let firstRunPending = firstRunWaits
         let demo = firstRunPending ? [] : try await backoffice.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080
