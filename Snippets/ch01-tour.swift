@@ -10,9 +10,9 @@ defer { try? FileManager.default.removeItem(at: folder) }
 // guide: begin tour-open
 // A new file: the store creates its tables, then fills them with the demo company.
 let backoffice = try Backoffice.open(StoreConfiguration(path: folder.appendingPathComponent("northwind.sqlite").path))
-let products = try await backoffice.listProducts()
-let customers = try await backoffice.list(Customer.self, limit: 1)
-let orders = try await backoffice.listOrders()
+let products = try await backoffice.catalogue.list()
+let customers = try await backoffice.records.list(Customer.self, limit: 1)
+let orders = try await backoffice.orders.list()
 print("\(products.total) products, \(customers.total) customers, \(orders.total) orders")
 // guide: end tour-open
 

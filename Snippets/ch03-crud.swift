@@ -9,22 +9,22 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let backoffice = try Backoffice.open(StoreConfiguration(path: folder.appendingPathComponent("northwind.sqlite").path))
 
 // guide: begin crud-customer
-var customer = try await backoffice.create(Customer(code: "bolid", companyName: "Bólido Comidas preparadas"))
+var customer = try await backoffice.records.create(Customer(code: "bolid", companyName: "Bólido Comidas preparadas"))
 print("Created \(customer.code): \(customer.companyName), version \(customer.version)")
 customer.city = "Madrid"
-customer = try await backoffice.update(customer)
+customer = try await backoffice.records.update(customer)
 print("Updated: \(customer.city ?? ""), version \(customer.version)")
 // guide: end crud-customer
 precondition(customer.code == "BOLID" && customer.version == 2, "codes are upper case; each save counts")
 
 // guide: begin crud-errors
 // Two mistakes at once: both are named, and nothing is saved.
-var product = try backoffice.product(id: 17).product
+var product = try backoffice.catalogue.product(id: 17).product
 let before = product
 product.name = " "
 product.unitPrice = Money(cents: -300)
 do {
-    _ = try await backoffice.updateProduct(product)
+    _ = try await backoffice.catalogue.update(product)
 } catch {
     // `error` is a NorthwindError: the compiler knows, because the method says `throws(NorthwindError)`.
     switch error {
@@ -33,21 +33,21 @@ do {
     }
 }
 // guide: end crud-errors
-let unchanged = try backoffice.product(id: 17).product
+let unchanged = try backoffice.catalogue.product(id: 17).product
 precondition(unchanged == before, "a failed save changes nothing")
 
 // guide: begin crud-stale
 // Two people edit the same product: the second save is refused, not lost.
-var mine = try backoffice.product(id: 17).product
+var mine = try backoffice.catalogue.product(id: 17).product
 var theirs = mine
 theirs.unitPrice = Money(cents: 2000)
-_ = try await backoffice.updateProduct(theirs)
+_ = try await backoffice.catalogue.update(theirs)
 mine.reorderLevel = 25
 do {
-    _ = try await backoffice.updateProduct(mine)
+    _ = try await backoffice.catalogue.update(mine)
 } catch {
     print(error)
 }
 // guide: end crud-stale
-let after = try backoffice.product(id: 17).product
+let after = try backoffice.catalogue.product(id: 17).product
 precondition(after.unitPrice == Money(cents: 2000) && after.reorderLevel == before.reorderLevel, "the first save stands, the stale one is refused")

@@ -12,11 +12,11 @@ let backoffice = try Backoffice.open(StoreConfiguration(path: path))
 
 // guide: begin search-products
 for text in ["cote", "PÂTÉ", "choco"] {
-    let names = try backoffice.searchProducts(text).map(\.product.name)
+    let names = try backoffice.catalogue.search(text).map(\.product.name)
     print("\(text): \(names.joined(separator: ", "))")
 }
 // guide: end search-products
-let cote = try backoffice.searchProducts("cote").map(\.product.name)
+let cote = try backoffice.catalogue.search("cote").map(\.product.name)
 precondition(cote.contains("Côte du Rhône Villages"), "accents and case do not matter")
 
 // guide: begin query-plans
@@ -36,7 +36,7 @@ func plan(_ sql: String, _ arguments: StatementArguments = []) throws -> String 
 }
 let plans = [
     ("Name contains, with LIKE", try plan("SELECT id FROM products WHERE name LIKE ?", ["%cote%"])),
-    ("Name search, with FTS5", try plan(Backoffice.searchSQL, ["\"cote\"*", 50, 20])),
+    ("Name search, with FTS5", try plan(Catalogue.searchSQL, ["\"cote\"*", 50, 20])),
     ("Ten dearest, no index", try plan("SELECT name FROM products NOT INDEXED ORDER BY unitPriceCents DESC LIMIT 10")),
     ("Ten dearest, with index", try plan("SELECT name FROM products ORDER BY unitPriceCents DESC LIMIT 10")),
 ]

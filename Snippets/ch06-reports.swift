@@ -9,7 +9,7 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let backoffice = try Backoffice.open(StoreConfiguration(path: folder.appendingPathComponent("northwind.sqlite").path))
 
 // guide: begin run-report
-let table = try await backoffice.runReport("ten-most-expensive-products")
+let table = try await backoffice.reports.run("ten-most-expensive-products")
 for row in table.rows.prefix(3) { print(row.map(\.description).joined(separator: "  ")) }
 // guide: end run-report
 let prices = table.rows.compactMap { row -> Int? in if case .money(let m) = row[1] { Int(m.cents) } else { nil } }

@@ -15,7 +15,7 @@ let listener = Task { () -> ChangeBatch? in
     for await batch in changes { return batch }
     return nil
 }
-_ = try await backoffice.receiveStock(productID: 17, quantity: 12, note: "Delivery 4711")
+_ = try await backoffice.stock.receive(productID: 17, quantity: 12, note: "Delivery 4711")
 let batch = await listener.value
 print("Changed: \(batch?.tables.joined(separator: ", ") ?? "nothing")")
 // guide: end change-feed

@@ -16,13 +16,13 @@ func picture(_ size: Int) -> BinaryContent {
 }
 
 // guide: begin external-storage
-try await backoffice.setCategoryPicture(categoryID: 1, picture(150_000))
+try await backoffice.catalogue.setPicture(categoryID: 1, picture(150_000))
 print("A 150 KB picture: \(count()) file beside the store")
-try await backoffice.setCategoryPicture(categoryID: 1, picture(20_000))
+try await backoffice.catalogue.setPicture(categoryID: 1, picture(20_000))
 print("Replaced by a 20 KB one: \(count()) files; it lives in its row")
 // guide: end external-storage
 precondition(count() == 0, "the replaced file went after the commit")
-let stored = try await backoffice.categoryPicture(categoryID: 1)
+let stored = try await backoffice.catalogue.picture(categoryID: 1)
 precondition(stored == picture(20_000), "the picture reads back byte for byte")
 
 // guide: begin orphan-sweep-demo

@@ -13,8 +13,8 @@ let backoffice = try Backoffice.open(StoreConfiguration(path: folder.appendingPa
 let sources = SettingsSources(environment: ["NORTHWIND_PAGES_PAGE_SIZE": "40"], file: folder.appendingPathComponent("none.json").path)
 let settings = try await Settings(sources: sources, backoffice: backoffice)
 // A manager stores values for this installation, as the settings page does.
-try await backoffice.storeSetting("pages.pageSize", "100", by: "guide")
-try await backoffice.storeSetting("stock.lowStockMargin", "5", by: "guide")
+try await backoffice.settings.set("pages.pageSize", "100", by: "guide")
+try await backoffice.settings.set("stock.lowStockMargin", "5", by: "guide")
 try await settings.reload(from: backoffice)
 for key in ["pages.pageSize", "stock.lowStockMargin", "session.lifetimeHours"] {
     let value = try settings.value(key)
@@ -27,7 +27,7 @@ precondition(backoffice.rules.lowStockMargin == 5, "the domain's rules read the 
 
 // guide: begin settings-refused
 do {
-    try await backoffice.storeSetting("pages.pageSize", "5000")
+    try await backoffice.settings.set("pages.pageSize", "5000")
 } catch {
     print(error)
 }

@@ -21,13 +21,13 @@ func time(_ body: () throws -> Void) rethrows -> Double {
 // Ours: the domain layer, as the web app calls it.
 var ourName = ""
 let ours = try time {
-    for i in 0..<runs { ourName = try backoffice.product(id: Int64(1 + i % 77)).product.name }
+    for i in 0..<runs { ourName = try backoffice.catalogue.product(id: Int64(1 + i % 77)).product.name }
 }
 // Bare: one prepared statement on a connection of its own, the same join, every column read.
 var db: OpaquePointer?
 sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
 var statement: OpaquePointer?
-sqlite3_prepare_v2(db, Backoffice.productRowSelect + " WHERE products.id = ?", -1, &statement, nil)
+sqlite3_prepare_v2(db, Catalogue.productRowSelect + " WHERE products.id = ?", -1, &statement, nil)
 var bareName = ""
 let bare = time {
     for i in 0..<runs {

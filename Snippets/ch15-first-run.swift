@@ -10,7 +10,7 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let backoffice = try Backoffice.open(StoreConfiguration(path: folder.appendingPathComponent("northwind.sqlite").path), seedIfCreated: false)
 
 // guide: begin first-run
-print("First run pending: \(try await backoffice.firstRunState().pending)")
+print("First run pending: \(try await backoffice.setup.state().pending)")
 let weak = FirstRunForm(
     firstName: "Anna",
     lastName: "Kowalska",
@@ -30,19 +30,19 @@ let form = FirstRunForm(
     siteCode: "HQ",
     role: .headOffice
 )
-let manager = try await backoffice.completeFirstRun(form, title: "Sales Manager")
-print("Manager \(manager) made; first run pending: \(try await backoffice.firstRunState().pending)")
+let manager = try await backoffice.setup.complete(form, title: "Sales Manager")
+print("Manager \(manager) made; first run pending: \(try await backoffice.setup.state().pending)")
 
-let figures = try await backoffice.serverFigures(backups: BackupFolder(url: folder.appendingPathComponent("backups")))
+let figures = try await backoffice.reports.serverFigures(backups: BackupFolder(url: folder.appendingPathComponent("backups")))
 print("Migrated: \(figures.migrated), joined: \(figures.joined), outbox: \(figures.outboxDepth), no backup yet: \(figures.secondsSinceBackup == nil)")
 // guide: end first-run
-let site = try await backoffice.siteCode()
+let site = try await backoffice.sync.siteCode()
 precondition(site == "HQ", "the site code chosen on the page numbers this site's orders")
 
 /// What the page shows beside each field: the form's problems, none when it is good.
 func problems(of form: FirstRunForm) -> [String] {
     do throws(NorthwindError) {
-        try Backoffice.validate(form)
+        try Setup.validate(form)
         return []
     } catch {
         guard case .invalid(let fields) = error else { return [error.description] }

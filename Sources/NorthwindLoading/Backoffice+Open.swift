@@ -12,7 +12,7 @@ extension Backoffice {
             _ = try DemoData.seed(into: backoffice.store, options: .init())
         }
         // Before anything executes an order: a store file put back to an older copy waits for a full sync.
-        try backoffice.takeOverIfRevertedCopy()
+        try backoffice.sync.takeOverIfRevertedCopy()
         return backoffice
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Northwind
+@_spi(SyncEngine) import Northwind
 import NorthwindStore
 import SyncProtocol
 
@@ -63,7 +63,7 @@ public actor ShopSyncEngine {
         fingerprint: String? = nil,
         again: Bool = false
     ) async throws -> SyncMembership {
-        let existing = try await backoffice.syncMembership()
+        let existing = try await backoffice.sync.membership()
         if existing != nil && !again {
             throw ShopSyncError(.notJoined, "This store has already joined a sync server; sync it with `northwind sync now`.")
         }
@@ -95,13 +95,13 @@ public actor ShopSyncEngine {
             membership.server = url.absoluteString
             membership.credential = enrolment.credential
             membership.authority = authority
-            try await backoffice.replaceSyncCredential(membership)
+            try await backoffice.syncEngine.replaceCredential(membership)
             return membership
         }
         let containerHasData = grant.zones.contains("catalog")
         // Refused here, before the token is spent.
-        try await backoffice.checkCanJoin(containerHasData: containerHasData, siteCode: grant.siteCode)
-        let storeSite = try await backoffice.siteCode()
+        try await backoffice.syncEngine.checkCanJoin(containerHasData: containerHasData, siteCode: grant.siteCode)
+        let storeSite = try await backoffice.sync.siteCode()
         let siteCode = grant.siteCode ?? storeSite
         let enrolment = try await anonymous.enroll(token: token, siteCode: siteCode)
         let client = try SyncClient(server: url, container: enrolment.container, credential: enrolment.credential, authority: authority)
@@ -114,7 +114,7 @@ public actor ShopSyncEngine {
             authority: authority
         )
         do {
-            try await backoffice.join(membership, containerHasData: containerHasData)
+            try await backoffice.syncEngine.join(membership, containerHasData: containerHasData)
         } catch {
             throw ShopSyncError(
                 .notJoined,
@@ -132,33 +132,33 @@ public actor ShopSyncEngine {
     /// the merges produced. Records how it ended in the store, for `sync status` and the web pages.
     public func syncNow(pulling zones: Set<String>? = nil) async throws(ShopSyncError) -> SyncReport {
         do throws(ShopSyncError) {
-            let used = try? await backoffice.syncMembership()?.credential
+            let used = try? await backoffice.sync.membership()?.credential
             let report: SyncReport
             do throws(ShopSyncError) {
                 report = try await sync(pulling: zones)
             } catch {
                 // Another process of this store rotated the credential under this sync: once more, with the new one.
-                let current = try? await backoffice.syncMembership()?.credential
+                let current = try? await backoffice.sync.membership()?.credential
                 guard error.kind == .refused(.authenticationFailed), current != used else { throw error }
                 report = try await sync(pulling: zones)
             }
-            try? await backoffice.recordSyncOutcome(error: nil, offline: false)
+            try? await backoffice.syncEngine.recordOutcome(error: nil, offline: false)
             return report
         } catch {
-            try? await backoffice.recordSyncOutcome(error: error.message, offline: error.kind == .offline)
+            try? await backoffice.syncEngine.recordOutcome(error: error.message, offline: error.kind == .offline)
             throw error
         }
     }
 
     private func sync(pulling zones: Set<String>?) async throws(ShopSyncError) -> SyncReport {
-        guard let membership = try await domain({ try await backoffice.syncMembership() }) else {
+        guard let membership = try await domain({ try await backoffice.sync.membership() }) else {
             throw ShopSyncError(.notJoined, "This store has not joined a sync server: run `northwind sync join URL TOKEN` first.")
         }
         guard let url = URL(string: server ?? membership.server) else {
             throw ShopSyncError(.notJoined, "The server address \(server ?? membership.server) is not valid.")
         }
         guard !membership.credential.isEmpty else {
-            throw ShopSyncError(.notJoined, backoffice.missingCredentialMessage(membership))
+            throw ShopSyncError(.notJoined, backoffice.syncEngine.missingCredentialMessage(membership))
         }
         let client = try SyncClient(server: url, container: membership.container, credential: membership.credential, authority: membership.authority)
         var report = SyncReport()
@@ -174,8 +174,8 @@ public actor ShopSyncEngine {
         }
         // Users' settings come with every full sync, and go up with every push.
         try await syncUserSettings(client, membership: membership, pulling: zones == nil, report: &report)
-        if zones == nil { try await domain { try await backoffice.fullSyncCompleted(listedZones: names) } }
-        report.pending = try await domain { try await backoffice.pendingChanges() }
+        if zones == nil { try await domain { try await backoffice.syncEngine.fullSyncCompleted(listedZones: names) } }
+        report.pending = try await domain { try await backoffice.sync.pendingChanges() }
         // Last, as the old credential stops working once the new one is used.
         report.credentialRotated = try await rotateIfDue(client, membership: membership, listed: listed)
         return report
@@ -189,8 +189,8 @@ public actor ShopSyncEngine {
         listed: Components.Schemas.ZonesResponse
     ) async throws(ShopSyncError) -> Bool {
         guard let expires = listed.credentialExpires else { return false }
-        let known = try await domain { try await backoffice.syncStateValue("credentialExpires") }
-        if known != String(expires) { try await domain { try await backoffice.setSyncStateValue("credentialExpires", String(expires)) } }
+        let known = try await domain { try await backoffice.syncEngine.stateValue("credentialExpires") }
+        if known != String(expires) { try await domain { try await backoffice.syncEngine.setStateValue("credentialExpires", String(expires)) } }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let issued = listed.credentialIssued ?? now
         guard expires - now <= (expires - issued) / 3, let lock = StoreFiles(path: backoffice.store.configuration.path).rotatingSyncCredential()
@@ -210,12 +210,12 @@ public actor ShopSyncEngine {
 
     /// Gives this store a new credential now (`northwind sync rotate-credential`); returns when it expires.
     public func rotateCredential() async throws(ShopSyncError) -> Date? {
-        guard let membership = try await domain({ try await backoffice.syncMembership() }),
+        guard let membership = try await domain({ try await backoffice.sync.membership() }),
             let url = URL(string: server ?? membership.server)
         else {
             throw ShopSyncError(.notJoined, "This store has not joined a sync server: there is no credential to rotate.")
         }
-        guard !membership.credential.isEmpty else { throw ShopSyncError(.notJoined, backoffice.missingCredentialMessage(membership)) }
+        guard !membership.credential.isEmpty else { throw ShopSyncError(.notJoined, backoffice.syncEngine.missingCredentialMessage(membership)) }
         guard let lock = StoreFiles(path: backoffice.store.configuration.path).rotatingSyncCredential() else {
             throw ShopSyncError(.notJoined, "Another process of this store is rotating its credential right now; try again in a moment.")
         }
@@ -229,7 +229,7 @@ public actor ShopSyncEngine {
     @discardableResult
     private func rotate(_ client: SyncClient, membership: SyncMembership) async throws(ShopSyncError) -> Int64? {
         let answer = try await client.rotateCredential()
-        try await domain { try backoffice.saveSyncCredential(answer.credential) }
+        try await domain { try backoffice.syncEngine.saveCredential(answer.credential) }
         let renewed = try SyncClient(
             server: client.server,
             container: membership.container,
@@ -238,14 +238,14 @@ public actor ShopSyncEngine {
         )
         let listed = try await renewed.zones()
         if let expires = listed.credentialExpires {
-            try await domain { try await backoffice.setSyncStateValue("credentialExpires", String(expires)) }
+            try await domain { try await backoffice.syncEngine.setStateValue("credentialExpires", String(expires)) }
         }
         return listed.credentialExpires ?? answer.expires
     }
 
     /// Pulls what other installations saved in one zone, without sending anything.
     public func refresh(zone: String) async throws(ShopSyncError) {
-        guard let membership = try await domain({ try await backoffice.syncMembership() }), let url = URL(string: server ?? membership.server) else {
+        guard let membership = try await domain({ try await backoffice.sync.membership() }), let url = URL(string: server ?? membership.server) else {
             return
         }
         var report = SyncReport()
@@ -297,7 +297,7 @@ public actor ShopSyncEngine {
         if let epoch = listed.epoch {
             // The server's data was restored: what it lost of the acknowledged records this store holds goes up again.
             report.sentAgainAfterServerRestore += try await domain {
-                try await backoffice.noteServerEpoch(epoch, restoredThrough: listed.restoredThrough)
+                try await backoffice.syncEngine.noteServerEpoch(epoch, restoredThrough: listed.restoredThrough)
             }
         }
         // Clocks decide merges: with no server time to check against, nothing is sent (fail closed).
@@ -323,19 +323,19 @@ public actor ShopSyncEngine {
     /// Head office declares the container's schema whenever this version's differs from what it last declared, so
     /// that the server refuses records that break it (a forged movement naming another shelf, a record with no type).
     private func declareSchema(_ client: SyncClient) async throws(ShopSyncError) {
-        let types = try await domain { try await backoffice.declaredSchema() }
+        let types = try await domain { try await backoffice.syncEngine.declaredSchema() }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let text = String(decoding: (try? encoder.encode(types)) ?? Data(), as: UTF8.self)
-        guard try await domain({ try await backoffice.syncStateValue("declaredSchema") }) != text else { return }
+        guard try await domain({ try await backoffice.syncEngine.stateValue("declaredSchema") }) != text else { return }
         try await client.declareSchema(types)
-        try await domain { try await backoffice.setSyncStateValue("declaredSchema", text) }
+        try await domain { try await backoffice.syncEngine.setStateValue("declaredSchema", text) }
     }
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
         // A merge answered by another merge could go on for ever; a real outbox never needs this many rounds.
         for _ in 0..<100_000 {
-            guard let batch = try await domain({ try await backoffice.nextOutboxBatch() }) else { return }
+            guard let batch = try await domain({ try await backoffice.syncEngine.nextOutboxBatch() }) else { return }
             // Pictures go up before the records that name them; the server holds each only once.
             let named = Set(batch.operations.flatMap { $0.record.fields.values.flatMap(\.assets) })
             do throws(ShopSyncError) {
@@ -343,13 +343,13 @@ public actor ShopSyncEngine {
             } catch {
                 guard case .missingAsset = error.kind else { throw error }
                 // The server lacks it, so it never took this batch: build it afresh from what is here now.
-                try await domain { try await backoffice.forgetPendingBatch() }
+                try await domain { try await backoffice.syncEngine.forgetPendingBatch() }
                 continue
             }
             // Built and kept (`pendingBatch`), not sent: the server never sees this attempt.
             CrashPoint.reach("upload")
             let results: [Components.Schemas.OperationResult]
-            let lineage = try await domain { try await backoffice.syncLineage() }
+            let lineage = try await domain { try await backoffice.syncEngine.lineage() }
             do throws(ShopSyncError) {
                 results = try await client.modify(
                     clientID: lineage.clientID,
@@ -359,7 +359,7 @@ public actor ShopSyncEngine {
                 )
             } catch  where error.kind == .refused(.batchReused) {
                 // The server applied nothing: build the batch afresh, under a new ID.
-                try await domain { try await backoffice.forgetPendingBatch() }
+                try await domain { try await backoffice.syncEngine.forgetPendingBatch() }
                 continue
             }
             // The server committed the batch; its answer is not recorded yet.
@@ -372,7 +372,7 @@ public actor ShopSyncEngine {
                 return nil
             }
             let assets = try await fetchAssets(client, for: changed)
-            let applied = try await domain { try await backoffice.acknowledge(batch, outcomes: outcomes, assets: assets) }
+            let applied = try await domain { try await backoffice.syncEngine.acknowledge(batch, outcomes: outcomes, assets: assets) }
             report.uploaded += applied.saved
             report.merged += applied.merged
             report.discarded += applied.discarded
@@ -400,7 +400,7 @@ public actor ShopSyncEngine {
         // Shared zones first, parents' zones before children's; then every site's own zone.
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
         for zone in order {
-            var token = try await domain { try await backoffice.syncToken(zone: zone) }
+            var token = try await domain { try await backoffice.syncEngine.token(zone: zone) }
             while true {
                 let page: Components.Schemas.ZoneChanges
                 do throws(ShopSyncError) {
@@ -408,13 +408,13 @@ public actor ShopSyncEngine {
                 } catch  where error.kind == .refused(.changeTokenExpired) {
                     // Deletions older than the token were purged: fetch the zone again from scratch; its last page
                     // removes what the server no longer has (and nobody changed here).
-                    try await domain { try await backoffice.resetSyncToken(zone: zone) }
+                    try await domain { try await backoffice.syncEngine.resetToken(zone: zone) }
                     token = nil
                     continue
                 }
                 let assets = try await fetchAssets(client, for: page.records)
                 let applied = try await domain {
-                    try await backoffice.applyDownloaded(
+                    try await backoffice.syncEngine.applyDownloaded(
                         zone: zone,
                         records: page.records,
                         token: page.syncToken,
@@ -442,7 +442,7 @@ public actor ShopSyncEngine {
     /// The bytes of the pictures these records (and those waiting in the store) name that the store lacks.
     private func fetchAssets(_ client: SyncClient, for records: [SyncRecord]) async throws(ShopSyncError) -> [String: Data] {
         var bytes: [String: Data] = [:]
-        for asset in try await domain({ try await backoffice.assetsToFetch(for: records) }) {
+        for asset in try await domain({ try await backoffice.syncEngine.assetsToFetch(for: records) }) {
             bytes[asset.sha256] = try await client.downloadAsset(asset)
         }
         return bytes

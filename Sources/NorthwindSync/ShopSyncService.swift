@@ -33,12 +33,12 @@ public struct ShopSyncService: Service {
     }
 
     public func run() async throws {
-        guard let membership = try await backoffice.syncMembership(), URL(string: server ?? membership.server) != nil else { return }
+        guard let membership = try await backoffice.sync.membership(), URL(string: server ?? membership.server) != nil else { return }
         let engine = ShopSyncEngine(backoffice: backoffice, server: server)
         // Made again at each reconnection: the credential may have been rotated since.
         let (backoffice, server) = (backoffice, server)
         let client: @Sendable () async -> SyncClient? = {
-            guard let current = try? await backoffice.syncMembership(), let url = URL(string: server ?? current.server) else { return nil }
+            guard let current = try? await backoffice.sync.membership(), let url = URL(string: server ?? current.server) else { return nil }
             return try? SyncClient(server: url, container: current.container, credential: current.credential, authority: current.authority)
         }
         let feed = try ChangeFeed(store: backoffice.store)
@@ -91,7 +91,7 @@ public struct ShopSyncService: Service {
                             if report.refused > 0 {
                                 // Each refusal is in the inbox once and is not sent again; the wait keeps whatever
                                 // follows from it (a user retrying, a bug of ours) from becoming a busy loop.
-                                let last = (try? await backoffice.syncStatus().lastRefusal) ?? nil
+                                let last = (try? await backoffice.sync.status().lastRefusal) ?? nil
                                 logger.warning(
                                     "sync: the server refused \(report.refused) changes; they are in the conflict inbox (northwind sync conflicts). Last: \(last ?? "")"
                                 )

@@ -1,5 +1,5 @@
 import Foundation
-import Northwind
+@_spi(SyncEngine) import Northwind
 import NorthwindStore
 import SyncProtocol
 
@@ -14,7 +14,9 @@ extension ShopSyncEngine {
         pulling: Bool,
         report: inout SyncReport
     ) async throws(ShopSyncError) {
-        let logins = try await domain { pulling ? try await backoffice.syncedLogins() : try await backoffice.loginsWithPendingSettings() }
+        let logins = try await domain {
+            pulling ? try await backoffice.userSettingsSync.syncedLogins() : try await backoffice.userSettingsSync.loginsWithPending()
+        }
         // A login the protocol cannot name (a space, a character beyond ASCII) keeps its settings here.
         for login in logins where login.wholeMatch(of: /[a-z0-9][a-z0-9._@-]{0,63}/) != nil {
             if pulling { try await pullUserSettings(client, login: login, report: &report) }
@@ -23,8 +25,8 @@ extension ShopSyncEngine {
     }
 
     private func pullUserSettings(_ client: SyncClient, login: String, report: inout SyncReport) async throws(ShopSyncError) {
-        let zone = Backoffice.userSettingsZone
-        var token = try await domain { try await backoffice.userSettingsToken(login: login) }
+        let zone = UserSettingsSyncSide.userSettingsZone
+        var token = try await domain { try await backoffice.userSettingsSync.token(login: login) }
         // The first sync of this user here: their zone may not exist yet, and what comes is the initial sync.
         let reason: UserSettingChangeReason = token == nil ? .initialSync : .serverChange
         if token == nil { try await client.createZones([zone], user: login) }
@@ -33,12 +35,12 @@ extension ShopSyncEngine {
             do throws(ShopSyncError) {
                 page = try await client.changes(zone: zone, token: token, user: login)
             } catch  where error.kind == .refused(.changeTokenExpired) {
-                try await domain { try await backoffice.resetUserSettingsToken(login: login) }
+                try await domain { try await backoffice.userSettingsSync.resetToken(login: login) }
                 token = nil
                 continue
             }
             let changed = try await domain {
-                try await backoffice.applyUserSettings(login: login, records: page.records, token: page.syncToken, reason: reason)
+                try await backoffice.userSettingsSync.apply(login: login, records: page.records, token: page.syncToken, reason: reason)
             }
             report.userSettingsDownloaded += changed.count
             token = page.syncToken
@@ -54,7 +56,7 @@ extension ShopSyncEngine {
     ) async throws(ShopSyncError) {
         // A value answered by a newer one from elsewhere settles in a round or two; more means something is wrong.
         for _ in 0..<5 {
-            let records = try await domain { try await backoffice.pendingUserSettings(login: login) }
+            let records = try await domain { try await backoffice.userSettingsSync.pending(login: login) }
             guard !records.isEmpty else { return }
             let results: [Components.Schemas.OperationResult]
             do throws(ShopSyncError) {
@@ -65,23 +67,23 @@ extension ShopSyncEngine {
                     user: login
                 )
             } catch  where error.kind == .refused(.quotaExceeded) {
-                try await domain { try await backoffice.markUserSettingsOverQuota(login: login) }
+                try await domain { try await backoffice.userSettingsSync.markOverQuota(login: login) }
                 report.usersOverQuota.append(login)
                 return
             }
             for (record, result) in zip(records, results) {
                 switch Self.outcome(result) {
                 case .saved(let saved):
-                    try await domain { try await backoffice.acknowledgeUserSetting(login: login, saved: saved) }
+                    try await domain { try await backoffice.userSettingsSync.acknowledge(login: login, saved: saved) }
                     report.userSettingsUploaded += 1
                 case .changedOnServer(let server):
                     // Another installation wrote it since: the later clock wins here, and ours goes again if it is later.
                     let changed = try await domain {
-                        try await backoffice.applyUserSettings(login: login, records: [server], token: nil, reason: .serverChange)
+                        try await backoffice.userSettingsSync.apply(login: login, records: [server], token: nil, reason: .serverChange)
                     }
                     report.userSettingsDownloaded += changed.count
                 case .goneOnServer:
-                    try await domain { try await backoffice.forgetUserSettingTag(login: login, key: record.recordName) }
+                    try await domain { try await backoffice.userSettingsSync.forgetTag(login: login, key: record.recordName) }
                 case .refused(let reason), .missingReference(let reason):
                     throw ShopSyncError(.refused(.internalError), "The sync server did not take \(login)'s setting \(record.recordName): \(reason)")
                 case .notApplied:

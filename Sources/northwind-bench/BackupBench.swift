@@ -4,7 +4,7 @@ import NorthwindStore
 import Synchronization
 
 /// A backup while an employee keeps placing orders: how long the backup takes, and how long each order waits, with
-/// no backup and during one. Ours is `createBackup` (snapshot, checks, archive, read-back) beside `createOrder`;
+/// no backup and during one. Ours is `backups.create` (snapshot, checks, archive, read-back) beside `orders.create`;
 /// bare is SQLite's online backup in one step on its own connection beside the same order through the C API.
 struct BackupBench {
     let backoffice: Backoffice
@@ -19,17 +19,17 @@ struct BackupBench {
         let copy = folder.appendingPathComponent("bare-backup.sqlite").path
 
         var ourIdle = Sample()
-        for i in 0..<writes { _ = try await ourIdle.time { try await backoffice.createOrder(order(i)) } }
+        for i in 0..<writes { _ = try await ourIdle.time { try await backoffice.orders.create(order(i)) } }
         let ourStart = DispatchTime.now().uptimeNanoseconds
         let ours = Finish()
         let backing = Task { [backoffice] in
             defer { ours.done.store(true, ordering: .releasing) }
-            return try await backoffice.createBackup(in: backups, kind: .manual)
+            return try await backoffice.backups.create(in: backups, kind: .manual)
         }
         var ourDuring = Sample()
         var i = 0
         while ourDuring.nanos.count < 1 || !ours.done.load(ordering: .acquiring) {
-            _ = try await ourDuring.time { try await backoffice.createOrder(order(i)) }
+            _ = try await ourDuring.time { try await backoffice.orders.create(order(i)) }
             i += 1
         }
         let listing = try await backing.value

@@ -148,15 +148,15 @@ struct Bench {
         let bare = try BareSQLite(path: path)
         let productCount = Int(try bare.run("SELECT count(*) FROM products")[0][0] as? Int64 ?? 1)
         let terms = ["cote", "pât", "saumon fu", "chocolat", "crème", "jam", "earl grey", "moutarde", "kr", "tomates sé"]
-        let searchSQL = Backoffice.searchSQL
+        let searchSQL = Catalogue.searchSQL
         var ours = Sample()
         var raw = Sample()
         for i in 0..<reads {
-            _ = try await ours.time { try backoffice.searchProducts(terms[i % terms.count]) }
+            _ = try await ours.time { try backoffice.catalogue.search(terms[i % terms.count]) }
         }
         for i in 0..<reads {
             let pattern = terms[i % terms.count].split(separator: " ").map { "\"\($0)\"*" }.joined(separator: " ")
-            _ = try await raw.time { try bare.run(searchSQL, pattern, Backoffice.searchCandidates(20), 20) }
+            _ = try await raw.time { try bare.run(searchSQL, pattern, Catalogue.searchCandidates(20), 20) }
         }
         report("product search", ours, raw)
 
@@ -166,13 +166,13 @@ struct Bench {
             LEFT JOIN suppliers ON suppliers.id = products.supplierID WHERE products.id = ?
             """
         (ours, raw) = (Sample(), Sample())
-        for i in 0..<reads { _ = try await ours.time { try backoffice.product(id: Int64(1 + (i * 7919) % productCount)) } }
+        for i in 0..<reads { _ = try await ours.time { try backoffice.catalogue.product(id: Int64(1 + (i * 7919) % productCount)) } }
         for i in 0..<reads { _ = try await raw.time { try bare.run(lookupSQL, 1 + (i * 7919) % productCount) } }
         report("product lookup", ours, raw)
 
         // A setting as a page reads it (a handful per request): through every layer, held in memory, against the
         // stored value read with the C API.
-        try await backoffice.storeSetting("pages.pageSize", "40")
+        try await backoffice.settings.set("pages.pageSize", "40")
         let settings = try await Settings(sources: SettingsSources(), backoffice: backoffice)
         let settingSQL = "SELECT value FROM settings WHERE key = ?"
         (ours, raw) = (Sample(), Sample())
@@ -192,7 +192,7 @@ struct Bench {
         for i in 0..<reads {
             var query = ProductQuery()
             query.offset = (i % pages) * 50
-            _ = try await ours.time { try await backoffice.listProducts(query) }
+            _ = try await ours.time { try await backoffice.catalogue.list(query) }
         }
         for i in 0..<reads {
             _ = try await raw.time {
@@ -204,7 +204,7 @@ struct Bench {
 
         // Writes: a three-line order for a customer, then its execution, on products stocked up for the purpose.
         let stocked = try bare.run("SELECT id FROM products WHERE discontinued = 0 ORDER BY id LIMIT 30").compactMap { $0[0] as? Int64 }
-        for id in stocked { _ = try await backoffice.receiveStock(productID: id, quantity: 10_000_000) }
+        for id in stocked { _ = try await backoffice.stock.receive(productID: id, quantity: 10_000_000) }
         let customerCode = try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? ""
         func lines(_ i: Int) -> [Int64] { (0..<3).map { stocked[(i * 3 + $0) % stocked.count] } }
         /// The i-th three-line order, the same on every run.
@@ -226,7 +226,7 @@ struct Bench {
         var bareNumbers: [String] = []
         for i in 0..<writes {
             let draft = order(i)
-            ourNumbers.append(try await ours.time { try await backoffice.createOrder(draft) }.order.number)
+            ourNumbers.append(try await ours.time { try await backoffice.orders.create(draft) }.order.number)
         }
         for i in 0..<writes {
             bareNumbers.append(try await raw.time { try BareOrders.create(bare, customerCode: customerCode, products: lines(i)) })
@@ -234,7 +234,7 @@ struct Bench {
         report("order creation (3 lines)", ours, raw)
 
         (ours, raw) = (Sample(), Sample())
-        for number in ourNumbers { _ = try await ours.time { try await backoffice.executeOrder(number: number) } }
+        for number in ourNumbers { _ = try await ours.time { try await backoffice.orders.execute(number: number) } }
         for number in bareNumbers { try await raw.time { try BareOrders.execute(bare, number: number) } }
         report("order execution", ours, raw)
         print(table.render())
@@ -244,7 +244,7 @@ struct Bench {
         }
     }
 
-    /// Every report, through `runReport` (values checked, rows read into report values) and as its bare SQL through
+    /// Every report, through `reports.run` (values checked, rows read into report values) and as its bare SQL through
     /// the C API (every column of every row read), on the same store. Parameters: defaults, the data's last full year,
     /// and the first customer, order and category.
     func reports(_ backoffice: Backoffice, _ bare: BareSQLite) async throws {
@@ -276,7 +276,7 @@ struct Bench {
             var raw = Sample()
             var rows = 0
             for _ in 0..<reportRuns {
-                rows = try await ours.time { try await backoffice.runReport(definition.name, parameters: parameters) }.rows.count
+                rows = try await ours.time { try await backoffice.reports.run(definition.name, parameters: parameters) }.rows.count
                 let bareRows = try raw.timeSync { try bare.run(sql, named: named) }.count
                 if bareRows != rows { throw BenchError("\(definition.name): \(rows) rows ours, \(bareRows) bare") }
             }

@@ -25,7 +25,7 @@ struct SettingsBench {
         guard let categorySales = ReportDefinition.named("category-sales-for-1997")?.sql,
             let invoices = ReportDefinition.named("invoices")?.sql
         else { throw BenchError("the reports' SQL is missing") }
-        let page = Backoffice.productRowSelect + " ORDER BY products.name, products.id LIMIT 50 OFFSET 0"
+        let page = Catalogue.productRowSelect + " ORDER BY products.name, products.id LIMIT 50 OFFSET 0"
         let workloads: [(name: String, run: (BareSQLite) throws -> Void)] = [
             ("Category Sales \(year)", { db in try db.run(categorySales, named: ["year": year]) }),
             ("invoices (every order line)", { db in try db.run(invoices, named: [:]) }),

@@ -78,24 +78,24 @@ struct ShopBench: AsyncParsableCommand {
         }
         defer { for service in services { service.cancel() } }
         try await Task.sleep(for: .seconds(2))
-        guard var product = try await hq.listProducts().items.first?.product else { throw ValidationError("head office has no product") }
+        guard var product = try await hq.catalogue.list().items.first?.product else { throw ValidationError("head office has no product") }
         // The shop's own id for the product (local ids differ between stores): rename it once, and search for it.
         product.name = "Latency probe"
-        product = try await hq.updateProduct(product)
+        product = try await hq.catalogue.update(product)
         let deadline = ContinuousClock.now + .seconds(30)
         var found: Int64?
         while found == nil {
             guard ContinuousClock.now < deadline else { throw ValidationError("the probe product never reached the shop") }
             try await Task.sleep(for: .milliseconds(20))
-            found = try shop.searchProducts("Latency probe").first?.product.id
+            found = try shop.catalogue.search("Latency probe").first?.product.id
         }
         let shopID = found!
         var latencies: [Double] = []
         for sample in 1...samples {
             product.name = "Latency \(sample)"
-            product = try await hq.updateProduct(product)
+            product = try await hq.catalogue.update(product)
             let committed = ContinuousClock.now
-            while try shop.product(id: shopID).product.name != product.name {
+            while try shop.catalogue.product(id: shopID).product.name != product.name {
                 guard ContinuousClock.now - committed < .seconds(30) else { throw ValidationError("sample \(sample) never reached the shop") }
                 try await Task.sleep(for: .milliseconds(2))
             }
@@ -115,18 +115,20 @@ struct ShopBench: AsyncParsableCommand {
     /// Orders taken and executed at the shop, first with no sync running, then with the sync service running (it
     /// sends each one as it commits).
     func orderPath(shop: Backoffice) async throws {
-        guard let customer = try await shop.list(Customer.self, limit: 1).items.first?.code else { throw ValidationError("the shop has no customer") }
+        guard let customer = try await shop.records.list(Customer.self, limit: 1).items.first?.code else {
+            throw ValidationError("the shop has no customer")
+        }
         var query = ProductQuery()
         query.discontinued = false
         query.limit = 3
-        let productIDs = try await shop.listProducts(query).items.compactMap(\.product.id)
-        for id in productIDs { _ = try await shop.receiveStock(productID: id, quantity: orders * 4) }
+        let productIDs = try await shop.catalogue.list(query).items.compactMap(\.product.id)
+        for id in productIDs { _ = try await shop.stock.receive(productID: id, quantity: orders * 4) }
         func rate() async throws -> Double {
             let started = ContinuousClock.now
             for _ in 0..<orders {
                 let lines = productIDs.map { OrderLineDraft(productID: $0, quantity: 1) }
-                let order = try await shop.createOrder(OrderDraft(customerCode: customer, employeeID: nil, lines: lines))
-                _ = try await shop.executeOrder(number: order.order.number)
+                let order = try await shop.orders.create(OrderDraft(customerCode: customer, employeeID: nil, lines: lines))
+                _ = try await shop.orders.execute(number: order.order.number)
             }
             return Double(orders) / (ContinuousClock.now - started).seconds
         }

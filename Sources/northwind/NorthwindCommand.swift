@@ -57,7 +57,7 @@ struct StoreOptions: ParsableArguments {
         // A store made now is made during its machine's first boot, as far as the first-run page knows: the page
         // answers the network until the machine restarts. A store found without that record (an older version's, or
         // one whose record a power cut lost) stays closed to the network until `northwind setup reopen`.
-        if isNew, let boot = FirstRunMachine.bootID() { try await backoffice.openFirstRun(boot: boot) }
+        if isNew, let boot = FirstRunMachine.bootID() { try await backoffice.setup.open(boot: boot) }
         try await settings.reload(from: backoffice)
         return (backoffice, settings)
     }

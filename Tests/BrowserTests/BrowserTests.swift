@@ -72,7 +72,7 @@ struct BrowserTests {
         try await withLiveBrowser { server, driver in
             let browser = try await driver.newBrowser()
             try await browser.signIn(server, as: server.manager, next: "/products")
-            let target = try await server.backoffice().listProducts(ProductQuery()).items[3].product
+            let target = try await server.backoffice().catalogue.list(ProductQuery()).items[3].product
             // Part of the name, without its accents: the search ignores them.
             let folded = target.name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
             let fragment = String(folded.prefix(max(4, folded.count * 2 / 3)))
@@ -92,7 +92,7 @@ struct BrowserTests {
             #expect(try await browser.text("#current-price") == "123.45")
             #expect(try await browser.text("#current-reorder-level") == "37")
             #expect(try await browser.find("#unitPrice").value == "123.45")
-            let stored = try server.backoffice().product(id: target.id ?? 0).product
+            let stored = try server.backoffice().catalogue.product(id: target.id ?? 0).product
             #expect(stored.unitPrice == Money(cents: 12345))
             #expect(stored.reorderLevel == 37)
         }
@@ -104,7 +104,7 @@ struct BrowserTests {
             try await browser.signIn(server, as: server.rep, next: "/orders")
             let number = try await newOrder(browser, server, badge: "low")
             try await browser.go(server.url("/orders/\(number)"))
-            let detail = try await server.backoffice().order(number: number)
+            let detail = try await server.backoffice().orders.order(number: number)
             let short = try #require(detail.lines.first { $0.short > 0 })
 
             var badges: [String] = []
@@ -118,14 +118,14 @@ struct BrowserTests {
             let error = try await browser.text("#action-error")
             #expect(error.contains(short.productName))
             #expect(try await browser.text("#order-status") == "New")
-            #expect(try await server.backoffice().order(number: number).order.shippedDate == nil)
+            #expect(try await server.backoffice().orders.order(number: number).order.shippedDate == nil)
         }
     }
 
     @Test func aProductFormErrorShowsBesideItsField() async throws {
         try await withLiveBrowser { server, driver in
             let browser = try await driver.newBrowser()
-            let product = try await server.backoffice().listProducts(ProductQuery()).items[0].product
+            let product = try await server.backoffice().catalogue.list(ProductQuery()).items[0].product
             try await browser.signIn(server, as: server.manager, next: "/products/\(product.id ?? 0)")
             try await browser.find("#unitPrice").replace(with: "twelve")
             try await browser.find("#reorderLevel").replace(with: "-3")
@@ -145,7 +145,7 @@ struct BrowserTests {
                     """
                 ) as? Bool
             #expect(sameField == true)
-            #expect(try server.backoffice().product(id: product.id ?? 0).product.unitPrice == product.unitPrice)
+            #expect(try server.backoffice().catalogue.product(id: product.id ?? 0).product.unitPrice == product.unitPrice)
         }
     }
 
@@ -155,7 +155,7 @@ struct BrowserTests {
             let facts = try server.backoffice()
             var stocked = ProductQuery()
             stocked.discontinued = false
-            let product = try #require(try await facts.listProducts(stocked).items.map(\.product).first { $0.unitsInStock >= 10 })
+            let product = try #require(try await facts.catalogue.list(stocked).items.map(\.product).first { $0.unitsInStock >= 10 })
             try await browser.signIn(server, as: server.rep, next: "/orders/new")
 
             // A new customer, created without leaving the form.
@@ -169,7 +169,7 @@ struct BrowserTests {
             try await browser.waitForText("#customer-name", "the company's name") { $0.hasPrefix("Zed Top Trading") }
 
             // The employee is whoever signed in.
-            let me = try #require(try await facts.logins().first { $0.value == server.rep.login }?.key)
+            let me = try #require(try await facts.accounts.logins().first { $0.value == server.rep.login }?.key)
             #expect(try await browser.find("#employeeID").value == String(me))
 
             // Product lookup as you type, then pick the suggestion.
@@ -198,7 +198,7 @@ struct BrowserTests {
             let number = try await browser.url.components(separatedBy: "/orders/").last ?? ""
             #expect(try await browser.text("h1").contains(number))
             #expect(try await browser.text(".facts").contains("Zed Top Trading"))
-            let created = try await facts.order(number: number)
+            let created = try await facts.orders.order(number: number)
             #expect(created.customer.code == "ZZTOP")
             #expect(created.order.employeeID == me)
             #expect(created.lines.map(\.line.productID) == [product.id])
@@ -211,7 +211,7 @@ struct BrowserTests {
         try await withLiveBrowser { server, driver in
             let watcher = try await driver.newBrowser()
             let editor = try await driver.newBrowser()
-            let product = try await server.backoffice().listProducts(ProductQuery()).items[1].product
+            let product = try await server.backoffice().catalogue.list(ProductQuery()).items[1].product
             let path = "/products/\(product.id ?? 0)"
             try await watcher.signIn(server, as: server.rep, next: path)
             try await editor.signIn(server, as: server.manager, next: path)
@@ -226,15 +226,15 @@ struct BrowserTests {
 
             // A change from another process (the CLI's way in) reaches the page too.
             let stock = try #require(Int(try await watcher.text("#current-stock")))
-            _ = try await server.backoffice().receiveStock(productID: product.id ?? 0, quantity: 5)
+            _ = try await server.backoffice().stock.receive(productID: product.id ?? 0, quantity: 5)
             try await watcher.waitForText("#current-stock", "\(stock + 5)") { $0 == String(stock + 5) }
 
             // The home page's count of new orders follows an order taken elsewhere.
             try await watcher.go(server.url("/"))
             try await watcher.execute("window.northwindMarker = 'home'")
             let count = try #require(Int(try await watcher.text("#new-orders-count")))
-            let customer = try await server.backoffice().list(Customer.self, limit: 1).items[0].code
-            _ = try await server.backoffice().createOrder(
+            let customer = try await server.backoffice().records.list(Customer.self, limit: 1).items[0].code
+            _ = try await server.backoffice().orders.create(
                 OrderDraft(
                     customerCode: customer,
                     employeeID: nil,
@@ -258,21 +258,23 @@ struct BrowserTests {
         try await withLiveBrowser(environment: ["NORTHWIND_BACKUP_DIRECTORY": backups.path]) { server, driver in
             let browser = try await driver.newBrowser()
             let facts = try server.backoffice()
-            _ = try await facts.createBackup(in: BackupFolder(url: backups), kind: .manual)
-            let quote = try await facts.createQuote(
+            _ = try await facts.backups.create(in: BackupFolder(url: backups), kind: .manual)
+            let quote = try await facts.quotes.create(
                 QuoteContent(
                     customerCode: "BIANC",
                     validUntil: .today.adding(days: 30),
                     notes: "Second call: wants the coffee before the holidays",
-                    lines: [try facts.newQuoteLine(productID: 17, quantity: 4), try facts.newQuoteLine(productID: 11, quantity: 12, discount: 0.05)]
+                    lines: [
+                        try facts.quotes.newLine(productID: 17, quantity: 4), try facts.quotes.newLine(productID: 11, quantity: 12, discount: 0.05),
+                    ]
                 ),
                 by: QuoteEditor(login: "setup", name: "Setup")
             )
-            let product = try await facts.listProducts(ProductQuery()).items[0].product
-            let category = try await facts.list(NorthwindStore.Category.self, limit: 1).items[0]
-            let customer = try await facts.list(Customer.self, limit: 1).items[0]
-            let employee = try await facts.list(Employee.self, limit: 1).items[0]
-            let short = try #require(try await facts.listOrders(OrderQuery(status: .new)).items.first { !$0.isSupplyable })
+            let product = try await facts.catalogue.list(ProductQuery()).items[0].product
+            let category = try await facts.records.list(NorthwindStore.Category.self, limit: 1).items[0]
+            let customer = try await facts.records.list(Customer.self, limit: 1).items[0]
+            let employee = try await facts.records.list(Employee.self, limit: 1).items[0]
+            let short = try #require(try await facts.orders.list(OrderQuery(status: .new)).items.first { !$0.isSupplyable })
 
             var pages = [("signin", "/signin")]
             pages += [

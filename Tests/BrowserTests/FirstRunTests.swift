@@ -188,7 +188,7 @@ final class FirstRunServer: Sendable {
         #expect(answer.body.contains(#"data-field="password""#), "\(answer.body)")
         let office = try server.backoffice()
         #expect(try office.store.isEmpty())
-        #expect(try await office.firstRunState().pending)
+        #expect(try await office.setup.state().pending)
     }
 
     @Test func aFormPostedWithoutItsTokenIsRefused() async throws {
@@ -199,7 +199,7 @@ final class FirstRunServer: Sendable {
         let answer = try await server.send(.POST, "/setup", form: FirstRunServer.form(role: "headOffice"))
         // Then it is refused, and no manager was made
         #expect(answer.status == 403)
-        #expect(try await server.backoffice().firstRunState().pending)
+        #expect(try await server.backoffice().setup.state().pending)
     }
 
     @Test func aDemoFirstRunMakesAManagerWhoIsSignedInAndNumbersOrdersWithTheSiteCode() async throws {
@@ -213,11 +213,11 @@ final class FirstRunServer: Sendable {
         #expect(answer.status == 302 && answer.location == "/", "\(answer.body)")
         #expect(home.status == 200 && home.body.contains("Anna"), "\(home.body.prefix(500))")
         let office = try server.backoffice()
-        let orders = try await office.listOrders(OrderQuery()).items
+        let orders = try await office.orders.list(OrderQuery()).items
         #expect(!orders.isEmpty && orders.allSatisfy { $0.order.number.hasPrefix("KRK-") })
         #expect(try await server.send(.GET, "/setup").location == "/signin")
         #expect(FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".setup-done").path), "the console banner's mark")
-        let (_, signedIn) = try await office.signIn(login: "anna.kowalska", password: "amber-lantern-ferry-42")
+        let (_, signedIn) = try await office.accounts.signIn(login: "anna.kowalska", password: "amber-lantern-ferry-42")
         #expect(AccessPolicy().isManager(signedIn.employee))
     }
 
@@ -230,10 +230,10 @@ final class FirstRunServer: Sendable {
         // Then it holds one employee, the manager, no demo data, and the site's code and name
         #expect(answer.status == 302, "\(answer.body)")
         let office = try server.backoffice()
-        #expect(try await office.list(Employee.self).items.map(\.firstName) == ["Anna"])
-        #expect(try await office.list(Customer.self).items.isEmpty)
-        #expect(try await office.siteCode() == "HQ")
-        #expect(try await office.siteName() == "Kraków shop")
+        #expect(try await office.records.list(Employee.self).items.map(\.firstName) == ["Anna"])
+        #expect(try await office.records.list(Customer.self).items.isEmpty)
+        #expect(try await office.sync.siteCode() == "HQ")
+        #expect(try await office.setup.siteName() == "Kraków shop")
     }
 
     @Test func headOfficeWithASyncServerSetUpJoinsItAndSaysHowShopsJoin() async throws {
@@ -256,7 +256,7 @@ final class FirstRunServer: Sendable {
         // Then head office joined as HQ with the code chosen, and the page says how a shop joins
         #expect(answer.status == 200, "\(answer.body)")
         #expect(answer.body.contains("enroll --container acme --role shop"), "\(answer.body)")
-        let membership = try await server.backoffice().syncMembership()
+        let membership = try await server.backoffice().sync.membership()
         #expect(membership?.role == "hq" && membership?.siteCode == "HQ")
         #expect(!server.log.contains("Joined container"), "joined before the first run chose the site code")
     }
@@ -275,8 +275,8 @@ final class FirstRunServer: Sendable {
         #expect(answer.body.contains(#"data-field="token""#), "\(answer.body)")
         let office = try server.backoffice()
         #expect(try office.store.isEmpty())
-        #expect(try await office.syncMembership() == nil)
-        #expect(try await office.firstRunState().pending)
+        #expect(try await office.sync.membership() == nil)
+        #expect(try await office.setup.state().pending)
     }
 
     /// A sync server with head office joined and uploaded (the demo data), for shops' first runs.
@@ -330,10 +330,10 @@ final class FirstRunServer: Sendable {
         // Then the shop is set up with head office's catalogue, and an order taken there reaches head office
         #expect(answer.status == 302, "\(answer.body)")
         let office = try shop.backoffice()
-        #expect(try await office.syncMembership()?.siteCode == "KRK")
-        let customer = try #require(try await office.list(Customer.self, limit: 1).items.first)
-        let product = try #require(try await office.listProducts().items.first { !$0.product.discontinued }?.product)
-        let order = try await office.createOrder(
+        #expect(try await office.sync.membership()?.siteCode == "KRK")
+        let customer = try #require(try await office.records.list(Customer.self, limit: 1).items.first)
+        let product = try #require(try await office.catalogue.list().items.first { !$0.product.discontinued }?.product)
+        let order = try await office.orders.create(
             OrderDraft(customerCode: customer.code, employeeID: nil, lines: [OrderLineDraft(productID: product.id!, quantity: 1)])
         )
         try await waitFor("the order to reach head office", timeout: .seconds(60)) {
@@ -363,7 +363,7 @@ final class FirstRunServer: Sendable {
         #expect(said.contains("KRK is already enrolled"), "\(answer.body)")
         let office = try shop.backoffice()
         #expect(try office.store.isEmpty())
-        #expect(try await office.syncMembership() == nil)
-        #expect(try await office.firstRunState().pending)
+        #expect(try await office.sync.membership() == nil)
+        #expect(try await office.setup.state().pending)
     }
 }

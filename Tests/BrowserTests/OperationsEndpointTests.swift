@@ -44,11 +44,11 @@ import Glibc
         let server = try await LiveServer()
         defer { Task { await server.stop() } }
         let office = try server.backoffice()
-        let managerID = try #require(try await office.logins().first { $0.value == server.manager.login }?.key)
-        let token = try await office.issueAPIToken(employeeID: managerID, label: "metrics test")
-        let customer = try #require(try await office.list(Customer.self, limit: 1).items.first)
+        let managerID = try #require(try await office.accounts.logins().first { $0.value == server.manager.login }?.key)
+        let token = try await office.accounts.issueAPIToken(employeeID: managerID, label: "metrics test")
+        let customer = try #require(try await office.records.list(Customer.self, limit: 1).items.first)
         let product = try #require(
-            try await office.listProducts().items.first { !$0.product.discontinued && $0.product.unitsInStock >= 1 }?.product
+            try await office.catalogue.list().items.first { !$0.product.discontinued && $0.product.unitsInStock >= 1 }?.product
         )
         // When an order is taken and executed through the JSON API
         var create = HTTPClientRequest(url: server.url("/api/v1/orders"))

@@ -2,7 +2,7 @@ import Foundation
 import NorthwindStore
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 /// The quote editor on the real `northwind serve`, in Chromium.
@@ -34,8 +34,8 @@ extension BrowserTests {
         // Given a representative drafting a new quote, with autosave far off so that nothing saves by itself
         try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "600"]) { server, driver in
             let backoffice = try server.backoffice()
-            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
-            let names = try await backoffice.listProducts().items.filter { !$0.product.discontinued }.prefix(2).map(\.product.name)
+            let customer = try #require(try await backoffice.records.list(Customer.self, limit: 1).items.first?.code)
+            let names = try await backoffice.catalogue.list().items.filter { !$0.product.discontinued }.prefix(2).map(\.product.name)
             let browser = try await driver.newBrowser()
             try await browser.signIn(server, as: server.rep, next: "/quotes")
             try await browser.find("#customer").replace(with: customer)
@@ -54,7 +54,7 @@ extension BrowserTests {
             try await browser.command("DELETE", "window")
             try await browser.command("POST", "window", ["handle": tab])
             try await waitFor("the closing page's save to reach the store") {
-                let quote = try await backoffice.quote(number: number)
+                let quote = try await backoffice.quotes.quote(number: number)
                 return quote.content.lines.map(\.quantity) == [7, 1]
             }
             try await browser.go(server.url("/quotes/\(number)"))
@@ -71,8 +71,8 @@ extension BrowserTests {
             // And converting saves first, then makes an order at the quoted price
             try await browser.find("#convert-button").click()
             try await waitFor("the order page") { try await browser.url.contains("/orders/") }
-            let quote = try await backoffice.quote(number: number)
-            let order = try await backoffice.order(number: try #require(quote.orderNumber))
+            let quote = try await backoffice.quotes.quote(number: number)
+            let order = try await backoffice.orders.order(number: try #require(quote.orderNumber))
             #expect(order.lines.map(\.line.quantity) == [1])
             #expect(order.lines.map(\.line.unitPrice) == quote.content.lines.map(\.unitPrice))
             #expect(try await browser.consoleErrors().isEmpty)
@@ -83,13 +83,13 @@ extension BrowserTests {
         // Given a representative editing a quote, with autosave after a second
         try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
             let backoffice = try server.backoffice()
-            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
-            let product = try #require(try await backoffice.listProducts().items.first { !$0.product.discontinued }?.product.id)
-            let quote = try await backoffice.createQuote(
+            let customer = try #require(try await backoffice.records.list(Customer.self, limit: 1).items.first?.code)
+            let product = try #require(try await backoffice.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+            let quote = try await backoffice.quotes.create(
                 QuoteContent(
                     customerCode: customer,
                     validUntil: .today.adding(days: 30),
-                    lines: [try backoffice.newQuoteLine(productID: product, quantity: 3)]
+                    lines: [try backoffice.quotes.newLine(productID: product, quantity: 3)]
                 ),
                 by: QuoteEditor(login: "setup", name: "Setup")
             )
@@ -116,7 +116,7 @@ extension BrowserTests {
             let told = try await rep.waitForText("#quote-taken", "the take-over") { !$0.isEmpty }
             #expect(told.contains("took quote \(quote.number) over; it is read-only for you now"))
             #expect(try await rep.find("#quote-notes").isEnabled == false)
-            #expect(try await backoffice.quote(number: quote.number).content.notes == "First call")
+            #expect(try await backoffice.quotes.quote(number: quote.number).content.notes == "First call")
         }
     }
 
@@ -124,8 +124,8 @@ extension BrowserTests {
         // Given a representative editing a quote, with autosave after a second
         try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
             let backoffice = try server.backoffice()
-            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
-            let quote = try await backoffice.createQuote(
+            let customer = try #require(try await backoffice.records.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await backoffice.quotes.create(
                 QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), lines: []),
                 by: QuoteEditor(login: "setup", name: "Setup")
             )
@@ -150,8 +150,8 @@ extension BrowserTests {
         // Given a representative editing a quote, with autosave after a second
         try await withLiveBrowser(environment: ["NORTHWIND_DOCUMENTS_AUTOSAVE_SECONDS": "1"]) { server, driver in
             let backoffice = try server.backoffice()
-            let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
-            let quote = try await backoffice.createQuote(
+            let customer = try #require(try await backoffice.records.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await backoffice.quotes.create(
                 QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), notes: "As sent", lines: []),
                 by: QuoteEditor(login: "setup", name: "Setup")
             )
@@ -178,28 +178,28 @@ extension BrowserTests {
         // Given the server's store as head office, and a London shop that has its quote
         try await withLiveBrowser { server, driver in
             let office = try server.backoffice()
-            try await office.join(SyncRelay.membership("HQ", role: "hq"), containerHasData: false)
-            let customer = try #require(try await office.list(Customer.self, limit: 1).items.first?.code)
-            let quote = try await office.createQuote(
+            try await office.syncEngine.join(SyncRelay.membership("HQ", role: "hq"), containerHasData: false)
+            let customer = try #require(try await office.records.list(Customer.self, limit: 1).items.first?.code)
+            let quote = try await office.quotes.create(
                 QuoteContent(customerCode: customer, validUntil: .today.adding(days: 30), notes: "Draft", lines: []),
                 by: QuoteEditor(login: "setup", name: "Setup")
             )
             let london = try TemporaryStore()
-            try await london.backoffice.join(SyncRelay.membership("LON"), containerHasData: true)
+            try await london.backoffice.syncEngine.join(SyncRelay.membership("LON"), containerHasData: true)
             try await SyncRelay.carry(from: office, to: london.backoffice)
             // When both change the notes, head office first, and London's change arrives
             let hq = QuoteEditor(login: "hq.editor", name: "HQ editor")
-            _ = try await office.openQuote(number: quote.number, editor: hq)
+            _ = try await office.quotes.open(number: quote.number, editor: hq)
             var here = quote.content
             here.notes = "Deliver on Monday"
-            _ = try await office.saveQuoteDraft(number: quote.number, base: quote.content, content: here, history: QuoteHistory(), editor: hq)
-            try await office.closeQuote(number: quote.number, editor: hq)
+            _ = try await office.quotes.saveDraft(number: quote.number, base: quote.content, content: here, history: QuoteHistory(), editor: hq)
+            try await office.quotes.close(number: quote.number, editor: hq)
             try await Task.sleep(for: .milliseconds(20))
             let lon = QuoteEditor(login: "lon.editor", name: "London editor")
-            let there = try await london.backoffice.openQuote(number: quote.number, editor: lon).quote
+            let there = try await london.backoffice.quotes.open(number: quote.number, editor: lon).quote
             var away = there.content
             away.notes = "Deliver on Friday"
-            _ = try await london.backoffice.saveQuoteDraft(
+            _ = try await london.backoffice.quotes.saveDraft(
                 number: quote.number,
                 base: there.content,
                 content: away,

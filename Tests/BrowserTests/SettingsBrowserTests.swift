@@ -58,7 +58,7 @@ extension BrowserTests {
             let message = try await browser.waitForText("#orders-defaultFreight-error", "the refusal") { !$0.isEmpty }
             #expect(message.hasPrefix("orders.defaultFreight must be a number with at most two decimals"))
             #expect(try await value(browser, "orders-defaultFreight") == "12.345")
-            #expect(try await server.backoffice().installationSettings()["orders.defaultFreight"] == nil)
+            #expect(try await server.backoffice().settings.installation()["orders.defaultFreight"] == nil)
         }
     }
 

@@ -24,8 +24,8 @@ struct BackupCommandTests {
         init(pictureSeed: UInt64 = 1) async throws {
             store = place.fresh("store")
             let backoffice = try Backoffice.open(StoreConfiguration(path: store.path), seedIfCreated: true)
-            try await backoffice.setCategoryPicture(categoryID: 1, largePicture(seed: pictureSeed))
-            site = try await backoffice.siteCode()
+            try await backoffice.catalogue.setPicture(categoryID: 1, largePicture(seed: pictureSeed))
+            site = try await backoffice.sync.siteCode()
             try backoffice.store.close()
         }
 
@@ -37,7 +37,7 @@ struct BackupCommandTests {
         func contents() async throws -> (site: String, picture: BinaryContent?) {
             let backoffice = try Backoffice.open(StoreConfiguration(path: store.path), seedIfCreated: false)
             defer { try? backoffice.store.close() }
-            return (try await backoffice.siteCode(), try await backoffice.categoryPicture(categoryID: 1))
+            return (try await backoffice.sync.siteCode(), try await backoffice.catalogue.picture(categoryID: 1))
         }
     }
 

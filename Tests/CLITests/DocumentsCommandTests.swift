@@ -13,8 +13,8 @@ struct DocumentsCommandTests {
     /// A quote made with the CLI, and its number.
     static func quote(_ fixture: BackupCommandTests.Fixture) async throws -> String {
         let backoffice = try Backoffice.open(StoreConfiguration(path: fixture.store.path), seedIfCreated: false)
-        let customer = try #require(try await backoffice.list(Customer.self, limit: 1).items.first?.code)
-        let products = try await backoffice.listProducts().items.filter { !$0.product.discontinued }.compactMap(\.product.id).prefix(2)
+        let customer = try #require(try await backoffice.records.list(Customer.self, limit: 1).items.first?.code)
+        let products = try await backoffice.catalogue.list().items.filter { !$0.product.discontinued }.compactMap(\.product.id).prefix(2)
         try backoffice.store.close()
         let lines = zip(products, ["3", "5:0.1"]).flatMap { ["--line", "\($0):\($1)"] }
         let made = try await fixture.run(["quotes", "new", "--customer", customer] + lines + ["--notes", "First call"])

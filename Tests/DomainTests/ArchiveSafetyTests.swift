@@ -140,7 +140,7 @@ struct ArchiveSafetyTests {
         // Given a backup whose manifest says it needs a newer reader
         let place = BackupPlace()
         let source = try TemporaryStore()
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         let reader = try BackupReader(file: made.file)
         var manifest = reader.manifest
         manifest.minReaderVersion = 2
@@ -163,7 +163,7 @@ struct ArchiveSafetyTests {
         // Given a backup with one more file slipped in
         let place = BackupPlace()
         let source = try TemporaryStore()
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         let reader = try BackupReader(file: made.file)
         let copy = place.directory.appendingPathComponent("extra.nwbackup")
         let writer = try ArchiveWriter(creating: copy, mediaType: BackupManifest.mediaType)

@@ -5,7 +5,7 @@ import NorthwindLoading
 import NorthwindStore
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 /// Each synced table's rows, hashed in rowid order: equal checksums, equal tables.
@@ -30,16 +30,16 @@ struct BackupTests {
         let source = try TemporaryStore(seed: Self.demo)
         let place = BackupPlace()
         let b = source.backoffice
-        try await b.setCategoryPicture(categoryID: 1, largePicture(seed: 1))
-        try await b.setEmployeePhoto(employeeID: 2, largePicture(seed: 2))
+        try await b.catalogue.setPicture(categoryID: 1, largePicture(seed: 1))
+        try await b.people.setPhoto(employeeID: 2, largePicture(seed: 2))
         #expect(try FileManager.default.contentsOfDirectory(atPath: source.store.binaries.directory.path).count == 2)
         let productID: Int64 = 1
-        let before = try b.product(id: productID).product.unitsInStock
+        let before = try b.catalogue.product(id: productID).product.unitsInStock
         let receipts = Task {
-            for _ in 0..<200 { _ = try await b.receiveStock(productID: productID, quantity: 1) }
+            for _ in 0..<200 { _ = try await b.stock.receive(productID: productID, quantity: 1) }
         }
         // When it is backed up while the receipts go on, then restored into a folder of its own
-        let backup = try await b.createBackup(in: place.folder, kind: .manual)
+        let backup = try await b.backups.create(in: place.folder, kind: .manual)
         try await receipts.value
         let target = place.fresh()
         _ = try await Restore.perform(backup.file, over: target, folder: place.folder, force: false)
@@ -53,8 +53,8 @@ struct BackupTests {
         }
         let untouched = Store.syncedTables.filter { !["products", "stock_movements"].contains($0) }
         #expect(try tableChecksums(restored.store.pool, tables: untouched) == tableChecksums(source.store.pool, tables: untouched))
-        #expect(try await restored.categoryPicture(categoryID: 1) == largePicture(seed: 1))
-        #expect(try await restored.employeePhoto(employeeID: 2) == largePicture(seed: 2))
+        #expect(try await restored.catalogue.picture(categoryID: 1) == largePicture(seed: 1))
+        #expect(try await restored.people.photo(employeeID: 2) == largePicture(seed: 2))
         let (units, received) = try await restored.store.pool.read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT unitsInStock FROM products WHERE id = ?", arguments: [productID]) ?? 0,
@@ -69,7 +69,7 @@ struct BackupTests {
         // Given a backup just made
         let source = try TemporaryStore(seed: Self.demo)
         let place = BackupPlace()
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         // When the folder is listed and the backup verified
         let listed = place.folder.list()
         let verification = try await BackupFolder.verify(made.file)
@@ -85,9 +85,9 @@ struct BackupTests {
         // Given a backup whose picture bytes were changed after it was written (the CRC fixed up, as bit rot on a
         // copy that re-zipped it would)
         let source = try TemporaryStore(seed: Self.demo)
-        try await source.backoffice.setCategoryPicture(categoryID: 1, largePicture(seed: 1))
+        try await source.backoffice.catalogue.setPicture(categoryID: 1, largePicture(seed: 1))
         let place = BackupPlace()
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         let tampered = try rewrite(made.file, in: place) { path, data in
             path.hasPrefix("pictures/") ? largePicture(seed: 9).bytes : data
         }
@@ -104,10 +104,10 @@ struct BackupTests {
     @Test func aRestoreOverAStoreWithDataNeedsForceAndBacksItUpFirst() async throws {
         // Given a backup of one store, and another store that holds data and is closed
         let place = BackupPlace()
-        let made = try await TemporaryStore(seed: Self.demo).backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await TemporaryStore(seed: Self.demo).backoffice.backups.create(in: place.folder, kind: .manual)
         let target = place.fresh("existing")
         let existing = try Backoffice.open(StoreConfiguration(path: target.path), seedIfCreated: true)
-        let existingSite = try await existing.siteCode()
+        let existingSite = try await existing.sync.siteCode()
         try existing.store.close()
         // When it is restored without --force, then with it
         let refused = await northwindError { _ = try await Restore.perform(made.file, over: target, folder: place.folder, force: false) }
@@ -126,7 +126,7 @@ struct BackupTests {
         // Given a store that is open (as a running server has it) and a backup
         let place = BackupPlace()
         let open = try TemporaryStore(seed: Self.demo)
-        let made = try await open.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await open.backoffice.backups.create(in: place.folder, kind: .manual)
         // When the backup is restored over it
         let error = await northwindError {
             _ = try await Restore.perform(made.file, over: StoreFiles(path: open.path), folder: place.folder, force: true)
@@ -192,20 +192,20 @@ struct BackupTests {
         // Given a backup of a store that has joined sync and fetched a zone
         let place = BackupPlace()
         let source = try TemporaryStore(seed: Self.demo)
-        try await source.backoffice.join(ShopSyncTests.membership("HQ", role: "hq"), containerHasData: false)
-        try await source.store.pool.write { db in try Backoffice.setState(db, "token:catalog", "t42") }
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        try await source.backoffice.syncEngine.join(ShopSyncTests.membership("HQ", role: "hq"), containerHasData: false)
+        try await source.store.pool.write { db in try ShopSync.setState(db, "token:catalog", "t42") }
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         // When it is restored
         let target = place.fresh()
         _ = try await Restore.perform(made.file, over: target, folder: place.folder, force: false)
         // Then the zone's token is gone and it is fetched again from scratch, orders wait for a full sync, and its
         // next batch's ID is not made from its change-log positions (which repeat the old store's)
         let restored = try Backoffice.open(StoreConfiguration(path: target.path), seedIfCreated: false)
-        #expect(try await restored.syncToken(zone: "catalog") == nil)
-        let refetching = try await restored.store.pool.read { db in try Backoffice.state(db, "refetching:catalog") }
+        #expect(try await restored.syncEngine.token(zone: "catalog") == nil)
+        let refetching = try await restored.store.pool.read { db in try ShopSync.state(db, "refetching:catalog") }
         #expect(refetching == "1")
-        #expect(try await restored.awaitsFullSyncAfterRestore())
-        let batch = try #require(try await restored.nextOutboxBatch())
+        #expect(try await restored.sync.awaitsFullSyncAfterRestore())
+        let batch = try #require(try await restored.syncEngine.nextOutboxBatch())
         #expect(batch.batchID.wholeMatch(of: /HQ-[0-9a-f-]{36}/) != nil, "\(batch.batchID)")
     }
 
@@ -213,11 +213,11 @@ struct BackupTests {
         // Given a backup, then two products renamed in the store afterwards (which does not sync), and the store closed
         let place = BackupPlace()
         let source = try TemporaryStore(seed: Self.demo)
-        let made = try await source.backoffice.createBackup(in: place.folder, kind: .manual)
+        let made = try await source.backoffice.backups.create(in: place.folder, kind: .manual)
         for id: Int64 in [1, 2] {
-            var product = try source.backoffice.product(id: id).product
+            var product = try source.backoffice.catalogue.product(id: id).product
             product.name += " (renamed)"
-            _ = try await source.backoffice.updateProduct(product)
+            _ = try await source.backoffice.catalogue.update(product)
         }
         // When a restore is planned over it
         let plan = try await Restore.plan(made.file, over: StoreFiles(path: source.path))
@@ -235,7 +235,7 @@ struct BackupTests {
         let lock = try #require(StoreLock.exclusive(running.appendingPathComponent(".writer.lock")))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: running.path)
         // When another backup runs
-        _ = try await store.backoffice.createBackup(in: place.folder, kind: .manual)
+        _ = try await store.backoffice.backups.create(in: place.folder, kind: .manual)
         // Then the running backup's folder is still there
         #expect(FileManager.default.fileExists(atPath: running.path))
         lock.release()

@@ -17,7 +17,7 @@ struct ConcurrencyTests {
         var numbers: [String] = []
         for _ in 0..<20 {
             numbers.append(
-                try await store.backoffice.createOrder(
+                try await store.backoffice.orders.create(
                     OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 7)])
                 ).order.number
             )
@@ -29,7 +29,7 @@ struct ConcurrencyTests {
                 let backoffice = handles[index % handles.count]
                 group.addTask {
                     do {
-                        _ = try await backoffice.executeOrder(number: number)
+                        _ = try await backoffice.orders.execute(number: number)
                         return true
                     } catch NorthwindError.insufficientStock {
                         return false
@@ -45,7 +45,7 @@ struct ConcurrencyTests {
         }
 
         #expect(outcomes.filter { $0 }.count == 7)
-        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 1)
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.unitsInStock == 1)
         #expect(try store.count("SELECT count(*) FROM orders WHERE status = 'shipped'") == 7)
         #expect(try store.count("SELECT sum(delta) FROM stock_movements WHERE productID = ?", [w.chai.key]) == 1)
     }
@@ -58,11 +58,11 @@ struct ConcurrencyTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<50 {
                 let backoffice = handles[index % handles.count]
-                group.addTask { _ = try await backoffice.receiveStock(productID: w.cote.key, quantity: 1) }
+                group.addTask { _ = try await backoffice.stock.receive(productID: w.cote.key, quantity: 1) }
             }
             try await group.waitForAll()
         }
-        #expect(try store.backoffice.product(id: w.cote.key).product.unitsInStock == 60)
+        #expect(try store.backoffice.catalogue.product(id: w.cote.key).product.unitsInStock == 60)
         #expect(try store.count("SELECT count(*) FROM stock_movements WHERE productID = ? AND reason = 'received'", [w.cote.key]) == 50)
     }
 
@@ -75,11 +75,11 @@ struct ConcurrencyTests {
         mine.unitPrice = Money(cents: 1900)
         var theirs = w.chai
         theirs.reorderLevel = 25
-        async let first = northwindError { _ = try await store.backoffice.updateProduct(mine) }
-        async let second = northwindError { _ = try await other.updateProduct(theirs) }
+        async let first = northwindError { _ = try await store.backoffice.catalogue.update(mine) }
+        async let second = northwindError { _ = try await other.catalogue.update(theirs) }
         let errors = await [first, second]
         #expect(errors.filter { if case .conflict = $0 { true } else { false } }.count == 1)
         #expect(errors.filter { $0 == nil }.count == 1)
-        #expect(try store.backoffice.product(id: w.chai.key).product.version == 2)
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.version == 2)
     }
 }

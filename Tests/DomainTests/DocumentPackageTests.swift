@@ -28,15 +28,15 @@ struct DocumentPackageTests {
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try Self.file(place, "quote.nwdoc")
         // When it is exported, imported at the other store, and imported again
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
-        let first = try await there.backoffice.importDocument(file, dryRun: false)
-        let second = try await there.backoffice.importDocument(file, dryRun: false)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
+        let first = try await there.backoffice.documents.importFile(file, dryRun: false)
+        let second = try await there.backoffice.documents.importFile(file, dryRun: false)
         // Then the other store has it, under its own next number, with the same lines and prices, and the second
         // import found it all there
-        let number = try #require(try await there.backoffice.listQuotes(all: true).first?.number)
-        #expect(number.hasPrefix(try await there.backoffice.siteCode() + "-Q"))
+        let number = try #require(try await there.backoffice.quotes.list(all: true).first?.number)
+        #expect(number.hasPrefix(try await there.backoffice.sync.siteCode() + "-Q"))
         #expect(first.adds == ["quote \(number) (their \(quote.number)) for \(quote.customerName), 2 lines"])
-        let arrived = try await there.backoffice.quote(number: number)
+        let arrived = try await there.backoffice.quotes.quote(number: number)
         #expect(arrived.content.lines.map(\.productName) == quote.content.lines.map(\.productName))
         #expect(arrived.content.lines.map(\.unitPrice) == quote.content.lines.map(\.unitPrice))
         #expect(arrived.content.total == quote.content.total)
@@ -46,12 +46,12 @@ struct DocumentPackageTests {
     @Test func anOrderWithItsInvoiceTravelsUnderThisSitesNumberAndKeepsItsOwnAsSource() async throws {
         // Given an order at one store
         let (here, there, place) = try Self.pair()
-        let number = try #require(try await here.backoffice.listOrders().items.first?.order.number)
-        let order = try await here.backoffice.order(number: number)
+        let number = try #require(try await here.backoffice.orders.list().items.first?.order.number)
+        let order = try await here.backoffice.orders.order(number: number)
         let file = try Self.file(place, "order.nwdoc")
         // When it is exported and imported at the other store
-        try await here.backoffice.exportOrder(number: number, to: file)
-        let plan = try await there.backoffice.importDocument(file, dryRun: false)
+        try await here.backoffice.documents.exportOrder(number: number, to: file)
+        let plan = try await there.backoffice.documents.importFile(file, dryRun: false)
         // Then it is there under this site's next number, its own kept as the source, with the same lines, and its
         // invoice prints from the package
         let local = try #require(
@@ -60,7 +60,7 @@ struct DocumentPackageTests {
             }
         )
         #expect(plan.adds.first?.hasPrefix("order \(local) (their \(number)) for \(order.customer.companyName)") == true)
-        let arrived = try await there.backoffice.order(number: local)
+        let arrived = try await there.backoffice.orders.order(number: local)
         #expect(arrived.lines.map(\.productName) == order.lines.map(\.productName))
         #expect(arrived.subtotal == order.subtotal)
         let html = String(
@@ -78,41 +78,41 @@ struct DocumentPackageTests {
         // Given a catalogue from a store where one price went up, one product and one category with a picture are new;
         // and another store with a product of its own
         let (here, there, place) = try Self.pair()
-        var product = try #require(try await here.backoffice.listProducts().items.first?.product)
+        var product = try #require(try await here.backoffice.catalogue.list().items.first?.product)
         let oldPrice = product.unitPrice
         product.unitPrice = product.unitPrice + Money(cents: 100)
-        _ = try await here.backoffice.updateProduct(product)
-        _ = try await here.backoffice.createProduct(Product(name: "Smoked Arctic Char", unitPrice: Money(cents: 2450)))
-        let localOnly = try await there.backoffice.createProduct(Product(name: "Only at the other store", unitPrice: Money(cents: 100)))
+        _ = try await here.backoffice.catalogue.update(product)
+        _ = try await here.backoffice.catalogue.create(Product(name: "Smoked Arctic Char", unitPrice: Money(cents: 2450)))
+        let localOnly = try await there.backoffice.catalogue.create(Product(name: "Only at the other store", unitPrice: Money(cents: 100)))
         let file = try Self.file(place, "catalog.nwdoc")
-        try await here.backoffice.exportCatalog(to: file)
+        try await here.backoffice.documents.exportCatalog(to: file)
         // When the other store looks first, then imports it
-        let dry = try await there.backoffice.importDocument(file, dryRun: true)
+        let dry = try await there.backoffice.documents.importFile(file, dryRun: true)
         let countBefore = try there.count("SELECT count(*) FROM products")
-        let plan = try await there.backoffice.importDocument(file, dryRun: false)
+        let plan = try await there.backoffice.documents.importFile(file, dryRun: false)
         // Then the dry run said it all and changed nothing; the import added the product, updated the price, and
         // removed nothing
         #expect(dry == plan)
         #expect(plan.adds == ["product Smoked Arctic Char at 24.50"])
         #expect(plan.updates == ["the price of \(product.name): \(oldPrice) → \(product.unitPrice)"])
         #expect(try there.count("SELECT count(*) FROM products") == countBefore + 1)
-        #expect(try there.backoffice.product(id: localOnly.id ?? 0).product.name == "Only at the other store")
+        #expect(try there.backoffice.catalogue.product(id: localOnly.id ?? 0).product.name == "Only at the other store")
     }
 
     @Test func aPackageNamingAProductThisStoreLacksImportsNothing() async throws {
         // Given an order for a customer and a product that only the exporting store has
         let (here, there, place) = try Self.pair()
-        let made = try await here.backoffice.createProduct(Product(name: "Made here only", unitPrice: Money(cents: 500)))
+        let made = try await here.backoffice.catalogue.create(Product(name: "Made here only", unitPrice: Money(cents: 500)))
         var customer = Customer(code: "NEWCO", companyName: "New Company")
         customer.city = "Lyon"
-        _ = try await here.backoffice.create(customer)
-        let order = try await here.backoffice.createOrder(
+        _ = try await here.backoffice.records.create(customer)
+        let order = try await here.backoffice.orders.create(
             OrderDraft(customerCode: "NEWCO", employeeID: nil, lines: [OrderLineDraft(productID: made.id ?? 0, quantity: 2)])
         )
         let file = try Self.file(place, "order.nwdoc")
-        try await here.backoffice.exportOrder(number: order.order.number, to: file)
+        try await here.backoffice.documents.exportOrder(number: order.order.number, to: file)
         // When the other store imports it
-        let error = await northwindError { _ = try await there.backoffice.importDocument(file, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(file, dryRun: false) }
         // Then it is refused, naming the product, and not even the customer was added
         #expect(error?.description == "This store has no product Made here only: import a catalogue that has it first. Nothing was imported.")
         #expect(try there.count("SELECT count(*) FROM customers WHERE code = 'NEWCO'") == 0)
@@ -173,7 +173,7 @@ struct DocumentPackageTests {
         let (here, there, place) = try Self.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try Self.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         let archive = try SafeArchive(url: file, mediaType: DocumentKind.quote.mediaType, limits: DocumentPackages.limits, what: "x")
         var entries = try archive.paths.filter { $0 != "mimetype" }.map { ($0, try archive.read($0, limit: 1 << 24)) }
         tampering.change(&entries)
@@ -181,7 +181,7 @@ struct DocumentPackageTests {
         let writer = try ArchiveWriter(creating: tampered, mediaType: DocumentKind.quote.mediaType)
         for (path, data) in entries { try writer.add(path, data, compress: false) }
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(tampered, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(tampered, dryRun: false) }
         // Then it is refused, saying why, and the store has no quote
         #expect(error?.description.contains(tampering.refusal) == true, "\(error?.description ?? "no error")")
         #expect(try there.count("SELECT count(*) FROM quotes") == 0)
@@ -192,7 +192,7 @@ struct DocumentPackageTests {
         let (here, _, place) = try Self.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try Self.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         // When its thumbnail is read
         let png = [UInt8](
             try SafeArchive(url: file, mediaType: DocumentKind.quote.mediaType, limits: DocumentPackages.limits, what: "x").read(

@@ -5,7 +5,7 @@ import NorthwindStore
 import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 /// Two installations that link the same employee to the same territory offline make two records for one pair,
@@ -21,7 +21,7 @@ struct DuplicateLinkTests {
 
         static func make() async throws -> Linked {
             let store = try TemporaryStore(seed: DemoData.Options(scale: 1))
-            try await store.backoffice.join(ShopSyncTests.membership("OXF", role: "hq"), containerHasData: false)
+            try await store.backoffice.syncEngine.join(ShopSyncTests.membership("OXF", role: "hq"), containerHasData: false)
             let (employee, territory, local) = try await store.store.pool.write { db in
                 let employee = try #require(try Row.fetchOne(db, sql: "SELECT id, recordID FROM employees ORDER BY id LIMIT 1"))
                 let territory = try #require(
@@ -82,11 +82,11 @@ struct DuplicateLinkTests {
         let linked = try await Linked.make()
         // When the same link, made an hour earlier at London, arrives
         let earlier = linked.remote(at: Timestamp.now.milliseconds - 3_600_000)
-        let applied = try await linked.store.backoffice.applyDownloaded(zone: "people", records: [earlier], token: "p1")
+        let applied = try await linked.store.backoffice.syncEngine.applyDownloaded(zone: "people", records: [earlier], token: "p1")
         // Then London's link is the one kept, and the inbox names the one removed here
         #expect(try await linked.links() == [earlier.recordName])
         #expect(applied.discarded == 1)
-        let conflict = try #require(try await linked.store.backoffice.syncConflicts().first)
+        let conflict = try #require(try await linked.store.backoffice.sync.conflicts().first)
         #expect(conflict.recordID == linked.local)
     }
 
@@ -95,10 +95,10 @@ struct DuplicateLinkTests {
         let linked = try await Linked.make()
         // When the same link, made an hour later at London, arrives
         let later = linked.remote(at: Timestamp.now.milliseconds + 3_600_000)
-        _ = try await linked.store.backoffice.applyDownloaded(zone: "people", records: [later], token: "p1")
+        _ = try await linked.store.backoffice.syncEngine.applyDownloaded(zone: "people", records: [later], token: "p1")
         // Then the link made here stays alone, and the inbox names London's
         #expect(try await linked.links() == [linked.local])
-        let conflict = try #require(try await linked.store.backoffice.syncConflicts().first)
+        let conflict = try #require(try await linked.store.backoffice.sync.conflicts().first)
         #expect(conflict.recordID == later.recordName)
     }
 }

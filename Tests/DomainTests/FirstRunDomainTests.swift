@@ -29,7 +29,7 @@ import Testing
     func aWeakPasswordIsRefusedWithTheReason(_ password: String, _ reason: String) {
         // Given a password that is short, repetitive, common, or made of the login or a name
         // When it is judged
-        let weakness = Backoffice.weakness(of: password, login: "anna.kowalska", names: ["Anna", "Kowalska", "Head office"])
+        let weakness = Setup.weakness(of: password, login: "anna.kowalska", names: ["Anna", "Kowalska", "Head office"])
         // Then it is refused, saying why
         #expect(weakness?.contains(reason) == true, "\(password): \(weakness ?? "accepted")")
     }
@@ -38,23 +38,23 @@ import Testing
         // Given a long password of unrelated words
         // When it is judged
         // Then it passes
-        #expect(Backoffice.weakness(of: "amber-lantern-ferry-42", login: "anna.kowalska", names: ["Anna", "Kowalska"]) == nil)
+        #expect(Setup.weakness(of: "amber-lantern-ferry-42", login: "anna.kowalska", names: ["Anna", "Kowalska"]) == nil)
     }
 
     @Test func aFirstRunCutShortAfterTheDemoDataLeavesNothingBehindForHeadOffice() async throws {
         // Given a new store into which a first run had begun loading the demo data, cut short before the manager
         let store = try TemporaryStore()
-        try await store.backoffice.beginFirstRunAttempt()
+        try await store.backoffice.setup.beginAttempt()
         _ = try DemoData.seed(into: store.store, options: .init())
-        #expect(try await store.backoffice.firstRunState().pending)
+        #expect(try await store.backoffice.setup.state().pending)
         // When the owner's next attempt chooses head office
-        let id = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        let id = try await store.backoffice.setup.complete(Self.form, title: "Sales Manager")
         // Then the store holds the new manager and nothing of the demo
         #expect(try store.count("SELECT count(*) FROM employees") == 1)
         #expect(try store.count("SELECT count(*) FROM orders") == 0)
         #expect(try store.count("SELECT count(*) FROM employees WHERE id = ? AND title = 'Sales Manager'", [id]) == 1)
-        #expect(try await store.backoffice.siteCode() == "HQ")
-        #expect(try await store.backoffice.firstRunState().pending == false)
+        #expect(try await store.backoffice.sync.siteCode() == "HQ")
+        #expect(try await store.backoffice.setup.state().pending == false)
     }
 
     @Test func dataPutInBeforeTheFirstRunIsKeptByHeadOffice() async throws {
@@ -62,7 +62,7 @@ import Testing
         let store = try TemporaryStore(seed: .init())
         let customers = try store.count("SELECT count(*) FROM customers")
         // When the first run makes it head office
-        _ = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        _ = try await store.backoffice.setup.complete(Self.form, title: "Sales Manager")
         // Then every customer is still there
         #expect(customers > 0)
         #expect(try store.count("SELECT count(*) FROM customers") == customers)
@@ -72,7 +72,7 @@ import Testing
         // Given a store filled before its first run
         let store = try TemporaryStore(seed: .init())
         // When a first run that would fill it (the demo, or joining a company) begins
-        let error = await northwindError { try await store.backoffice.beginFirstRunAttempt() }
+        let error = await northwindError { try await store.backoffice.setup.beginAttempt() }
         // Then it is refused, naming the choice, and nothing is deleted
         guard case .invalid(let fields) = error else {
             Issue.record("\(String(describing: error))")
@@ -85,11 +85,11 @@ import Testing
     @Test func theFirstRunIsDoneOnceAndASecondIsRefused() async throws {
         // Given a store whose first run is done
         let store = try TemporaryStore()
-        _ = try await store.backoffice.completeFirstRun(Self.form, title: "Sales Manager")
+        _ = try await store.backoffice.setup.complete(Self.form, title: "Sales Manager")
         // When someone posts the form again, with another login
         var again = Self.form
         again.login = "mallory"
-        let error = await northwindError { _ = try await store.backoffice.completeFirstRun(again, title: "Sales Manager") }
+        let error = await northwindError { _ = try await store.backoffice.setup.complete(again, title: "Sales Manager") }
         // Then it is refused, and no second manager exists
         #expect(error?.description.contains("done already") == true, "\(String(describing: error))")
         #expect(try store.count("SELECT count(*) FROM credentials") == 1)
@@ -98,17 +98,17 @@ import Testing
     @Test func aStoreWithAPasswordAlreadyNeedsNoFirstRun() async throws {
         // Given a store from before the first-run page, where a manager already has a password (set with the CLI)
         let store = try TemporaryStore(seed: .init())
-        let employee = try #require(try await store.backoffice.list(Employee.self, limit: 1).items.first)
-        _ = try await store.backoffice.setPassword(employeeID: employee.id!, password: "amber-lantern-ferry-42", cost: 4)
+        let employee = try #require(try await store.backoffice.records.list(Employee.self, limit: 1).items.first)
+        _ = try await store.backoffice.accounts.setPassword(employeeID: employee.id!, password: "amber-lantern-ferry-42", cost: 4)
         // When the first run's state is read
         // Then none is pending: nobody is sent to a first-run page on an upgraded store
-        #expect(try await store.backoffice.firstRunState().pending == false)
+        #expect(try await store.backoffice.setup.state().pending == false)
     }
 
     @Test func aFormWithEveryFieldWrongNamesEachField() {
         // Given an empty form
         // When it is checked
-        let error = #expect(throws: NorthwindError.self) { try Backoffice.validate(FirstRunForm()) }
+        let error = #expect(throws: NorthwindError.self) { try Setup.validate(FirstRunForm()) }
         // Then each field is named
         guard case .invalid(let fields) = error else {
             Issue.record("\(String(describing: error))")
@@ -130,7 +130,7 @@ import Testing
         form.token = "a-token"
         form.fingerprint = fingerprint
         // When it is checked
-        let error = #expect(throws: NorthwindError.self) { try Backoffice.validate(form) }
+        let error = #expect(throws: NorthwindError.self) { try Setup.validate(form) }
         // Then the fingerprint alone is named, with the reason
         guard case .invalid(let fields) = error else {
             Issue.record("\(String(describing: error))")

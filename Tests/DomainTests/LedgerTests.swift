@@ -14,10 +14,10 @@ struct LedgerTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let order = try await b.createOrder(
+        let order = try await b.orders.create(
             OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 2)])
         )
-        _ = try await b.executeOrder(number: order.order.number)
+        _ = try await b.orders.execute(number: order.order.number)
         // When a second shipped movement for the same line is written past the domain
         let error = await Self.translated {
             try await b.store.pool.write { db in
@@ -29,7 +29,7 @@ struct LedgerTests {
         }
         // Then it is refused, and the shelf moved once
         #expect(error == .inUse("This order line has shipped already."))
-        #expect(try b.product(id: w.chai.key).product.unitsInStock == 48)
+        #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 48)
     }
 
     @Test func noDeleteReachesAStockMovementEvenThroughACascade() async throws {

@@ -24,7 +24,7 @@ struct OrderTests {
     @Test func createTakesPricesFromProductsAndAddressFromTheCustomer() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        let detail = try await store.backoffice.createOrder(
+        let detail = try await store.backoffice.orders.create(
             phoneOrder(
                 w,
                 [
@@ -42,7 +42,7 @@ struct OrderTests {
         #expect(detail.lines.map(\.total) == [Money(cents: 21600), Money(cents: 67193), Money(cents: 2000)])
         #expect(detail.subtotal == Money(cents: 90793))
         #expect(detail.total == Money(cents: 94031))
-        #expect(try await store.backoffice.order(number: detail.order.number.lowercased()).order.id == detail.order.id)
+        #expect(try await store.backoffice.orders.order(number: detail.order.number.lowercased()).order.id == detail.order.id)
     }
 
     @Test func orderNumbersCarryTheSiteCodeAndNeverRepeat() async throws {
@@ -52,7 +52,7 @@ struct OrderTests {
         for store in [first, second] {
             let w = try await World.make(store.backoffice)
             for _ in 0..<3 {
-                numbers.insert(try await store.backoffice.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])).order.number)
+                numbers.insert(try await store.backoffice.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])).order.number)
             }
         }
         #expect(numbers.count == 6)
@@ -63,13 +63,13 @@ struct OrderTests {
         // Given an order taken here
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        let taken = try await store.backoffice.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])).order
+        let taken = try await store.backoffice.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])).order
         // When it is asked for by the digits after the site code, as staff say it
         let sequence = String(try #require(taken.number.split(separator: "-").last))
-        let found = try await store.backoffice.order(number: sequence).order
+        let found = try await store.backoffice.orders.order(number: sequence).order
         // Then it is that order; a sequence nothing has is not found
         #expect(found.id == taken.id)
-        await #expect(throws: NorthwindError.notFound(entity: "order", key: "999")) { try await store.backoffice.order(number: "999") }
+        await #expect(throws: NorthwindError.notFound(entity: "order", key: "999")) { try await store.backoffice.orders.order(number: "999") }
     }
 
     @Test func badOrdersAreRefusedAndLeaveNothingBehind() async throws {
@@ -77,11 +77,12 @@ struct OrderTests {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         #expect(
-            await northwindError { _ = try await b.createOrder(phoneOrder(w, [])) } == .invalid([.init("lines", "an order needs at least one line")])
+            await northwindError { _ = try await b.orders.create(phoneOrder(w, [])) }
+                == .invalid([.init("lines", "an order needs at least one line")])
         )
         #expect(
             await northwindError {
-                _ = try await b.createOrder(
+                _ = try await b.orders.create(
                     phoneOrder(w, [.init(productID: w.chai.key, quantity: 0, discount: 1.5), .init(productID: w.chai.key, quantity: 1)])
                 )
             }
@@ -92,23 +93,23 @@ struct OrderTests {
                 ])
         )
         #expect(
-            await northwindError { _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.oldTea.key, quantity: 1)])) }
+            await northwindError { _ = try await b.orders.create(phoneOrder(w, [.init(productID: w.oldTea.key, quantity: 1)])) }
                 == .invalid([.init("lines[0].productID", "'Old Tea' is discontinued and can no longer be ordered")])
         )
         // The last line is bad: the order and its first line must not survive.
         #expect(
             await northwindError {
-                _ = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1), .init(productID: 999, quantity: 1)]))
+                _ = try await b.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1), .init(productID: 999, quantity: 1)]))
             }
                 == .invalid([.init("lines[1].productID", "no product #999 exists")])
         )
         var unknown = phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])
         unknown.customerCode = "NOBODY"
-        #expect(await northwindError { _ = try await b.createOrder(unknown) } == .notFound(entity: "customer", key: "'NOBODY'"))
+        #expect(await northwindError { _ = try await b.orders.create(unknown) } == .notFound(entity: "customer", key: "'NOBODY'"))
         var early = phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)])
         early.requiredDate = LocalDate("2026-01-01")
         #expect(
-            await northwindError { _ = try await b.createOrder(early) }
+            await northwindError { _ = try await b.orders.create(early) }
                 == .invalid([.init("requiredDate", "must not be before the order date 2026-11-20")])
         )
         #expect(try store.count("SELECT count(*) FROM orders") == 0)
@@ -123,29 +124,29 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let a = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)]))
+        let a = try await b.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 1)]))
         var other = phoneOrder(w, [.init(productID: w.mustard.key, quantity: 50)])
         (other.customerCode, other.employeeID, other.orderDate, other.requiredDate) = ("ALFKI", w.andrew.id, LocalDate("2026-10-01"), nil)
-        let c = try await b.createOrder(other)
-        _ = try await b.executeOrder(number: a.order.number)
+        let c = try await b.orders.create(other)
+        _ = try await b.orders.execute(number: a.order.number)
 
-        #expect(try await b.listOrders(OrderQuery(status: .shipped)).items.map(\.order.number) == [a.order.number])
-        let open = try await b.listOrders(OrderQuery(status: .new))
+        #expect(try await b.orders.list(OrderQuery(status: .shipped)).items.map(\.order.number) == [a.order.number])
+        let open = try await b.orders.list(OrderQuery(status: .new))
         #expect(open.items.map(\.order.number) == [c.order.number])
         #expect(open.items.first?.isSupplyable == false)
         #expect(open.items.first?.customerCode == "ALFKI")
         var query = OrderQuery()
         query.customerCode = "alfki"
-        #expect(try await b.listOrders(query).items.map(\.order.number) == [c.order.number])
+        #expect(try await b.orders.list(query).items.map(\.order.number) == [c.order.number])
         query = OrderQuery()
         query.employeeID = w.nancy.id
-        #expect(try await b.listOrders(query).items.map(\.order.number) == [a.order.number])
+        #expect(try await b.orders.list(query).items.map(\.order.number) == [a.order.number])
         query = OrderQuery()
         (query.from, query.to) = (LocalDate("2026-10-01"), LocalDate("2026-10-01"))
-        #expect(try await b.listOrders(query).items.map(\.order.number) == [c.order.number])
+        #expect(try await b.orders.list(query).items.map(\.order.number) == [c.order.number])
         (query.from, query.to) = (LocalDate("2026-11-02"), LocalDate("2026-11-01"))
         #expect(
-            await northwindError { _ = try await b.listOrders(query) }
+            await northwindError { _ = try await b.orders.list(query) }
                 == .invalid([.init("from", "the range starts (2026-11-02) after it ends (2026-11-01)")])
         )
     }
@@ -154,19 +155,21 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 12), .init(productID: w.cote.key, quantity: 10)]))
-        #expect(try await b.checkAvailability(number: order.order.number).map(\.short) == [0, 0])
+        let order = try await b.orders.create(
+            phoneOrder(w, [.init(productID: w.chai.key, quantity: 12), .init(productID: w.cote.key, quantity: 10)])
+        )
+        #expect(try await b.orders.availability(number: order.order.number).map(\.short) == [0, 0])
 
-        let shipped = try await b.executeOrder(number: order.order.number, employeeID: w.andrew.id, shippedDate: LocalDate("2026-11-21"))
+        let shipped = try await b.orders.execute(number: order.order.number, employeeID: w.andrew.id, shippedDate: LocalDate("2026-11-21"))
         #expect(shipped.order.status == .shipped)
         #expect(shipped.order.shippedDate == LocalDate("2026-11-21"))
-        #expect(try b.product(id: w.chai.key).product.unitsInStock == 38)
-        #expect(try b.product(id: w.cote.key).product.unitsInStock == 0)
-        let movement = try #require(try await b.stockMovements(productID: w.chai.key).first)
+        #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 38)
+        #expect(try b.catalogue.product(id: w.cote.key).product.unitsInStock == 0)
+        let movement = try #require(try await b.stock.movements(productID: w.chai.key).first)
         #expect((movement.delta, movement.reason, movement.orderID, movement.employeeID) == (-12, .shipped, order.order.id, w.andrew.id))
 
         #expect(
-            await northwindError { _ = try await b.executeOrder(number: order.order.number) }
+            await northwindError { _ = try await b.orders.execute(number: order.order.number) }
                 == .invalidState("Order \(order.order.number) is already shipped; only new orders can be executed.")
         )
     }
@@ -175,9 +178,11 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5), .init(productID: w.mustard.key, quantity: 8)]))
+        let order = try await b.orders.create(
+            phoneOrder(w, [.init(productID: w.chai.key, quantity: 5), .init(productID: w.mustard.key, quantity: 8)])
+        )
         #expect(
-            try await b.checkAvailability(number: order.order.number)
+            try await b.orders.availability(number: order.order.number)
                 == [
                     LineAvailability(productID: w.chai.key, productName: "Chai", ordered: 5, inStock: 50),
                     LineAvailability(productID: w.mustard.key, productName: "Grandma's Mustard", ordered: 8, inStock: 5),
@@ -185,7 +190,7 @@ struct OrderTests {
         )
         let changesBefore = try store.count("SELECT count(*) FROM change_log")
 
-        let error = await northwindError { _ = try await b.executeOrder(number: order.order.number) }
+        let error = await northwindError { _ = try await b.orders.execute(number: order.order.number) }
         #expect(
             error
                 == .insufficientStock(
@@ -194,8 +199,8 @@ struct OrderTests {
                 )
         )
         #expect(error?.description == "Order \(order.order.number) cannot be executed: Grandma's Mustard (ordered 8, in stock 5, short by 3).")
-        #expect(try await b.order(number: order.order.number).order.status == .new)
-        #expect(try b.product(id: w.chai.key).product.unitsInStock == 50)
+        #expect(try await b.orders.order(number: order.order.number).order.status == .new)
+        #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 50)
         #expect(try store.count("SELECT count(*) FROM stock_movements WHERE reason = 'shipped'") == 0)
         #expect(try store.count("SELECT count(*) FROM change_log") == changesBefore)
     }
@@ -204,8 +209,8 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
-        let edited = try await b.updateOrderLines(
+        let order = try await b.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
+        let edited = try await b.orders.updateLines(
             number: order.order.number,
             lines: [.init(productID: w.mustard.key, quantity: 2)],
             expectedVersion: 1
@@ -214,13 +219,15 @@ struct OrderTests {
         #expect(edited.order.version == 2)
         #expect(
             await northwindError {
-                _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)], expectedVersion: 1)
+                _ = try await b.orders.updateLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)], expectedVersion: 1)
             }
                 == .conflict("Someone else changed order \(order.order.number) after you opened it. Reload it and edit again.")
         )
-        _ = try await b.cancelOrder(number: order.order.number)
+        _ = try await b.orders.cancel(number: order.order.number)
         #expect(
-            await northwindError { _ = try await b.updateOrderLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)]) }
+            await northwindError {
+                _ = try await b.orders.updateLines(number: order.order.number, lines: [.init(productID: w.chai.key, quantity: 1)])
+            }
                 == .invalidState("Order \(order.order.number) is cancelled; only new orders can be edited.")
         )
     }
@@ -229,17 +236,17 @@ struct OrderTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let order = try await b.createOrder(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
-        #expect(try await b.cancelOrder(number: order.order.number).order.status == .cancelled)
+        let order = try await b.orders.create(phoneOrder(w, [.init(productID: w.chai.key, quantity: 5)]))
+        #expect(try await b.orders.cancel(number: order.order.number).order.status == .cancelled)
         #expect(
-            await northwindError { _ = try await b.cancelOrder(number: order.order.number) }
+            await northwindError { _ = try await b.orders.cancel(number: order.order.number) }
                 == .invalidState("Order \(order.order.number) is cancelled; only new orders can be cancelled.")
         )
         #expect(
-            await northwindError { _ = try await b.executeOrder(number: order.order.number) }
+            await northwindError { _ = try await b.orders.execute(number: order.order.number) }
                 == .invalidState("Order \(order.order.number) is already cancelled; only new orders can be executed.")
         )
-        #expect(await northwindError { _ = try await b.cancelOrder(number: "NOPE-1") } == .notFound(entity: "order", key: "NOPE-1"))
-        #expect(try b.product(id: w.chai.key).product.unitsInStock == 50)
+        #expect(await northwindError { _ = try await b.orders.cancel(number: "NOPE-1") } == .notFound(entity: "order", key: "NOPE-1"))
+        #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 50)
     }
 }

@@ -16,44 +16,46 @@ struct ProductTests {
 
         var query = ProductQuery()
         query.categoryID = w.condiments.id
-        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+        #expect(try await b.catalogue.list(query).items.map(\.product.name) == ["Grandma's Mustard"])
 
         query = ProductQuery()
         query.discontinued = true
-        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Old Tea"])
+        #expect(try await b.catalogue.list(query).items.map(\.product.name) == ["Old Tea"])
 
         query = ProductQuery()
         query.lowStock = true
-        #expect(try await b.listProducts(query).items.map(\.product.name) == ["Grandma's Mustard"])
+        #expect(try await b.catalogue.list(query).items.map(\.product.name) == ["Grandma's Mustard"])
 
         query = ProductQuery()
         (query.sort, query.descending, query.limit, query.offset) = (.price, true, 2, 1)
-        let page = try await b.listProducts(query)
+        let page = try await b.catalogue.list(query)
         #expect(page.total == 4)
         #expect(page.items.map(\.product.name) == ["Grandma's Mustard", "Chai"])
         #expect(page.items.first?.categoryName == "Condiments")
         #expect(page.items.first?.supplierName == "Exotic Liquids")
 
         query.limit = 0
-        #expect(await northwindError { _ = try await b.listProducts(query) } == .invalid([.init("limit", "must be a whole number from 1 to 1,000")]))
+        #expect(
+            await northwindError { _ = try await b.catalogue.list(query) } == .invalid([.init("limit", "must be a whole number from 1 to 1,000")])
+        )
     }
 
     @Test func searchIgnoresCaseAndAccentsAndMatchesPrefixes() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        #expect(try b.searchProducts("cote").map(\.product.id) == [w.cote.id])
-        #expect(try b.searchProducts("CÔTE de bl").map(\.product.id) == [w.cote.id])
-        #expect(try b.searchProducts("mus").map(\.product.id) == [w.mustard.id])
-        #expect(try b.searchProducts("grandma mustard").map(\.product.id) == [w.mustard.id])
-        #expect(try b.searchProducts("nothing like this").isEmpty)
-        #expect(try b.searchProducts("   ").isEmpty)
-        #expect(try b.searchProducts("\"unbalanced").isEmpty)
+        #expect(try b.catalogue.search("cote").map(\.product.id) == [w.cote.id])
+        #expect(try b.catalogue.search("CÔTE de bl").map(\.product.id) == [w.cote.id])
+        #expect(try b.catalogue.search("mus").map(\.product.id) == [w.mustard.id])
+        #expect(try b.catalogue.search("grandma mustard").map(\.product.id) == [w.mustard.id])
+        #expect(try b.catalogue.search("nothing like this").isEmpty)
+        #expect(try b.catalogue.search("   ").isEmpty)
+        #expect(try b.catalogue.search("\"unbalanced").isEmpty)
         // A renamed product is found by its new name only.
         var renamed = w.chai
         renamed.name = "Masala Chai"
-        _ = try await b.updateProduct(renamed)
-        #expect(try b.searchProducts("masala").map(\.product.id) == [w.chai.id])
+        _ = try await b.catalogue.update(renamed)
+        #expect(try b.catalogue.search("masala").map(\.product.id) == [w.chai.id])
     }
 
     @Test func aCommonWordListsAPageInNameOrderFromTheFirstMatches() async throws {
@@ -61,10 +63,10 @@ struct ProductTests {
         let store = try TemporaryStore()
         let b = store.backoffice
         for number in (1...60).reversed() {
-            _ = try await b.createProduct(Product(name: String(format: "Tea %02d", number)))
+            _ = try await b.catalogue.create(Product(name: String(format: "Tea %02d", number)))
         }
         // When a person searches for "tea", 20 at a time
-        let names = try b.searchProducts("tea", limit: 20).map(\.product.name)
+        let names = try b.catalogue.search("tea", limit: 20).map(\.product.name)
         // Then the page is in name order, picked from the first 50 matches: "Tea 01" to "Tea 10" are not among them
         #expect(names == (11...30).map { String(format: "Tea %02d", $0) })
     }
@@ -75,9 +77,9 @@ struct ProductTests {
         let b = store.backoffice
         let names = ["tarte \u{E9}t\u{E9}", "Tarte b", "tarte a", "tarte e\u{301}t\u{E9}", "Tarte b", "tarte B"]
         var ids: [String: [Int64]] = [:]
-        for name in names { ids[name, default: []].append(try await b.createProduct(Product(name: name)).id ?? 0) }
+        for name in names { ids[name, default: []].append(try await b.catalogue.create(Product(name: name)).id ?? 0) }
         // When a person searches for "tarte"
-        let found = try b.searchProducts("tarte").map { "\($0.product.name)#\($0.product.id ?? 0)" }
+        let found = try b.catalogue.search("tarte").map { "\($0.product.name)#\($0.product.id ?? 0)" }
         // Then the page is in the order SQLite's ORDER BY name, id gives: the names' UTF-8 bytes, ties by id
         let expected = try await store.store.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT name, id FROM products WHERE name LIKE 'tarte%' ORDER BY name, id").map {
@@ -91,16 +93,16 @@ struct ProductTests {
     @Test func createRecordsTheOpeningBalanceAsAMovement() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        let movements = try await store.backoffice.stockMovements(productID: w.chai.key)
+        let movements = try await store.backoffice.stock.movements(productID: w.chai.key)
         #expect(movements.map(\.delta) == [50])
         #expect(movements.map(\.reason) == [.initial])
-        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.unitsInStock == 50)
     }
 
     @Test func createRejectsBadInputWithFieldErrors() async throws {
         let store = try TemporaryStore()
         let b = store.backoffice
-        let error = await northwindError { _ = try await b.createProduct(Product(name: "  ", unitPrice: Money(cents: -1), reorderLevel: -2)) }
+        let error = await northwindError { _ = try await b.catalogue.create(Product(name: "  ", unitPrice: Money(cents: -1), reorderLevel: -2)) }
         #expect(
             error
                 == .invalid([
@@ -108,7 +110,7 @@ struct ProductTests {
                     .init("reorderLevel", "must be a whole number from 0 to 1,000,000,000"),
                 ])
         )
-        let missing = await northwindError { _ = try await b.createProduct(Product(name: "Ghost", categoryID: 99)) }
+        let missing = await northwindError { _ = try await b.catalogue.create(Product(name: "Ghost", categoryID: 99)) }
         #expect(missing == .invalid([.init("categoryID", "no category #99 exists")]))
         #expect(try store.count("SELECT count(*) FROM products") == 0)
     }
@@ -119,9 +121,9 @@ struct ProductTests {
         var edited = w.chai
         edited.unitPrice = Money(cents: 1950)
         edited.reorderLevel = 12
-        let saved = try await store.backoffice.updateProduct(edited)
+        let saved = try await store.backoffice.catalogue.update(edited)
         #expect(saved.version == 2)
-        let reread = try store.backoffice.product(id: w.chai.key).product
+        let reread = try store.backoffice.catalogue.product(id: w.chai.key).product
         #expect(reread.unitPrice == Money(cents: 1950))
         #expect(reread.reorderLevel == 12)
         #expect(reread.recordID == w.chai.recordID)
@@ -132,18 +134,18 @@ struct ProductTests {
         let w = try await World.make(store.backoffice)
         var theirs = w.chai
         theirs.unitPrice = Money(cents: 2000)
-        _ = try await store.backoffice.updateProduct(theirs)
+        _ = try await store.backoffice.catalogue.update(theirs)
 
         var mine = w.chai
         mine.name = "Chai tea"
-        let error = await northwindError { _ = try await store.backoffice.updateProduct(mine) }
+        let error = await northwindError { _ = try await store.backoffice.catalogue.update(mine) }
         guard case .conflict(let message) = error else {
             Issue.record("expected a conflict, got \(String(describing: error))")
             return
         }
         #expect(message.contains("unit price is now 20.00"))
         #expect(message.contains("name is now Chai"))
-        #expect(try store.backoffice.product(id: w.chai.key).product.name == "Chai")
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.name == "Chai")
     }
 
     @Test func stockCannotBeEditedAsADetail() async throws {
@@ -151,23 +153,23 @@ struct ProductTests {
         let w = try await World.make(store.backoffice)
         var edited = w.chai
         edited.unitsInStock = 1000
-        let error = await northwindError { _ = try await store.backoffice.updateProduct(edited) }
+        let error = await northwindError { _ = try await store.backoffice.catalogue.update(edited) }
         #expect(error == .invalid([.init("unitsInStock", "changes only by receiving stock or by a stock take (adjust), not by editing the product")]))
-        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.unitsInStock == 50)
     }
 
     @Test func deleteIsRefusedWhileOrderLinesMentionTheProduct() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        _ = try await b.createOrder(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)]))
-        let error = await northwindError { try await b.deleteProduct(id: w.chai.key) }
+        _ = try await b.orders.create(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)]))
+        let error = await northwindError { try await b.catalogue.delete(id: w.chai.key) }
         #expect(error == .inUse("Product 'Chai' is used by 1 order line; discontinue it instead of deleting it."))
 
-        let unstocked = try await b.createProduct(Product(name: "Never Stocked Mustard", unitPrice: Money(cents: 100)))
-        try await b.deleteProduct(id: unstocked.key)
-        #expect(await northwindError { _ = try b.product(id: unstocked.key) } == .notFound(entity: "product", key: "#\(unstocked.key)"))
-        #expect(try b.searchProducts("never stocked").isEmpty)
+        let unstocked = try await b.catalogue.create(Product(name: "Never Stocked Mustard", unitPrice: Money(cents: 100)))
+        try await b.catalogue.delete(id: unstocked.key)
+        #expect(await northwindError { _ = try b.catalogue.product(id: unstocked.key) } == .notFound(entity: "product", key: "#\(unstocked.key)"))
+        #expect(try b.catalogue.search("never stocked").isEmpty)
     }
 
     @Test func aProductWithStockMovementsIsNeverDeletedOnlyDiscontinued() async throws {
@@ -176,7 +178,7 @@ struct ProductTests {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         // When it is deleted through the domain, and past it by plain SQL
-        let error = await northwindError { try await b.deleteProduct(id: w.mustard.key) }
+        let error = await northwindError { try await b.catalogue.delete(id: w.mustard.key) }
         let direct = await northwindError {
             do {
                 try await b.store.pool.write { db in try db.execute(sql: "DELETE FROM products WHERE id = ?", arguments: [w.mustard.key]) }
@@ -187,7 +189,7 @@ struct ProductTests {
         // Then both are refused, and the product and its movement stay
         #expect(error == .inUse("Product 'Grandma's Mustard' has 1 stock movement in its history; discontinue it instead of deleting it."))
         #expect(direct == .inUse("A product with stock movements is never deleted; discontinue it."))
-        #expect(try b.product(id: w.mustard.key).product.unitsInStock == 5)
+        #expect(try b.catalogue.product(id: w.mustard.key).product.unitsInStock == 5)
     }
 
     @Test func receivingRaisesStockLowersUnitsOnOrderAndRecordsAMovement() async throws {
@@ -196,33 +198,33 @@ struct ProductTests {
         let b = store.backoffice
         var onOrder = w.mustard
         onOrder.unitsOnOrder = 30
-        _ = try await b.updateProduct(onOrder)
+        _ = try await b.catalogue.update(onOrder)
 
-        let received = try await b.receiveStock(productID: w.mustard.key, quantity: 20, employeeID: w.nancy.id, note: "Delivery 42")
+        let received = try await b.stock.receive(productID: w.mustard.key, quantity: 20, employeeID: w.nancy.id, note: "Delivery 42")
         #expect(received.unitsInStock == 25)
         #expect(received.unitsOnOrder == 10)
-        let latest = try #require(try await b.stockMovements(productID: w.mustard.key).first)
+        let latest = try #require(try await b.stock.movements(productID: w.mustard.key).first)
         #expect((latest.delta, latest.reason, latest.employeeID, latest.note) == (20, .received, w.nancy.id, "Delivery 42"))
 
         #expect(
-            await northwindError { _ = try await b.receiveStock(productID: w.mustard.key, quantity: 0) }
+            await northwindError { _ = try await b.stock.receive(productID: w.mustard.key, quantity: 0) }
                 == .invalid([.init("quantity", "must be a whole number from 1 to 1,000,000,000")])
         )
-        #expect(await northwindError { _ = try await b.receiveStock(productID: 999, quantity: 1) } == .notFound(entity: "product", key: "#999"))
+        #expect(await northwindError { _ = try await b.stock.receive(productID: 999, quantity: 1) } == .notFound(entity: "product", key: "#999"))
     }
 
     @Test func aStockTakeRecordsTheDifference() async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let counted = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47, note: "Broken jars")
+        let counted = try await b.stock.adjust(productID: w.chai.key, countedQuantity: 47, note: "Broken jars")
         #expect(counted.unitsInStock == 47)
-        #expect(try await b.stockMovements(productID: w.chai.key).map(\.delta) == [-3, 50])
+        #expect(try await b.stock.movements(productID: w.chai.key).map(\.delta) == [-3, 50])
         // Counting what the store already says records nothing.
-        _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: 47)
-        #expect(try await b.stockMovements(productID: w.chai.key).count == 2)
+        _ = try await b.stock.adjust(productID: w.chai.key, countedQuantity: 47)
+        #expect(try await b.stock.movements(productID: w.chai.key).count == 2)
         #expect(
-            await northwindError { _ = try await b.adjustStock(productID: w.chai.key, countedQuantity: -1) }
+            await northwindError { _ = try await b.stock.adjust(productID: w.chai.key, countedQuantity: -1) }
                 == .invalid([.init("countedQuantity", "must be a whole number from 0 to 1,000,000,000")])
         )
     }

@@ -17,7 +17,7 @@ enum Canonical {
     }()
 
     static func run(_ name: String, _ parameters: [String: String] = [:]) async throws -> ReportTable {
-        try await #require(store).backoffice.runReport(name, parameters: parameters)
+        try await #require(store).backoffice.reports.run(name, parameters: parameters)
     }
 
     /// One column of a report as plain text, e.g. money as "440.00".
@@ -168,7 +168,7 @@ struct ReportParameterTests {
         let b = store.backoffice
         func message(_ name: String, _ parameters: [String: String]) async -> String {
             do {
-                _ = try await b.runReport(name, parameters: parameters)
+                _ = try await b.reports.run(name, parameters: parameters)
                 return "no error"
             } catch {
                 return error.description
@@ -184,7 +184,7 @@ struct ReportParameterTests {
         #expect(await message("category-sales-for-1997", ["year": "nineteen"]).contains("year: must be a year such as 1997, not \"nineteen\""))
         #expect(await message("current-product-list", ["year": "1997"]).contains("year: is not a parameter of current-product-list (it takes none)"))
         // A year with no sales is an empty report, not an error.
-        #expect(try await b.runReport("category-sales-for-1997", parameters: ["year": "1990"]).rows.isEmpty)
+        #expect(try await b.reports.run("category-sales-for-1997", parameters: ["year": "1990"]).rows.isEmpty)
     }
 
     @Test func reportsNameTheirOriginalsAndFindThemByEitherName() throws {
@@ -211,7 +211,7 @@ struct LineAmountTests {
         let world = try await World.make(store.backoffice)
         #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1800, quantity: 3, discount: 0) == 5400)
         #expect(ReportFunctions.extendedPriceCents(unitPriceCents: 1400, quantity: 12, discount: 0.25) == 12600)
-        let order = try await store.backoffice.createOrder(
+        let order = try await store.backoffice.orders.create(
             OrderDraft(
                 customerCode: world.vinet.code,
                 employeeID: world.nancy.id,
@@ -271,7 +271,7 @@ struct ManagersReportTests {
             _ quantity: Int,
             discount: Double = 0
         ) async throws -> String {
-            try await b.createOrder(
+            try await b.orders.create(
                 OrderDraft(
                     customerCode: customer.code,
                     employeeID: employee.id,
@@ -284,9 +284,9 @@ struct ManagersReportTests {
         }
         _ = try await order(w.vinet, w.nancy, "2026-11-05", w.chai, 3)
         _ = try await order(w.alfki, w.andrew, "2026-11-10", due: "2026-11-20", w.mustard, 8)
-        _ = try await b.executeOrder(number: try await order(w.vinet, w.nancy, "2026-10-03", w.cote, 2))
+        _ = try await b.orders.execute(number: try await order(w.vinet, w.nancy, "2026-10-03", w.cote, 2))
         _ = try await order(w.alfki, w.nancy, "2026-10-20", w.chai, 10, discount: 0.1)
-        _ = try await b.cancelOrder(number: try await order(w.vinet, w.andrew, "2026-11-12", w.chai, 1))
+        _ = try await b.orders.cancel(number: try await order(w.vinet, w.andrew, "2026-11-12", w.chai, 1))
         return (store, w)
     }
 
@@ -298,13 +298,13 @@ struct ManagersReportTests {
     @Test func reorderListAndBacklog() async throws {
         let (store, _) = try await Self.world()
         let b = store.backoffice
-        let reorder = try await b.runReport("reorder-list")
+        let reorder = try await b.reports.run("reorder-list")
         #expect(Self.column(reorder, "ProductName") == ["Grandma's Mustard"])
         #expect(Self.column(reorder, "Supplier") == ["Exotic Liquids"])
         // Twice the reorder level (10) less stock (5) and units on order (0).
         #expect(Self.column(reorder, "SuggestedQuantity") == ["15"])
 
-        let backlog = try await b.runReport("order-backlog")
+        let backlog = try await b.reports.run("order-backlog")
         #expect(Self.column(backlog, "CustomerID") == ["ALFKI", "VINET", "ALFKI"])  // due 11-20 first; no due date last
         #expect(Self.column(backlog, "Status") == ["blocked", "supplyable", "supplyable"])
         #expect(Self.column(backlog, "BlockedBy") == ["Grandma's Mustard (short by 3)", "", ""])
@@ -314,49 +314,49 @@ struct ManagersReportTests {
     @Test func topCustomersProductsAndEmployees() async throws {
         let (store, _) = try await Self.world()
         let b = store.backoffice
-        let customers = try await b.runReport("top-customers", parameters: ["from": "2026-10-01", "to": "2026-11-30"])
+        let customers = try await b.reports.run("top-customers", parameters: ["from": "2026-10-01", "to": "2026-11-30"])
         #expect(Self.column(customers, "CustomerID") == ["VINET", "ALFKI"])
         #expect(Self.column(customers, "Sales") == ["581.00", "362.00"])
         #expect(Self.column(customers, "AverageOrder") == ["290.50", "181.00"])
         // The period includes its last day and leaves out what came before it.
-        let november = try await b.runReport("top-customers", parameters: ["from": "2026-11-01", "to": "2026-11-10"])
+        let november = try await b.reports.run("top-customers", parameters: ["from": "2026-11-01", "to": "2026-11-10"])
         #expect(Self.column(november, "Sales") == ["200.00", "54.00"])
 
-        let products = try await b.runReport("top-products", parameters: ["top": "2"])
+        let products = try await b.reports.run("top-products", parameters: ["top": "2"])
         #expect(Self.column(products, "ProductName") == ["Côte de Blaye", "Chai"])
         #expect(Self.column(products, "Quantity") == ["2", "13"])
         #expect(Self.column(products, "Sales") == ["527.00", "216.00"])
 
-        let employees = try await b.runReport("sales-per-employee")
+        let employees = try await b.reports.run("sales-per-employee")
         #expect(Self.column(employees, "Employee") == ["Nancy Davolio", "Andrew Fuller"])
         #expect(Self.column(employees, "Orders") == ["3", "1"])
         #expect(Self.column(employees, "Sales") == ["743.00", "200.00"])
 
-        await #expect(throws: NorthwindError.self) { try await b.runReport("top-products", parameters: ["top": "0"]) }
+        await #expect(throws: NorthwindError.self) { try await b.reports.run("top-products", parameters: ["top": "0"]) }
 
         // A limit stops reading and says so; a limit the rows fit in does not.
-        let first = try await b.runReport("top-customers", limit: 1)
+        let first = try await b.reports.run("top-customers", limit: 1)
         #expect(Self.column(first, "CustomerID") == ["VINET"])
         #expect(!first.isComplete)
-        #expect(try await b.runReport("top-customers", limit: 2).isComplete)
+        #expect(try await b.reports.run("top-customers", limit: 2).isComplete)
     }
 
     @Test func stockMovementsForAProductByIdOrName() async throws {
         let (store, w) = try await Self.world()
         let b = store.backoffice
         for product in [String(w.cote.key), "côte de blaye"] {
-            let moves = try await b.runReport("stock-movements", parameters: ["product": product])
+            let moves = try await b.reports.run("stock-movements", parameters: ["product": product])
             #expect(Self.column(moves, "Change") == ["10", "-2"])
             #expect(Self.column(moves, "Reason") == ["initial", "shipped"])
         }
-        let error = try #require(await northwindError { _ = try await b.runReport("stock-movements", parameters: ["product": "Nothing"]) })
+        let error = try #require(await northwindError { _ = try await b.reports.run("stock-movements", parameters: ["product": "Nothing"]) })
         #expect(error.description == "No product Nothing exists.")
-        #expect(try await b.runReport("stock-movements", parameters: ["from": "2000-01-01", "to": "2000-12-31"]).rows.isEmpty)
+        #expect(try await b.reports.run("stock-movements", parameters: ["from": "2000-01-01", "to": "2000-12-31"]).rows.isEmpty)
     }
 
     @Test func dashboardComparesThisMonthWithLastMonth() async throws {
         let (store, _) = try await Self.world()
-        let board = try await store.backoffice.dashboard(today: LocalDate("2026-11-22")!)
+        let board = try await store.backoffice.reports.dashboard(today: LocalDate("2026-11-22")!)
         #expect(board.monthToDate == Money(cents: 25_400))  // O1 + O2; O5 is cancelled
         #expect(board.ordersMonthToDate == 2)
         #expect(board.lastMonth == Money(cents: 68_900))  // O3 + O4
@@ -366,9 +366,9 @@ struct ManagersReportTests {
         #expect(board.newOrders == 3)
         #expect(board.lowStockProducts == 1)
         // On the 15th, last month's comparison stops at October 15th: only O3.
-        #expect(try await store.backoffice.dashboard(today: LocalDate("2026-11-15")!).lastMonthToDate == Money(cents: 52_700))
+        #expect(try await store.backoffice.reports.dashboard(today: LocalDate("2026-11-15")!).lastMonthToDate == Money(cents: 52_700))
         // In December, November is last month: on the 31st its comparison stops at November 30th, its last day.
-        let december = try await store.backoffice.dashboard(today: LocalDate("2026-12-31")!)
+        let december = try await store.backoffice.reports.dashboard(today: LocalDate("2026-12-31")!)
         #expect(december.lastMonth == Money(cents: 25_400))
         #expect(december.lastMonthToDate == Money(cents: 25_400))
         #expect(december.monthToDate == .zero)
@@ -415,7 +415,7 @@ struct ReportSummaryTests {
         #expect(try store.count("SELECT count(*) FROM order_totals") == 5)
 
         // O1 edited: Chai 5 × 18.00 and Mustard 1 × 25.00 = 115.00.
-        _ = try await b.updateOrderLines(
+        _ = try await b.orders.updateLines(
             number: numbers[0],
             lines: [
                 .init(productID: w.chai.key, quantity: 5),
@@ -430,9 +430,9 @@ struct ReportSummaryTests {
         )
         try Self.expectInStep(store, "after editing an order's lines")
 
-        _ = try await b.cancelOrder(number: numbers[3])
+        _ = try await b.orders.cancel(number: numbers[3])
         try Self.expectInStep(store, "after cancelling an order")
-        let top = try await b.runReport("top-products")
+        let top = try await b.reports.run("top-products")
         // Côte 2 × 263.50 (O3); Mustard 8 (O2) + 1 (O1) × 25.00; Chai 5 × 18.00 (O1), O4 and O5 being cancelled.
         #expect(ManagersReportTests.column(top, "ProductName") == ["Côte de Blaye", "Grandma's Mustard", "Chai"])
         #expect(ManagersReportTests.column(top, "Quantity") == ["2", "9", "5"])

@@ -21,7 +21,7 @@ struct LimitTests {
         // Given an empty store
         let store = try TemporaryStore()
         // When a product out of range is added
-        let error = await northwindError { _ = try await store.backoffice.createProduct(product) }
+        let error = await northwindError { _ = try await store.backoffice.catalogue.create(product) }
         // Then it is refused, naming the field, and nothing is saved
         guard case let .invalid(fields) = error else {
             Issue.record("not refused: \(String(describing: error))")
@@ -36,10 +36,10 @@ struct LimitTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         // When more arrives than the limit leaves room for
-        let error = await northwindError { _ = try await store.backoffice.receiveStock(productID: w.chai.key, quantity: 999_999_990) }
+        let error = await northwindError { _ = try await store.backoffice.stock.receive(productID: w.chai.key, quantity: 999_999_990) }
         // Then it is refused and the stock stays
         #expect(error == .invalid([.init("quantity", "would bring the stock of 'Chai' above 1,000,000,000 units")]))
-        #expect(try store.backoffice.product(id: w.chai.key).product.unitsInStock == 50)
+        #expect(try store.backoffice.catalogue.product(id: w.chai.key).product.unitsInStock == 50)
     }
 
     @Test func freightOutOfRangeIsRefused() async throws {
@@ -47,7 +47,7 @@ struct LimitTests {
         let w = try await World.make(store.backoffice)
         var draft = OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)])
         draft.freight = Money(cents: 9_223_372_036_854_775_800)
-        let error = await northwindError { _ = try await store.backoffice.createOrder(draft) }
+        let error = await northwindError { _ = try await store.backoffice.orders.create(draft) }
         #expect(error == .invalid([.init("freight", "must be from 0.00 to 9,999,999.99")]))
         #expect(try store.count("SELECT count(*) FROM orders") == 0)
     }
@@ -61,7 +61,7 @@ struct LimitTests {
         }
         // When it is ordered
         let error = await northwindError {
-            _ = try await store.backoffice.createOrder(
+            _ = try await store.backoffice.orders.create(
                 .init(
                     customerCode: "VINET",
                     employeeID: w.nancy.id,
@@ -79,7 +79,7 @@ struct LimitTests {
         let store = try TemporaryStore()
         var query = ProductQuery()
         (query.limit, query.offset) = (limit, offset)
-        let error = await northwindError { _ = try await store.backoffice.listProducts(query) }
+        let error = await northwindError { _ = try await store.backoffice.catalogue.list(query) }
         guard case .invalid = error else {
             Issue.record("accepted limit \(limit), offset \(offset)")
             return
@@ -120,17 +120,17 @@ struct LowStockRuleTests {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        var old = try b.product(id: w.oldTea.key).product
+        var old = try b.catalogue.product(id: w.oldTea.key).product
         old.reorderLevel = 100
-        _ = try await b.updateProduct(old)
+        _ = try await b.catalogue.update(old)
         // When low stock is asked of the list, the summary and each product
         var query = ProductQuery()
         query.lowStock = true
-        let listed = Set(try await b.listProducts(query).items.map(\.product.name))
-        let each = Set(try await b.listProducts().items.filter(\.product.isLowStock).map(\.product.name))
+        let listed = Set(try await b.catalogue.list(query).items.map(\.product.name))
+        let each = Set(try await b.catalogue.list().items.filter(\.product.isLowStock).map(\.product.name))
         // Then all three give the same products: the low one, never the discontinued one
         #expect(listed == ["Grandma's Mustard"])
         #expect(each == listed)
-        #expect(try await b.shopSummary().lowStockProducts == listed.count)
+        #expect(try await b.reports.summary().lowStockProducts == listed.count)
     }
 }

@@ -16,8 +16,8 @@ private func settingsFile(_ store: TemporaryStore, _ contents: String) throws ->
 /// A store with one employee who can sign in as `nancy`.
 private func storeWithUser() async throws -> TemporaryStore {
     let store = try TemporaryStore()
-    let employee = try await store.backoffice.create(Employee(firstName: "Nancy", lastName: "Davolio"))
-    _ = try await store.backoffice.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+    let employee = try await store.backoffice.records.create(Employee(firstName: "Nancy", lastName: "Davolio"))
+    _ = try await store.backoffice.accounts.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
     return store
 }
 
@@ -30,8 +30,8 @@ private func set(_ origin: SettingOrigin, _ key: String, _ value: String, source
     case .file:
         let parts = key.split(separator: ".")
         sources.file = try settingsFile(store, #"{"\#(parts[0])": {"\#(parts[1])": "\#(value)"}}"#)
-    case .installation: try await store.backoffice.storeSetting(key, value)
-    case .user: try await store.backoffice.storeSetting(key, value, user: "nancy")
+    case .installation: try await store.backoffice.settings.set(key, value)
+    case .user: try await store.backoffice.settings.set(key, value, user: "nancy")
     case .factory: break
     }
 }
@@ -77,39 +77,39 @@ struct SettingsTests {
         // Given a page size in the settings file and another stored at this installation
         let store = try TemporaryStore()
         let file = try settingsFile(store, #"{"pages": {"pageSize": 30}}"#)
-        try await store.backoffice.storeSetting("pages.pageSize", "50")
-        try await store.backoffice.storeSetting("sync.interval", "120")
+        try await store.backoffice.settings.set("pages.pageSize", "50")
+        try await store.backoffice.settings.set("sync.interval", "120")
         // When both stored values are reset
-        try await store.backoffice.removeSetting("pages.pageSize")
-        try await store.backoffice.removeSetting("sync.interval")
+        try await store.backoffice.settings.remove("pages.pageSize")
+        try await store.backoffice.settings.remove("sync.interval")
         // Then the file's value shows for the one, the factory default for the other
         let settings = try await Settings(sources: SettingsSources(file: file), backoffice: store.backoffice)
         #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "30", origin: .file))
         #expect(try settings.value("sync.interval") == SettingValue(key: "sync.interval", value: "60", origin: .factory))
-        #expect(try await store.backoffice.installationSettings().isEmpty)
+        #expect(try await store.backoffice.settings.installation().isEmpty)
     }
 
     @Test func aStoredValueThatBreaksARuleIsRefusedNamingTheKeyAndTheRule() async throws {
         // Given a store
         let store = try TemporaryStore()
         // When a page size beyond the maximum, a word for a number and an unknown choice are stored
-        let tooLarge = await northwindError { try await store.backoffice.storeSetting("pages.pageSize", "500") }
-        let word = await northwindError { try await store.backoffice.storeSetting("sync.interval", "often") }
-        let choice = await northwindError { try await store.backoffice.storeSetting("log.level", "loud") }
+        let tooLarge = await northwindError { try await store.backoffice.settings.set("pages.pageSize", "500") }
+        let word = await northwindError { try await store.backoffice.settings.set("sync.interval", "often") }
+        let choice = await northwindError { try await store.backoffice.settings.set("log.level", "loud") }
         // Then each is refused with the key and the rule, and nothing is stored
         #expect(tooLarge == .invalid([.init("pages.pageSize", "must be at most 200")]))
         #expect(word == .invalid([.init("sync.interval", "must be a whole number from 1 to 86400, not 'often'")]))
         #expect(choice == .invalid([.init("log.level", "must be one of trace, debug, info, notice, warning, error, critical, not 'loud'")]))
-        #expect(try await store.backoffice.installationSettings().isEmpty)
+        #expect(try await store.backoffice.settings.installation().isEmpty)
     }
 
     @Test func aValueIsStoredInItsCanonicalForm() async throws {
         // Given a store
         let store = try TemporaryStore()
         // When a bool, a decimal and a number with spaces are stored
-        let cookies = try await store.backoffice.storeSetting("server.secureCookies", "No")
-        let freight = try await store.backoffice.storeSetting("orders.defaultFreight", "12.5")
-        let size = try await store.backoffice.storeSetting("pages.pageSize", " 40 ")
+        let cookies = try await store.backoffice.settings.set("server.secureCookies", "No")
+        let freight = try await store.backoffice.settings.set("orders.defaultFreight", "12.5")
+        let size = try await store.backoffice.settings.set("pages.pageSize", " 40 ")
         // Then each is kept as the catalogue writes it
         #expect([cookies, freight, size] == ["false", "12.50", "40"])
     }
@@ -118,9 +118,9 @@ struct SettingsTests {
         // Given a store with a user
         let store = try await storeWithUser()
         // When a user key is stored without a user, an installation key for one, and a user key for nobody known
-        let noUser = await northwindError { try await store.backoffice.storeSetting("display.density", "compact") }
-        let withUser = await northwindError { try await store.backoffice.storeSetting("pages.pageSize", "40", user: "nancy") }
-        let unknown = await northwindError { try await store.backoffice.storeSetting("display.density", "compact", user: "nobody") }
+        let noUser = await northwindError { try await store.backoffice.settings.set("display.density", "compact") }
+        let withUser = await northwindError { try await store.backoffice.settings.set("pages.pageSize", "40", user: "nancy") }
+        let unknown = await northwindError { try await store.backoffice.settings.set("display.density", "compact", user: "nobody") }
         // Then each is refused, saying what to do
         #expect(noUser == .invalid([.init("display.density", "is each user's own: name the user (--user LOGIN)")]))
         #expect(withUser == .invalid([.init("pages.pageSize", "is this installation's, not a user's: leave out the user")]))
@@ -131,7 +131,7 @@ struct SettingsTests {
         // Given a store
         let store = try TemporaryStore()
         // When its own path is stored in it
-        let error = await northwindError { try await store.backoffice.storeSetting("store.path", "/tmp/other.sqlite") }
+        let error = await northwindError { try await store.backoffice.settings.set("store.path", "/tmp/other.sqlite") }
         // Then it is refused, saying where it can be set
         guard case .invalid(let fields) = error else {
             Issue.record("expected a field error, got \(String(describing: error))")
@@ -143,9 +143,9 @@ struct SettingsTests {
     @Test func aUsersValueIsTheirsAlone() async throws {
         // Given a store with two users, one of whom chose the compact density
         let store = try await storeWithUser()
-        let andrew = try await store.backoffice.create(Employee(firstName: "Andrew", lastName: "Fuller"))
-        _ = try await store.backoffice.setPassword(employeeID: andrew.id ?? 0, password: "andrew-secret", login: "andrew", cost: 4)
-        try await store.backoffice.storeSetting("display.density", "compact", user: "Nancy")
+        let andrew = try await store.backoffice.records.create(Employee(firstName: "Andrew", lastName: "Fuller"))
+        _ = try await store.backoffice.accounts.setPassword(employeeID: andrew.id ?? 0, password: "andrew-secret", login: "andrew", cost: 4)
+        try await store.backoffice.settings.set("display.density", "compact", user: "Nancy")
         // When each user's density is read
         let settings = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
         // Then Nancy (whatever the case of her login) has hers, and Andrew the default
@@ -157,7 +157,7 @@ struct SettingsTests {
     func aBadValueAboveTheStoreIsIgnoredAndTheNextLayerWins(origin: SettingOrigin) async throws {
         // Given a valid page size stored here, and a bad one in a layer above
         let store = try TemporaryStore()
-        try await store.backoffice.storeSetting("pages.pageSize", "40")
+        try await store.backoffice.settings.set("pages.pageSize", "40")
         var sources = SettingsSources()
         try await set(origin, "pages.pageSize", "9000", sources: &sources, store: store)
         let warnings = WarningLog()
@@ -174,7 +174,7 @@ struct SettingsTests {
         // Given a settings file that is not JSON, and a value stored here
         let store = try TemporaryStore()
         let file = try settingsFile(store, #"{"pages": {"pageSize": 30"#)
-        try await store.backoffice.storeSetting("pages.pageSize", "40")
+        try await store.backoffice.settings.set("pages.pageSize", "40")
         let warnings = WarningLog()
         // When the settings are read
         let settings = try await Settings(sources: SettingsSources(file: file), backoffice: store.backoffice, warn: warnings.append)
@@ -327,7 +327,7 @@ struct LiveSettingsTests {
             let updates = settings.updates()
             // When the CLI, with a handle of its own on the same file, stores a value
             let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
-            try await cli.storeSetting("stock.lowStockMargin", "5")
+            try await cli.settings.set("stock.lowStockMargin", "5")
             // Then the server's settings show it, as this installation's value
             #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(
@@ -349,7 +349,7 @@ struct LiveSettingsTests {
         }
         let updates = settings.updates()
         // When a value is stored
-        try await store.backoffice.storeSetting("log.level", "debug")
+        try await store.backoffice.settings.set("log.level", "debug")
         // Then the settings follow
         #expect(await nextUpdate(updates, within: .seconds(10)))
         #expect(try settings.value("log.level").value == "debug")
@@ -358,13 +358,13 @@ struct LiveSettingsTests {
     @Test func aResetByAnotherProcessShowsWithoutARestart() async throws {
         // Given a stored value the server's settings show
         let store = try TemporaryStore()
-        try await store.backoffice.storeSetting("pages.pageSize", "50")
+        try await store.backoffice.settings.set("pages.pageSize", "50")
         try await watched(store, file: nil) { settings in
             #expect(try settings.value("pages.pageSize").value == "50")
             let updates = settings.updates()
             // When another process resets it
             let cli = Backoffice(store: try Store(StoreConfiguration(path: store.path)))
-            try await cli.removeSetting("pages.pageSize")
+            try await cli.settings.remove("pages.pageSize")
             // Then the factory default shows again
             #expect(await nextUpdate(updates, within: .seconds(10)))
             #expect(try settings.value("pages.pageSize") == SettingValue(key: "pages.pageSize", value: "25", origin: .factory))
@@ -374,42 +374,42 @@ struct LiveSettingsTests {
     @Test func theLowStockMarginCountsProductsJustAboveTheirReorderLevelAsLow() async throws {
         // Given a product two units above its reorder level, which the classic rule does not call low
         let store = try TemporaryStore()
-        let product = try await store.backoffice.createProduct(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
+        let product = try await store.backoffice.catalogue.create(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
         var query = ProductQuery()
         query.lowStock = true
-        #expect(try await store.backoffice.listProducts(query).total == 0)
+        #expect(try await store.backoffice.catalogue.list(query).total == 0)
         // When the shop sets a margin of five units and its settings are read (which puts it in force)
-        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        try await store.backoffice.settings.set("stock.lowStockMargin", "5")
         _ = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
         // Then the product is low everywhere the rule is asked: the filtered list, the row, and the summary
-        #expect(try await store.backoffice.listProducts(query).items.map(\.product.id) == [product.id])
-        #expect(try store.backoffice.product(id: product.id ?? 0).isLowStock)
-        #expect(try await store.backoffice.shopSummary().lowStockProducts == 1)
+        #expect(try await store.backoffice.catalogue.list(query).items.map(\.product.id) == [product.id])
+        #expect(try store.backoffice.catalogue.product(id: product.id ?? 0).isLowStock)
+        #expect(try await store.backoffice.reports.summary().lowStockProducts == 1)
     }
 
     @Test func aMarginFromAHigherLayerWinsOverTheStoredOne() async throws {
         // Given a stored margin of five and an environment that sets none
         let store = try TemporaryStore()
-        let product = try await store.backoffice.createProduct(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
-        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        let product = try await store.backoffice.catalogue.create(Product(name: "Chai", unitsInStock: 12, reorderLevel: 10))
+        try await store.backoffice.settings.set("stock.lowStockMargin", "5")
         // When the environment sets the margin to zero
         _ = try await Settings(sources: SettingsSources(environment: ["NORTHWIND_STOCK_LOW_STOCK_MARGIN": "0"]), backoffice: store.backoffice)
         // Then the product is not low
-        #expect(try store.backoffice.product(id: product.id ?? 0).isLowStock == false)
+        #expect(try store.backoffice.catalogue.product(id: product.id ?? 0).isLowStock == false)
     }
 
     @Test func theReorderListTakesTheLowStockMarginToo() async throws {
         // Given a product two units above its reorder level, with a supplier to order from
         let store = try TemporaryStore()
-        let supplier = try await store.backoffice.create(Supplier(companyName: "Exotic Liquids"))
-        _ = try await store.backoffice.createProduct(Product(name: "Chai", supplierID: supplier.id, unitsInStock: 12, reorderLevel: 10))
-        #expect(try await store.backoffice.runReport("reorder_list").rows.isEmpty)
+        let supplier = try await store.backoffice.records.create(Supplier(companyName: "Exotic Liquids"))
+        _ = try await store.backoffice.catalogue.create(Product(name: "Chai", supplierID: supplier.id, unitsInStock: 12, reorderLevel: 10))
+        #expect(try await store.backoffice.reports.run("reorder_list").rows.isEmpty)
         // When the shop's margin is five units
-        try await store.backoffice.storeSetting("stock.lowStockMargin", "5")
+        try await store.backoffice.settings.set("stock.lowStockMargin", "5")
         _ = try await Settings(sources: SettingsSources(), backoffice: store.backoffice)
         // Then the reorder list names it, as the dashboard counts it
-        let rows = try await store.backoffice.runReport("reorder_list").rows
+        let rows = try await store.backoffice.reports.run("reorder_list").rows
         #expect(rows.count == 1)
-        #expect(try await store.backoffice.shopSummary().lowStockProducts == 1)
+        #expect(try await store.backoffice.reports.summary().lowStockProducts == 1)
     }
 }

@@ -5,7 +5,7 @@ import NorthwindStore
 import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 @Suite("Shop sync: the store's side")
@@ -129,13 +129,13 @@ struct ShopSyncTests {
     /// Every batch the store has to send, each acknowledged as sent.
     static func drain(_ shop: TemporaryStore) async throws -> [OutboxBatch] {
         var batches: [OutboxBatch] = []
-        while let batch = try await shop.backoffice.nextOutboxBatch() {
+        while let batch = try await shop.backoffice.syncEngine.nextOutboxBatch() {
             batches.append(batch)
             try await shop.store.pool.write { db in
                 // Sent, as an acknowledgement would record it.
-                try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
-                try Backoffice.setState(db, "pendingBatch", nil)
-                try Backoffice.setState(db, "pendingBatchID", nil)
+                try ShopSync.setState(db, "uploadedThrough", String(batch.throughSeq))
+                try ShopSync.setState(db, "pendingBatch", nil)
+                try ShopSync.setState(db, "pendingBatchID", nil)
             }
         }
         return batches
@@ -144,10 +144,10 @@ struct ShopSyncTests {
     @Test func aLocalTransactionUploadsAsOneBatch() async throws {
         // Given an empty store that joined a company
         let shop = try TemporaryStore()
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
         // When a category is created, then a product in it
-        let category = try await shop.backoffice.create(Category(name: "Teas"))
-        _ = try await shop.backoffice.createProduct(Product(name: "Chai", categoryID: category.id, unitPrice: Money(cents: 1800)))
+        let category = try await shop.backoffice.records.create(Category(name: "Teas"))
+        _ = try await shop.backoffice.catalogue.create(Product(name: "Chai", categoryID: category.id, unitPrice: Money(cents: 1800)))
         let batches = try await Self.drain(shop)
         // Then each transaction is its own batch, and the product refers to its category by record id
         #expect(batches.map { $0.operations.map(\.record.recordType) } == [["categories"], ["products"]])
@@ -166,13 +166,13 @@ struct ShopSyncTests {
     @Test func aBatchNotAcknowledgedGoesAgainExactlyAsBuilt() async throws {
         // Given a joined store with a batch built and sent, but not acknowledged
         let shop = try TemporaryStore()
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
-        var category = try await shop.backoffice.create(Category(name: "Teas"))
-        let sent = try #require(try await shop.backoffice.nextOutboxBatch())
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
+        var category = try await shop.backoffice.records.create(Category(name: "Teas"))
+        let sent = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
         // When the same record is changed again and the batch is built again
         category.name = "Herbal teas"
-        _ = try await shop.backoffice.update(category)
-        let again = try #require(try await shop.backoffice.nextOutboxBatch())
+        _ = try await shop.backoffice.records.update(category)
+        let again = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
         // Then it is the same batch with the same content, so that a replayed answer fits it; the change goes next
         #expect(again.batchID == sent.batchID)
         #expect(again.operations.map(\.record) == sent.operations.map(\.record))
@@ -182,24 +182,24 @@ struct ShopSyncTests {
     @Test func theBadgeCountsPendingChangesOnlyUpToItsCap() async throws {
         // Given a store that joined a company and has one change more to send than the badge counts
         let shop = try TemporaryStore()
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
         try await shop.store.pool.write { db in
-            for n in 0...Backoffice.badgeCountCap {
+            for n in 0...ShopSync.badgeCountCap {
                 try db.execute(sql: "INSERT INTO shippers (companyName) VALUES (?)", arguments: ["Shipper \(n)"])
             }
         }
         // When a page asks for the badge
-        let badge = try shop.backoffice.syncBadge()
+        let badge = try shop.backoffice.sync.badge()
         // Then it says there are more than it counted, while the status counts them all
         #expect(badge == SyncBadge(state: .pending, text: "1000+ pending"))
-        #expect(try await shop.backoffice.pendingChanges() == Backoffice.badgeCountCap + 1)
+        #expect(try await shop.backoffice.sync.pendingChanges() == ShopSync.badgeCountCap + 1)
     }
 
     @Test func anotherLocationsMovementLeavesThisShelfAlone() async throws {
         // Given head office, with demo data, joined to a new company
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
-        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
-        let pending = try await shop.backoffice.pendingChanges()
+        try await shop.backoffice.syncEngine.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        let pending = try await shop.backoffice.sync.pendingChanges()
         let (productID, recordID, before): (Int64, String, Int) = try await shop.store.pool.read { db in
             let row = try #require(try Row.fetchOne(db, sql: "SELECT id, recordID, unitsInStock FROM products ORDER BY id LIMIT 1"))
             return (row["id"], row["recordID"], row["unitsInStock"])
@@ -217,7 +217,7 @@ struct ShopSyncTests {
                 "location": .string("LON"),
             ]
         )
-        let applied = try await shop.backoffice.applyDownloaded(zone: "site-LON", records: [movement], token: "t1")
+        let applied = try await shop.backoffice.syncEngine.applyDownloaded(zone: "site-LON", records: [movement], token: "t1")
         // Then this shelf is unchanged, the other location's level is kept apart, and nothing more is to upload
         #expect(applied.saved == 1)
         let (after, elsewhere): (Int, Int?) = try await shop.store.pool.read { db in
@@ -228,19 +228,19 @@ struct ShopSyncTests {
         }
         #expect(after == before)
         #expect(elsewhere == -5)
-        #expect(try await shop.backoffice.pendingChanges() == pending)
+        #expect(try await shop.backoffice.sync.pendingChanges() == pending)
     }
 
     @Test func aProductShowsEveryLocationsStockAndOnlyThisShelfsMovements() async throws {
         // Given head office, joined, and a product with 5 received here
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
-        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        try await shop.backoffice.syncEngine.join(Self.membership("HQ", role: "hq"), containerHasData: false)
         let (productID, recordID): (Int64, String) = try await shop.store.pool.read { db in
             let row = try #require(try Row.fetchOne(db, sql: "SELECT id, recordID FROM products ORDER BY id LIMIT 1"))
             return (row["id"], row["recordID"])
         }
-        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
-        let here = try shop.backoffice.product(id: productID).product.unitsInStock
+        _ = try await shop.backoffice.stock.receive(productID: productID, quantity: 5)
+        let here = try shop.backoffice.catalogue.product(id: productID).product.unitsInStock
         // When movements of two other locations arrive by sync, one of them two receipts
         func movement(_ site: String, _ delta: Int) -> SyncRecord {
             SyncRecord(
@@ -258,10 +258,10 @@ struct ShopSyncTests {
         }
         let paris = [movement("PAR", 7)]
         let london = [movement("LON", 12), movement("LON", 3)]
-        _ = try await shop.backoffice.applyDownloaded(zone: "site-PAR", records: paris, token: "p1")
-        _ = try await shop.backoffice.applyDownloaded(zone: "site-LON", records: london, token: "l1")
+        _ = try await shop.backoffice.syncEngine.applyDownloaded(zone: "site-PAR", records: paris, token: "p1")
+        _ = try await shop.backoffice.syncEngine.applyDownloaded(zone: "site-LON", records: london, token: "l1")
         // Then the product's stock lists this location first, then the others by code, each as its movements add up
-        let levels = try await shop.backoffice.stockByLocation(productID: productID)
+        let levels = try await shop.backoffice.stock.byLocation(productID: productID)
         #expect(
             levels == [
                 LocationStock(location: "HQ", units: here, isHere: true), LocationStock(location: "LON", units: 15, isHere: false),
@@ -269,7 +269,7 @@ struct ShopSyncTests {
             ]
         )
         // And this shelf's movements are only its own
-        let movements = try await shop.backoffice.stockMovements(productID: productID)
+        let movements = try await shop.backoffice.stock.movements(productID: productID)
         #expect(movements.first?.delta == 5)
         #expect(Set(movements.map(\.recordID)).isDisjoint(with: (paris + london).map(\.recordName)))
     }
@@ -277,8 +277,8 @@ struct ShopSyncTests {
     @Test func aCustomerDeletedElsewhereWhileOrdersHereReferToItIsRestoredAndSentAgain() async throws {
         // Given head office with demo data, joined, everything sent
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
-        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
-        try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(try Backoffice.lastSeq(db))) }
+        try await shop.backoffice.syncEngine.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        try await shop.store.pool.write { db in try ShopSync.setState(db, "uploadedThrough", String(try SyncEngineSide.lastSeq(db))) }
         let recordID: String = try #require(
             try await shop.store.pool.read { db in
                 try String.fetchOne(db, sql: "SELECT recordID FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customerID = c.id)")
@@ -286,24 +286,24 @@ struct ShopSyncTests {
         )
         // When its deletion at another site arrives by sync
         let deletion = SyncRecord(recordName: recordID, recordType: "customers", zoneID: ZoneID("customers"), deleted: true)
-        let applied = try await shop.backoffice.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
+        let applied = try await shop.backoffice.syncEngine.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
         // Then the customer is still here, the inbox says it was restored, and it goes up again as a new record
         #expect(applied.discarded == 1)
         #expect(try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == recordID).fetchCount(db) } == 1)
-        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        let conflict = try #require(try await shop.backoffice.sync.conflicts().first)
         #expect(conflict.reason.contains("restored"))
-        let batch = try #require(try await shop.backoffice.nextOutboxBatch())
+        let batch = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
         #expect(batch.operations.map(\.kind) == [.create])
         #expect(batch.operations.map(\.record.recordName) == [recordID])
     }
 
     /// A joined store holding one customer, sent, then edited here and not sent yet.
     static func customerEditedHere(_ shop: TemporaryStore) async throws -> Customer {
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
-        var customer = try await shop.backoffice.create(Customer(code: "NEWCO", companyName: "New Company"))
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
+        var customer = try await shop.backoffice.records.create(Customer(code: "NEWCO", companyName: "New Company"))
         _ = try await Self.drain(shop)
         customer.city = "Oxford"
-        return try await shop.backoffice.update(customer)
+        return try await shop.backoffice.records.update(customer)
     }
 
     @Test func anEditWaitingToGoUpThatADeleteElsewhereDiscardsGoesToTheInbox() async throws {
@@ -312,11 +312,11 @@ struct ShopSyncTests {
         let customer = try await Self.customerEditedHere(shop)
         // When its deletion at another site arrives by sync
         let deletion = SyncRecord(recordName: customer.recordID, recordType: "customers", zoneID: ZoneID("customers"), deleted: true)
-        let applied = try await shop.backoffice.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
+        let applied = try await shop.backoffice.syncEngine.applyDownloaded(zone: "customers", records: [deletion], token: "t1")
         // Then the delete stands, and the inbox keeps the row as edited here
         #expect(applied.discarded == 1)
         #expect(try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == customer.recordID).fetchCount(db) } == 0)
-        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        let conflict = try #require(try await shop.backoffice.sync.conflicts().first)
         #expect(conflict.recordID == customer.recordID)
         #expect(conflict.field == "*")
         #expect(conflict.lost?.contains("Oxford") == true)
@@ -326,15 +326,15 @@ struct ShopSyncTests {
         // Given a customer edited here whose update the server answered NOT_FOUND (deleted at another site)
         let shop = try TemporaryStore()
         let customer = try await Self.customerEditedHere(shop)
-        let batch = try #require(try await shop.backoffice.nextOutboxBatch())
-        _ = try await shop.backoffice.acknowledge(batch, outcomes: [.goneOnServer])
-        let conflict = try #require(try await shop.backoffice.syncConflicts().first)
+        let batch = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
+        _ = try await shop.backoffice.syncEngine.acknowledge(batch, outcomes: [.goneOnServer])
+        let conflict = try #require(try await shop.backoffice.sync.conflicts().first)
         // When a manager keeps the edit made here
-        try await shop.backoffice.resolveSyncConflict(id: conflict.id, keepMine: true)
+        try await shop.backoffice.sync.resolveConflict(id: conflict.id, keepMine: true)
         // Then the customer is back as edited, and goes up as a new record
         let restored = try await shop.store.pool.read { db in try Customer.filter(Column("recordID") == customer.recordID).fetchOne(db) }
         #expect(restored?.city == "Oxford")
-        let again = try #require(try await shop.backoffice.nextOutboxBatch())
+        let again = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
         #expect(again.operations.map(\.kind) == [.create])
         #expect(again.operations.map(\.record.recordName) == [customer.recordID])
     }
@@ -342,8 +342,8 @@ struct ShopSyncTests {
     /// Head office with demo data, joined, everything sent; and its first product still sold.
     static func headOfficeInSync() async throws -> (TemporaryStore, productID: Int64) {
         let shop = try TemporaryStore(seed: DemoData.Options(scale: 1))
-        try await shop.backoffice.join(Self.membership("HQ", role: "hq"), containerHasData: false)
-        try await shop.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(try Backoffice.lastSeq(db))) }
+        try await shop.backoffice.syncEngine.join(Self.membership("HQ", role: "hq"), containerHasData: false)
+        try await shop.store.pool.write { db in try ShopSync.setState(db, "uploadedThrough", String(try SyncEngineSide.lastSeq(db))) }
         let productID = try await shop.store.pool.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE discontinued = 0 ORDER BY id LIMIT 1")
         }
@@ -354,9 +354,9 @@ struct ShopSyncTests {
         // Given head office in sync
         let (shop, productID) = try await Self.headOfficeInSync()
         // When goods are received
-        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
+        _ = try await shop.backoffice.stock.receive(productID: productID, quantity: 5)
         // Then only the movement is pending: the product's stock is this location's and does not travel
-        #expect(try await shop.backoffice.pendingChanges() == 1)
+        #expect(try await shop.backoffice.sync.pendingChanges() == 1)
         let batches = try await Self.drain(shop)
         #expect(batches.map { $0.operations.map(\.record.recordType) } == [["stock_movements"]])
     }
@@ -364,14 +364,14 @@ struct ShopSyncTests {
     @Test func anOrderExecutedBeforeItWentUpTravelsWithItsMovementsInOneBatch() async throws {
         // Given head office in sync, with goods on the shelf
         let (shop, productID) = try await Self.headOfficeInSync()
-        _ = try await shop.backoffice.receiveStock(productID: productID, quantity: 5)
+        _ = try await shop.backoffice.stock.receive(productID: productID, quantity: 5)
         _ = try await Self.drain(shop)
         // When an order is taken and executed before anything goes up
         let customer = try #require(try await shop.store.pool.read { db in try String.fetchOne(db, sql: "SELECT code FROM customers LIMIT 1") })
-        let order = try await shop.backoffice.createOrder(
+        let order = try await shop.backoffice.orders.create(
             OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 2)])
         )
-        _ = try await shop.backoffice.executeOrder(number: order.order.number)
+        _ = try await shop.backoffice.orders.execute(number: order.order.number)
         let batches = try await Self.drain(shop)
         // Then the order goes up shipped in the same batch as its line and movement: nobody sees it shipped without them
         #expect(batches.count == 1)
@@ -383,8 +383,8 @@ struct ShopSyncTests {
     @Test func pictureBytesThatDoNotMatchTheirHashAreRefusedAndNothingIsApplied() async throws {
         // Given a joined store with a category, sent
         let shop = try TemporaryStore()
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
-        let category = try await shop.backoffice.create(Category(name: "Teas"))
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
+        let category = try await shop.backoffice.records.create(Category(name: "Teas"))
         _ = try await Self.drain(shop)
         // When a download names a new picture for it, and the bytes that came are other bytes
         let named = Data(repeating: 1, count: 600)
@@ -396,7 +396,7 @@ struct ShopSyncTests {
             fields: ["name": .string("Herbal teas"), "picture": .asset(reference)]
         )
         await #expect(throws: NorthwindError.self) {
-            try await shop.backoffice.applyDownloaded(
+            try await shop.backoffice.syncEngine.applyDownloaded(
                 zone: "catalog",
                 records: [record],
                 token: "t1",
@@ -405,28 +405,28 @@ struct ShopSyncTests {
         }
         // Then nothing of the page is applied: no picture, the old name, and no token saved
         let id = try #require(category.id)
-        #expect(try await shop.backoffice.categoryPicture(categoryID: id) == nil)
+        #expect(try await shop.backoffice.catalogue.picture(categoryID: id) == nil)
         #expect(try await shop.store.pool.read { db in try Category.fetchOne(db, key: id)?.name } == "Teas")
-        #expect(try await shop.backoffice.syncToken(zone: "catalog") == nil)
+        #expect(try await shop.backoffice.syncEngine.token(zone: "catalog") == nil)
     }
 
     @Test func aZoneFetchedAgainAndCutOffHalfwayStillLosesWhatTheServerNoLongerHas() async throws {
         // Given a joined store with two customers, both sent and acknowledged
         let shop = try TemporaryStore()
-        try await shop.backoffice.join(Self.membership("OXF"), containerHasData: true)
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
         var sent: [SyncRecord] = []
         for code in ["GONE", "KEPT"] {
-            _ = try await shop.backoffice.create(Customer(code: code, companyName: "Company \(code)"))
-            let batch = try #require(try await shop.backoffice.nextOutboxBatch())
-            _ = try await shop.backoffice.acknowledge(batch, outcomes: batch.operations.map { .saved($0.record) })
+            _ = try await shop.backoffice.records.create(Customer(code: code, companyName: "Company \(code)"))
+            let batch = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
+            _ = try await shop.backoffice.syncEngine.acknowledge(batch, outcomes: batch.operations.map { .saved($0.record) })
             sent += batch.operations.map(\.record)
         }
         // When its token expires, the zone's first page (with only the second customer) is applied, the sync is cut
         // off, and a later sync applies the last page
-        try await shop.backoffice.resetSyncToken(zone: "customers")
-        _ = try await shop.backoffice.applyDownloaded(zone: "customers", records: [sent[1]], token: "t1", moreComing: true)
+        try await shop.backoffice.syncEngine.resetToken(zone: "customers")
+        _ = try await shop.backoffice.syncEngine.applyDownloaded(zone: "customers", records: [sent[1]], token: "t1", moreComing: true)
         let reopened = Backoffice(store: try Store(StoreConfiguration(path: shop.path)))
-        _ = try await reopened.applyDownloaded(zone: "customers", records: [], token: "t2", moreComing: false)
+        _ = try await reopened.syncEngine.applyDownloaded(zone: "customers", records: [], token: "t2", moreComing: false)
         // Then the customer the server no longer has is gone, and the other stays
         let codes = try await shop.store.pool.read { db in try String.fetchAll(db, sql: "SELECT code FROM customers ORDER BY code") }
         #expect(codes == ["KEPT"])

@@ -5,7 +5,7 @@ import NorthwindStore
 import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 /// What a hostile review found past the gate: dates as any text, settings a restore took unchecked, the customer
@@ -17,8 +17,8 @@ struct WriteGateHolesTests {
     /// A demo store joined as head office, everything it had counted as sent.
     static func joinedHeadOffice() async throws -> TemporaryStore {
         let store = try TemporaryStore(seed: Self.demo)
-        try await store.backoffice.join(ShopSyncTests.membership("HQ", role: "hq"), containerHasData: false)
-        try await store.store.pool.write { db in try Backoffice.setState(db, "uploadedThrough", String(try Backoffice.lastSeq(db))) }
+        try await store.backoffice.syncEngine.join(ShopSyncTests.membership("HQ", role: "hq"), containerHasData: false)
+        try await store.store.pool.write { db in try ShopSync.setState(db, "uploadedThrough", String(try SyncEngineSide.lastSeq(db))) }
         return store
     }
 
@@ -34,13 +34,13 @@ struct WriteGateHolesTests {
             zoneID: ZoneID("people"),
             fields: ["lastName": .string("Forged"), "firstName": .string("Fay"), "birthDate": .string(date)]
         )
-        let applied = try await store.backoffice.applyDownloaded(zone: "people", records: [forged], token: "t1")
+        let applied = try await store.backoffice.syncEngine.applyDownloaded(zone: "people", records: [forged], token: "t1")
         // Then it is not stored, the inbox keeps it whole naming the rule, and the employees still list
         #expect(applied.discarded == 1)
         #expect(try store.count("SELECT count(*) FROM employees") == before)
-        let conflict = try #require(try await store.backoffice.syncConflicts().first)
+        let conflict = try #require(try await store.backoffice.sync.conflicts().first)
         #expect(conflict.reason.contains("birthDate: \(FieldRule.dateMessage)"), "\(conflict.reason)")
-        #expect(try await store.backoffice.list(Employee.self).items.count == before)
+        #expect(try await store.backoffice.records.list(Employee.self).items.count == before)
     }
 
     @Test func anOrderDateThatIsNoDayIsRefusedOnTheStoresConnection() async throws {
@@ -65,7 +65,7 @@ struct WriteGateHolesTests {
             zoneID: ZoneID("customers"),
             fields: ["code": .string("ALFKI-OXF"), "companyName": .string("Alfreds, Oxford's")]
         )
-        return try await store.backoffice.applyDownloaded(zone: "customers", records: [renamed], token: "t1")
+        return try await store.backoffice.syncEngine.applyDownloaded(zone: "customers", records: [renamed], token: "t1")
     }
 
     @Test func aCustomerCodeInTheFormSyncGivesIsTakenFromSyncOnly() async throws {
@@ -99,7 +99,7 @@ struct WriteGateHolesTests {
             )
         ]
         let failure = await northwindError {
-            _ = try await store.backoffice.applyDownloaded(
+            _ = try await store.backoffice.syncEngine.applyDownloaded(
                 zone: "catalog",
                 records: page,
                 token: "t1",
@@ -237,13 +237,13 @@ struct WriteGateHolesTests {
         // Given head office holding a customer sync renamed ("ALFKI-OXF")
         let store = try await Self.joinedHeadOffice()
         _ = try await Self.receiveRenamedCustomer(store)
-        var customer = try store.backoffice.customer(code: "ALFKI-OXF")
+        var customer = try store.backoffice.people.customer(code: "ALFKI-OXF")
         // When someone edits its name, leaving the code
         customer.companyName = "Alfreds of Oxford"
-        let saved = try await store.backoffice.update(customer)
+        let saved = try await store.backoffice.records.update(customer)
         // Then the edit is saved; the code stays as sync gave it
         #expect(saved.companyName == "Alfreds of Oxford")
-        #expect(try store.backoffice.customer(code: "ALFKI-OXF").companyName == "Alfreds of Oxford")
+        #expect(try store.backoffice.people.customer(code: "ALFKI-OXF").companyName == "Alfreds of Oxford")
     }
 
     @Test func textHoldingANULIsRefusedByTheRuleBeforeTheStoreCutsItShort() async throws {
@@ -252,7 +252,7 @@ struct WriteGateHolesTests {
         // When a customer is created whose city holds a NUL
         var customer = Customer(code: "NULCO", companyName: "Nul Company")
         customer.city = "a\u{0}b"
-        let error = await northwindError { _ = try await store.backoffice.create(customer) }
+        let error = await northwindError { _ = try await store.backoffice.records.create(customer) }
         // Then it is refused naming the field, and nothing was stored
         #expect(error == .invalid([.init("city", FieldRule.nulMessage)]))
         #expect(try store.count("SELECT count(*) FROM customers WHERE code = 'NULCO'") == 0)
@@ -263,13 +263,13 @@ struct WriteGateHolesTests {
         let (here, there, place) = try DocumentPackageTests.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try DocumentPackageTests.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         let forged = try WriteGateTests.forged(file, kind: .quote, as: QuoteDocument.self) { document in
             document.customer.code = "NULCO"
             document.customer.companyName = "a\u{0}b"
         }
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(forged, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(forged, dryRun: false) }
         // Then it is refused saying why, and the customer was not added
         #expect(error?.description.contains("NUL") == true, "\(error?.description ?? "accepted")")
         #expect(try there.count("SELECT count(*) FROM customers WHERE code = 'NULCO'") == 0)
@@ -280,7 +280,7 @@ struct WriteGateHolesTests {
         let store = try TemporaryStore(seed: Self.demo)
         let content = QuoteContent(customerCode: "ALFKI", validUntil: LocalDate.today.adding(days: -1), notes: "", lines: [])
         // When it is created
-        let error = await northwindError { _ = try await store.backoffice.createQuote(content, by: QuoteEditor(login: "nancy", name: "Nancy")) }
+        let error = await northwindError { _ = try await store.backoffice.quotes.create(content, by: QuoteEditor(login: "nancy", name: "Nancy")) }
         // Then it is refused naming the field, and no quote was made
         #expect(error?.description.hasPrefix("validUntil: must be today") == true, "\(error?.description ?? "accepted")")
         #expect(try store.count("SELECT count(*) FROM quotes") == 0)

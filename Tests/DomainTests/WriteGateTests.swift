@@ -83,7 +83,7 @@ struct WriteGateTests {
         let before = try store.count("SELECT count(*) FROM stock_transfers")
         // When a transfer is sent with a 1.5 MB note
         let error = await northwindError {
-            _ = try await store.backoffice.sendTransfer(productID: 1, quantity: 1, to: "LON", note: String(repeating: "x", count: 1_500_000))
+            _ = try await store.backoffice.stock.send(productID: 1, quantity: 1, to: "LON", note: String(repeating: "x", count: 1_500_000))
         }
         // Then it is refused naming the note and its limit, before anything is written
         #expect(error == .invalid([.init("note", "must be at most 500 characters")]))
@@ -118,13 +118,13 @@ struct WriteGateTests {
     @Test func anOrderPackageWithFreightPastTheLimitIsRefusedAndImportsNothing() async throws {
         // Given an order's package whose freight was set to 2^63-1 cents, checksums made to match
         let (here, there, place) = try DocumentPackageTests.pair()
-        let number = try #require(try await here.backoffice.listOrders().items.first?.order.number)
+        let number = try #require(try await here.backoffice.orders.list().items.first?.order.number)
         let file = try DocumentPackageTests.file(place, "order.nwdoc")
-        try await here.backoffice.exportOrder(number: number, to: file)
+        try await here.backoffice.documents.exportOrder(number: number, to: file)
         let forged = try Self.forged(file, kind: .order, as: OrderDocument.self) { $0.freight = Money(cents: .max) }
         let orders = try there.count("SELECT count(*) FROM orders")
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(forged, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(forged, dryRun: false) }
         // Then it is refused with the freight's rule, as a form would say it, and no order was added
         #expect(error?.description.contains("freight: must be from 0.00 to 9,999,999.99") == true, "\(error?.description ?? "accepted")")
         #expect(try there.count("SELECT count(*) FROM orders") == orders)
@@ -134,14 +134,14 @@ struct WriteGateTests {
         // Given a catalogue package with a new product whose reorder level is past a billion
         let (here, there, place) = try DocumentPackageTests.pair()
         let file = try DocumentPackageTests.file(place, "catalog.nwdoc")
-        try await here.backoffice.exportCatalog(to: file)
+        try await here.backoffice.documents.exportCatalog(to: file)
         let forged = try Self.forged(file, kind: .catalog, as: CatalogDocument.self) { document in
             document.products[0].recordID = newRecordID()
             document.products[0].name = "Forged product"
             document.products[0].reorderLevel = 2_000_000_000
         }
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(forged, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(forged, dryRun: false) }
         // Then it is refused with the reorder level's rule, and the product is not there
         #expect(error?.description.contains("reorderLevel: must be a whole number from 0 to 1,000,000,000") == true, "\(error?.description ?? "")")
         #expect(try there.count("SELECT count(*) FROM products WHERE name = 'Forged product'") == 0)
@@ -154,10 +154,10 @@ struct WriteGateTests {
         let (here, there, place) = try DocumentPackageTests.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try DocumentPackageTests.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         let forged = try Self.forged(file, kind: .quote, as: QuoteDocument.self) { $0.customer.code = code }
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(forged, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(forged, dryRun: false) }
         // Then the customer code's rule refuses it, as creating the customer by hand would, and nothing was added
         #expect(error == .invalid([.init(field, FieldRule.customerCodeMessage)]), "\(error?.description ?? "accepted")")
         #expect(try there.count("SELECT count(*) FROM quotes") == 0)
@@ -168,13 +168,13 @@ struct WriteGateTests {
         let (here, there, place) = try DocumentPackageTests.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try DocumentPackageTests.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         let forged = try Self.forged(file, kind: .quote, as: QuoteDocument.self) { document in
             document.customer.code = "NEWCO"
             document.customer.address = String(repeating: "x", count: 1_200_000)
         }
         // When it is imported
-        let error = await northwindError { _ = try await there.backoffice.importDocument(forged, dryRun: false) }
+        let error = await northwindError { _ = try await there.backoffice.documents.importFile(forged, dryRun: false) }
         // Then the address's rule refuses it and the customer was not added
         #expect(error == .invalid([.init("address", "must be at most 200 characters")]), "\(error?.description ?? "accepted")")
         #expect(try there.count("SELECT count(*) FROM customers WHERE code = 'NEWCO'") == 0)
@@ -183,14 +183,14 @@ struct WriteGateTests {
     @Test func anImportedOrderTakesThisSitesNextNumberAndKeepsThePackagesAsItsSource() async throws {
         // Given an order's package numbered as another shop's order would be
         let (here, there, place) = try DocumentPackageTests.pair()
-        let number = try #require(try await here.backoffice.listOrders().items.first?.order.number)
+        let number = try #require(try await here.backoffice.orders.list().items.first?.order.number)
         let file = try DocumentPackageTests.file(place, "order.nwdoc")
-        try await here.backoffice.exportOrder(number: number, to: file)
+        try await here.backoffice.documents.exportOrder(number: number, to: file)
         let forged = try Self.forged(file, kind: .order, as: OrderDocument.self) { $0.number = "OTHER1-77" }
         // When it is imported
-        let plan = try await there.backoffice.importDocument(forged, dryRun: false)
+        let plan = try await there.backoffice.documents.importFile(forged, dryRun: false)
         // Then the order has this site's next number, not the package's, and the package's is kept beside it
-        let site = try await there.backoffice.siteCode()
+        let site = try await there.backoffice.sync.siteCode()
         let fetched = try there.store.pool.read { db in
             try Row.fetchOne(db, sql: "SELECT number, sourceNumber FROM orders ORDER BY id DESC LIMIT 1")
         }
@@ -207,14 +207,14 @@ struct WriteGateTests {
         let (here, there, place) = try DocumentPackageTests.pair()
         let (_, quote) = try await QuoteTests.quoted(in: here)
         let file = try DocumentPackageTests.file(place, "quote.nwdoc")
-        try await here.backoffice.exportQuote(number: quote.number, to: file)
+        try await here.backoffice.documents.exportQuote(number: quote.number, to: file)
         let forged = try Self.forged(file, kind: .quote, as: QuoteDocument.self) { $0.number = number }
         // When it is imported
-        _ = try await there.backoffice.importDocument(forged, dryRun: false)
+        _ = try await there.backoffice.documents.importFile(forged, dryRun: false)
         // Then the quote has this site's number and keeps the package's only as its source
         let fetched = try there.store.pool.read { db in try Row.fetchOne(db, sql: "SELECT number, sourceNumber FROM quotes") }
         let row = try #require(fetched)
-        let site = try await there.backoffice.siteCode()
+        let site = try await there.backoffice.sync.siteCode()
         #expect((row["number"] as String).hasPrefix(site + "-Q"))
         #expect(row["sourceNumber"] as String? == number)
     }
@@ -229,7 +229,7 @@ struct WriteGateTests {
             for _ in 0..<10 {
                 group.addTask {
                     do {
-                        return .success(try await store.backoffice.createBackup(in: folder, kind: .manual))
+                        return .success(try await store.backoffice.backups.create(in: folder, kind: .manual))
                     } catch let error as NorthwindError {
                         return .failure(error)
                     } catch {
@@ -265,13 +265,13 @@ struct WriteGateTests {
         let lines = Self.randomLines(&random, products: products).map {
             QuoteLine(productID: $0.productID, productName: "", quantity: $0.quantity, unitPrice: $0.unitPrice ?? .zero, discount: $0.discount)
         }
-        let customer = try #require(try await b.list(Customer.self, limit: 1).items.first)
-        let quote = try await b.createQuote(QuoteContent(customerCode: customer.code, validUntil: .today, lines: lines), by: QuoteTests.nancy)
+        let customer = try #require(try await b.records.list(Customer.self, limit: 1).items.first)
+        let quote = try await b.quotes.create(QuoteContent(customerCode: customer.code, validUntil: .today, lines: lines), by: QuoteTests.nancy)
         // When it becomes an order
-        let order = try await b.convertQuote(number: quote.number, employeeID: nil, editor: QuoteTests.nancy)
+        let order = try await b.quotes.convert(number: quote.number, employeeID: nil, editor: QuoteTests.nancy)
         // Then the quote's total, and the list's, are the order's, to the cent
         #expect(quote.content.total == order.subtotal, "seed \(seed): \(lines)")
-        let listed = try #require(try await b.listQuotes(all: true).first { $0.number == quote.number })
+        let listed = try #require(try await b.quotes.list(all: true).first { $0.number == quote.number })
         #expect(listed.total == order.subtotal, "seed \(seed)")
     }
 
@@ -279,15 +279,15 @@ struct WriteGateTests {
         // Given a quote held by Nancy, and a discontinued product
         let (store, quote) = try await QuoteTests.quoted()
         let b = store.backoffice
-        let discontinued = try await b.createProduct(Product(name: "Old stock", unitPrice: Money(cents: 100), discontinued: true))
-        _ = try await b.openQuote(number: quote.number, editor: QuoteTests.nancy)
+        let discontinued = try await b.catalogue.create(Product(name: "Old stock", unitPrice: Money(cents: 100), discontinued: true))
+        _ = try await b.quotes.open(number: quote.number, editor: QuoteTests.nancy)
         var content = quote.content
         content.lines.append(
             QuoteLine(productID: discontinued.id ?? 0, productName: "Old stock", quantity: 1, unitPrice: Money(cents: 100), discount: 0)
         )
         // When her autosave adds a line of it
         let error = await northwindError {
-            _ = try await b.saveQuoteDraft(
+            _ = try await b.quotes.saveDraft(
                 number: quote.number,
                 base: quote.content,
                 content: content,
@@ -297,7 +297,7 @@ struct WriteGateTests {
         }
         // Then it is refused as adding the line is, and the quote is as it was
         #expect(error == .invalid([.init("productID", "'Old stock' is discontinued and can no longer be quoted")]))
-        #expect(try await b.quote(number: quote.number).content == quote.content)
+        #expect(try await b.quotes.quote(number: quote.number).content == quote.content)
     }
 
     @Test func aReadOnlyViewerCannotConvertSomeoneElsesQuote() async throws {
@@ -305,12 +305,12 @@ struct WriteGateTests {
         let (store, quote) = try await QuoteTests.quoted()
         let b = store.backoffice
         let andrew = QuoteEditor(login: "andrew.fuller", name: "Andrew Fuller")
-        _ = try await b.openQuote(number: quote.number, editor: QuoteTests.nancy)
+        _ = try await b.quotes.open(number: quote.number, editor: QuoteTests.nancy)
         // When Andrew converts it
-        let error = await northwindError { _ = try await b.convertQuote(number: quote.number, employeeID: nil, editor: andrew) }
+        let error = await northwindError { _ = try await b.quotes.convert(number: quote.number, employeeID: nil, editor: andrew) }
         // Then he is refused, naming who edits it, and it is still a draft with no order
         #expect(error == .conflict("Nancy Davolio is editing quote \(quote.number); it is read-only for you."))
-        #expect(try await b.quote(number: quote.number).status == .draft)
+        #expect(try await b.quotes.quote(number: quote.number).status == .draft)
     }
 
     @Test func rowsWrittenPastTheGateAreNamedByTheCheckARestoreRuns() async throws {

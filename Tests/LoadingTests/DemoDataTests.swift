@@ -30,17 +30,17 @@ struct DemoDataTests {
     @Test func itHasWhatStaffMeetEveryDay() async throws {
         let store = try TemporaryStore(seed: Self.options)
         let b = store.backoffice
-        let open = try await b.listOrders(OrderQuery(status: .new))
+        let open = try await b.orders.list(OrderQuery(status: .new))
         #expect(open.total > 5)
         #expect(open.items.contains { !$0.isSupplyable }, "some open orders cannot be supplied")
         #expect(open.items.contains { $0.isSupplyable }, "some open orders can be supplied")
         var query = ProductQuery()
         query.lowStock = true
-        #expect(try await b.listProducts(query).total > 0)
+        #expect(try await b.catalogue.list(query).total > 0)
         query = ProductQuery()
         query.discontinued = true
-        #expect(try await b.listProducts(query).total > 0)
-        #expect(try b.searchProducts("cote").contains { $0.product.name.hasPrefix("Côte") })
+        #expect(try await b.catalogue.list(query).total > 0)
+        #expect(try b.catalogue.search("cote").contains { $0.product.name.hasPrefix("Côte") })
     }
 
     /// Everything but identities (record ids and order numbers carry the installation's site code) is the same.
@@ -63,7 +63,7 @@ struct DemoDataTests {
         // The triggers are back: the next write is logged by them.
         _ = try store.store.pool.write { db in try db.execute(sql: "INSERT INTO regions (description) VALUES ('Central')") }
         #expect(try store.count("SELECT count(*) FROM change_log WHERE tableName = 'regions'") == 5)
-        #expect(try store.backoffice.searchProducts("crème").isEmpty == false)
+        #expect(try store.backoffice.catalogue.search("crème").isEmpty == false)
     }
 
     @Test func theSameOptionsGiveTheSameData() throws {
@@ -89,11 +89,11 @@ struct DemoDataTests {
         var options = Self.options
         options.endDate = LocalDate.today.adding(days: 1)
         let store = try TemporaryStore(seed: options)
-        let productID = try #require(try await store.backoffice.listProducts().items.first?.product.id)
+        let productID = try #require(try await store.backoffice.catalogue.list().items.first?.product.id)
         // When stock is received now
-        _ = try await store.backoffice.receiveStock(productID: productID, quantity: 4)
+        _ = try await store.backoffice.stock.receive(productID: productID, quantity: 4)
         // Then it heads the product's movements, ahead of the opening balance
-        let newest = try #require(try await store.backoffice.stockMovements(productID: productID, limit: 1).first)
+        let newest = try #require(try await store.backoffice.stock.movements(productID: productID, limit: 1).first)
         #expect((newest.reason, newest.delta) == (.received, 4))
     }
 

@@ -41,13 +41,13 @@ struct ImportTests {
 
         // Pictures and photos come out of their OLE wrapping as bitmaps a browser can show.
         let b = store.backoffice
-        let picture = try #require(try await b.categoryPicture(categoryID: 1))
+        let picture = try #require(try await b.catalogue.picture(categoryID: 1))
         #expect(picture.contentType == "image/bmp")
         #expect(picture.bytes.prefix(2) == Data("BM".utf8))
-        let photo = try #require(try await b.employeePhoto(employeeID: 1))
+        let photo = try #require(try await b.people.photo(employeeID: 1))
         #expect(photo.contentType == "image/bmp")
-        #expect(try b.find(Employee.self, id: 2).title == "Vice President, Sales")
-        #expect(try b.find(Employee.self, id: 1).reportsTo == 2)
+        #expect(try b.records.find(Employee.self, id: 2).title == "Vice President, Sales")
+        #expect(try b.records.find(Employee.self, id: 1).reportsTo == 2)
     }
 
     /// The most expensive product is Côte de Blaye at 263.50; order 10248 has 3 lines for VINET.
@@ -55,16 +55,16 @@ struct ImportTests {
         let b = store.backoffice
         var query = ProductQuery()
         (query.sort, query.descending, query.limit) = (.price, true, 1)
-        let top = try #require(try await b.listProducts(query).items.first)
+        let top = try #require(try await b.catalogue.list(query).items.first)
         #expect(top.product.name == "Côte de Blaye")
         #expect(top.product.unitPrice == Money(cents: 26350))
-        let order = try await b.order(number: "10248")
+        let order = try await b.orders.order(number: "10248")
         #expect(order.customer.code == "VINET")
         #expect(order.lines.count == 3)
         #expect(order.subtotal == Money(cents: 44000))
         #expect(order.order.freight == Money(cents: 3238))
         #expect(order.order.orderDate == LocalDate("1996-07-04"))
-        #expect(try b.searchProducts("cote").map(\.product.name) == ["Côte de Blaye"])
+        #expect(try b.catalogue.search("cote").map(\.product.name) == ["Côte de Blaye"])
     }
 
     @Test func theSQLiteScriptImports() async throws {
@@ -76,7 +76,7 @@ struct ImportTests {
         #expect(counts["order_lines"] == 2155)
         #expect(counts["customers"] == 93, "the conversion carries two junk customers")
         try await checkKnownFacts(store)
-        #expect(try await store.backoffice.categoryPicture(categoryID: 1)?.contentType == "image/jpeg")
+        #expect(try await store.backoffice.catalogue.picture(categoryID: 1)?.contentType == "image/jpeg")
     }
 
     @Test func thePostgreSQLScriptImports() async throws {

@@ -200,7 +200,7 @@ actor ConvergenceRun {
             _ = try await ShopSyncEngine.join(backoffice, server: "http://127.0.0.1:\(proxy.port)", token: token)
             _ = try await ShopSyncEngine(backoffice: backoffice).syncNow()
             stores[site] = backoffice
-            siteCodes[site] = try await backoffice.siteCode()
+            siteCodes[site] = try await backoffice.sync.siteCode()
         }
         log("started: \(sites.map { "\($0)=\(siteCodes[$0]!)" }.joined(separator: " "))")
     }
@@ -286,7 +286,7 @@ actor ConvergenceRun {
         default: product.reorderLevel = Int.random(in: 0...50, using: &random)
         }
         try await recordingWrites(at: site, step: step, table: "products", recordID: product.recordID) {
-            _ = try await backoffice.updateProduct(product)
+            _ = try await backoffice.catalogue.update(product)
         }
         return "edit product \(product.recordID)"
     }
@@ -302,14 +302,14 @@ actor ConvergenceRun {
             let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM categories ORDER BY id") }
             guard let id = ids.randomElement(using: &random) else { return "no category" }
             try await recordingWrites(at: site, step: step, table: "categories", rowID: id) {
-                try await backoffice.setCategoryPicture(categoryID: id, picture)
+                try await backoffice.catalogue.setPicture(categoryID: id, picture)
             }
             return "category \(id) picture: \(what)"
         }
         let ids = try await backoffice.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM employees ORDER BY id") }
         guard let id = ids.randomElement(using: &random) else { return "no employee" }
         try await recordingWrites(at: site, step: step, table: "employees", rowID: id) {
-            try await backoffice.setEmployeePhoto(employeeID: id, picture)
+            try await backoffice.people.setPhoto(employeeID: id, picture)
         }
         return "employee \(id) photo: \(what)"
     }
@@ -317,7 +317,7 @@ actor ConvergenceRun {
     private func createCustomer(_ backoffice: Backoffice, site: String, step: Int) async throws -> String {
         // A small pool of codes, so that two sites create the same one.
         let code = "CV\(Int.random(in: 0..<12, using: &random))"
-        let created = try await backoffice.create(Customer(code: code, companyName: "Customer of step \(step)"))
+        let created = try await backoffice.records.create(Customer(code: code, companyName: "Customer of step \(step)"))
         customersCreated.insert(created.recordID)
         origins[created.recordID] = (site, step)
         return "create customer \(code) \(created.recordID)"
@@ -330,7 +330,7 @@ actor ConvergenceRun {
         guard var customer = pool.randomElement(using: &random) else { return "no customer" }
         if Bool.random(using: &random) { customer.contactName = "Contact \(step)" } else { customer.city = "City \(step)" }
         try await recordingWrites(at: site, step: step, table: "customers", recordID: customer.recordID) {
-            _ = try await backoffice.update(customer)
+            _ = try await backoffice.records.update(customer)
         }
         return "edit customer \(customer.recordID)"
     }
@@ -343,7 +343,7 @@ actor ConvergenceRun {
         guard let customer = customers.randomElement(using: &random), let id = customer.id else { return "no customer to delete" }
         // Whoever deletes a record has seen its values: none of them is discarded unseen.
         let seen = try await fields(at: site, table: "customers", recordID: customer.recordID) ?? [:]
-        try await backoffice.delete(Customer.self, id: id)
+        try await backoffice.records.delete(Customer.self, id: id)
         for (field, value) in seen { seenValues.insert(Self.valueKey("customers", customer.recordID, field, value)) }
         customersCreated.remove(customer.recordID)
         return "delete customer \(customer.recordID)"
@@ -363,7 +363,7 @@ actor ConvergenceRun {
         let count = Int.random(in: 1...3, using: &random)
         let chosen = Set((0..<count).map { _ in products.randomElement(using: &random)! }).sorted()
         let lines = chosen.map { OrderLineDraft(productID: $0, quantity: Int.random(in: 1...5, using: &random)) }
-        let order = try await backoffice.createOrder(OrderDraft(customerCode: code, employeeID: nil, lines: lines))
+        let order = try await backoffice.orders.create(OrderDraft(customerCode: code, employeeID: nil, lines: lines))
         ordersTaken.append(order.order.recordID)
         origins[order.order.recordID] = (site, step)
         orderNumbers[order.order.recordID] = order.order.number
@@ -397,13 +397,13 @@ actor ConvergenceRun {
         var pick = Bool.random(using: &random) ? fillable.randomElement(using: &random) : nil
         if pick == nil { pick = try await ownNewOrder(backoffice, site: site) }
         guard let number = pick else { return "no order to execute" }
-        _ = try await backoffice.executeOrder(number: number)
+        _ = try await backoffice.orders.execute(number: number)
         return "execute order \(number)"
     }
 
     private func cancelOrder(_ backoffice: Backoffice, site: String) async throws -> String {
         guard let number = try await ownNewOrder(backoffice, site: site) else { return "no order to cancel" }
-        _ = try await backoffice.cancelOrder(number: number)
+        _ = try await backoffice.orders.cancel(number: number)
         return "cancel order \(number)"
     }
 
@@ -426,14 +426,14 @@ actor ConvergenceRun {
             id = product
         }
         let quantity = Int.random(in: 1...40, using: &random)
-        let product = try await backoffice.receiveStock(productID: id, quantity: quantity)
+        let product = try await backoffice.stock.receive(productID: id, quantity: quantity)
         return "receive \(quantity) of \(product.recordID)"
     }
 
     private func takeStock(_ backoffice: Backoffice) async throws -> String {
         guard let product = try await randomProduct(backoffice), let id = product.id else { return "no product" }
         let counted = Int.random(in: 0...30, using: &random)
-        _ = try await backoffice.adjustStock(productID: id, countedQuantity: counted)
+        _ = try await backoffice.stock.adjust(productID: id, countedQuantity: counted)
         return "stock take of \(product.recordID): \(counted)"
     }
 
@@ -447,16 +447,16 @@ actor ConvergenceRun {
         }
         guard let product = stocked.randomElement(using: &random), let id = product.id else { return "nothing to send" }
         let quantity = Int.random(in: 1...min(product.unitsInStock, 10), using: &random)
-        let sent = try await backoffice.sendTransfer(productID: id, quantity: quantity, to: destination)
+        let sent = try await backoffice.stock.send(productID: id, quantity: quantity, to: destination)
         return "send \(quantity) of \(product.recordID) to \(destination): transfer \(sent.transfer.recordID)"
     }
 
     /// Books in a transfer waiting here, at times short.
     private func receiveTransfer(_ backoffice: Backoffice, site: String) async throws -> String {
-        let waiting = try await backoffice.transfers(inTransitOnly: true).filter { $0.transfer.toLocation == siteCodes[site] }
+        let waiting = try await backoffice.stock.transfers(inTransitOnly: true).filter { $0.transfer.toLocation == siteCodes[site] }
         guard let status = waiting.randomElement(using: &random), let id = status.transfer.id else { return "nothing in transit" }
         let units = Int.random(in: max(1, status.transfer.quantity - 2)...status.transfer.quantity, using: &random)
-        _ = try await backoffice.receiveTransfer(id: id, units: units)
+        _ = try await backoffice.stock.receiveTransfer(id: id, units: units)
         return "receive transfer \(status.transfer.recordID): \(units) of \(status.transfer.quantity)"
     }
 
@@ -600,7 +600,7 @@ actor ConvergenceRun {
     /// synced first): the person at it does what the message says, `sync resume`.
     private func resumeIfDiverged(_ site: String, _ error: ShopSyncError) async throws {
         guard error.kind == .refused(.storeDiverged) else { return }
-        try await stores[site]!.resumeAsThisCopy()
+        try await stores[site]!.sync.resumeAsThisCopy()
         foldersPutBack.remove(site)
         log("  \(site): sync resume, as the message said")
     }
@@ -669,9 +669,9 @@ actor ConvergenceRun {
     private func syncWithSkewedClock(_ site: String) async throws -> String {
         guard FakeTime.installed else { return "no faketime" }
         let offset = ["+1d", "-1d", "+10m", "-10m"].randomElement(using: &random)!
-        let pending = try await stores[site]!.pendingChanges()
+        let pending = try await stores[site]!.sync.pendingChanges()
         let result = try await FakeTime.northwind(["sync", "now", "--store", store(site)], offset: offset)
-        let after = try await stores[site]!.pendingChanges()
+        let after = try await stores[site]!.sync.pendingChanges()
         guard result.status != 0, after >= pending else {
             throw Violation(description: "a sync with the clock \(offset) off was not refused (\(pending) pending, then \(after)): \(result.stderr)")
         }
@@ -814,7 +814,7 @@ actor ConvergenceRun {
         let hq = stores["hq"]!
         let ids = try await hq.store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM products ORDER BY id") }
         guard let id = ids.randomElement(using: &random) else { return "no product to delete" }
-        try await hq.deleteProduct(id: id)
+        try await hq.catalogue.delete(id: id)
         return "delete product \(id) at hq"
     }
 
@@ -850,7 +850,7 @@ actor ConvergenceRun {
     private func restoreOwnBackup(_ site: String, step: Int) async throws -> String {
         let folder = BackupFolder(url: directory.appendingPathComponent("backups-\(site)"))
         guard let backup = storeBackups[site] else {
-            let listing = try await stores[site]!.createBackup(in: folder, kind: .manual)
+            let listing = try await stores[site]!.backups.create(in: folder, kind: .manual)
             storeBackups[site] = (listing.file, step)
             return "store backed up"
         }
@@ -869,7 +869,7 @@ actor ConvergenceRun {
         let path = directory.appendingPathComponent("\(site)-machine2-\(step).sqlite").path
         try copyStore(site, to: path, withFiles: [\.syncWatermark, \.syncCredential])
         let copy = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
-        let created = try await copy.create(
+        let created = try await copy.records.create(
             Customer(code: "CV\(Int.random(in: 0..<12, using: &random))", companyName: "Customer of a copy, step \(step)")
         )
         let engine = ShopSyncEngine(backoffice: copy)
@@ -987,7 +987,7 @@ actor ConvergenceRun {
         while quietRounds < 2 {
             guard ContinuousClock.now < deadline else {
                 var pending: [String] = []
-                for site in sites { pending.append("\(site): \(try await stores[site]!.pendingChanges()) pending") }
+                for site in sites { pending.append("\(site): \(try await stores[site]!.sync.pendingChanges()) pending") }
                 throw Violation(description: "sync stalled: not quiet 90 s after healing (\(pending.joined(separator: ", ")))")
             }
             var quiet = true
@@ -1258,7 +1258,7 @@ actor ConvergenceRun {
         try await checkInbox()
         try await checkNumbersGivenTwice()
         for site in sites {
-            log("\(site): \(try await stores[site]!.syncConflicts(all: true).count) values in the conflict inbox")
+            log("\(site): \(try await stores[site]!.sync.conflicts(all: true).count) values in the conflict inbox")
         }
     }
 

@@ -33,18 +33,18 @@ struct InteractiveEditTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try Self.serving(company, "oxf")
-        let product = try #require(try await hq.listProducts().items.first).product
-        var form = try shop.product(id: try Self.id(shop, product.recordID)).product
+        let product = try #require(try await hq.catalogue.list().items.first).product
+        var form = try shop.catalogue.product(id: try Self.id(shop, product.recordID)).product
         // When head office changes the price and syncs, and then the shop employee saves a new name
         var priced = product
         priced.unitPrice = Money(cents: product.unitPrice.cents + 100)
-        _ = try await hq.updateProduct(priced)
+        _ = try await hq.catalogue.update(priced)
         try await company.sync("hq")
         form.name = "Renamed at the shop"
-        let error = await #expect(throws: NorthwindError.self) { try await shop.updateProduct(form) }
+        let error = await #expect(throws: NorthwindError.self) { try await shop.catalogue.update(form) }
         // Then the save is refused with what head office changed, and the shop holds head office's price, not the name
         #expect("\(error.map { "\($0)" } ?? "")".contains("unit price is now"))
-        let atShop = try shop.product(id: form.id ?? 0).product
+        let atShop = try shop.catalogue.product(id: form.id ?? 0).product
         #expect(atShop.unitPrice == priced.unitPrice)
         #expect(atShop.name == product.name)
     }
@@ -55,12 +55,12 @@ struct InteractiveEditTests {
         try await company.start(shops: ["oxf"])
         let shop = try Self.serving(company, "oxf")
         company.cutNetwork()
-        var product = try #require(try await shop.listProducts().items.first).product
+        var product = try #require(try await shop.catalogue.list().items.first).product
         // When an employee saves a new name
         product.name = "Renamed offline"
         let clock = ContinuousClock()
         let started = clock.now
-        let saved = try await shop.updateProduct(product)
+        let saved = try await shop.catalogue.update(product)
         // Then it saves, without waiting long for the server
         #expect(saved.name == "Renamed offline")
         #expect(clock.now - started < .seconds(5))

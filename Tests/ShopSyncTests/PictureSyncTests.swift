@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Northwind
+@_spi(SyncEngine) import Northwind
 import NorthwindStore
 import NorthwindSync
 import Testing
@@ -30,13 +30,13 @@ struct PictureSyncTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let category = try #require(try await hq.list(Category.self).items.first)
+        let category = try #require(try await hq.records.list(Category.self).items.first)
         // When head office sets the category's picture and both sync
-        try await hq.setCategoryPicture(categoryID: try #require(category.id), Self.picture(1))
+        try await hq.catalogue.setPicture(categoryID: try #require(category.id), Self.picture(1))
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the shop shows the same bytes, of the same type
-        let atShop = try await shop.categoryPicture(categoryID: try Self.id(shop, "categories", category.recordID))
+        let atShop = try await shop.catalogue.picture(categoryID: try Self.id(shop, "categories", category.recordID))
         #expect(atShop == Self.picture(1))
     }
 
@@ -47,17 +47,17 @@ struct PictureSyncTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let category = try #require(try await shop.list(Category.self).items.first)
+        let category = try #require(try await shop.records.list(Category.self).items.first)
         let id = try #require(category.id)
-        try await shop.setCategoryPicture(categoryID: id, Self.picture(5))
-        _ = try await shop.nextOutboxBatch()
+        try await shop.catalogue.setPicture(categoryID: id, Self.picture(5))
+        _ = try await shop.syncEngine.nextOutboxBatch()
         // When the picture is changed again, so that the first one's bytes are gone here, and both sync
-        try await shop.setCategoryPicture(categoryID: id, Self.picture(6))
+        try await shop.catalogue.setPicture(categoryID: id, Self.picture(6))
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office has the second picture: the batch naming bytes nobody holds was built afresh
-        #expect(try await hq.categoryPicture(categoryID: try Self.id(hq, "categories", category.recordID)) == Self.picture(6))
-        #expect(try await shop.pendingChanges() == 0)
+        #expect(try await hq.catalogue.picture(categoryID: try Self.id(hq, "categories", category.recordID)) == Self.picture(6))
+        #expect(try await shop.sync.pendingChanges() == 0)
     }
 
     @Test func aLargeEmployeePhotoSetAtAShopReachesHeadOfficeAndItsRemovalFollows() async throws {
@@ -66,24 +66,24 @@ struct PictureSyncTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let employee = try #require(try await shop.list(Employee.self).items.first)
+        let employee = try #require(try await shop.records.list(Employee.self).items.first)
         let large = Self.picture(2, size: 300_000)
         // When the shop sets a photo larger than the store keeps inline, and both sync
-        try await shop.setEmployeePhoto(employeeID: try #require(employee.id), large)
+        try await shop.people.setPhoto(employeeID: try #require(employee.id), large)
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office has the photo, kept in a file beside its store
         let hqID = try Self.id(hq, "employees", employee.recordID)
-        #expect(try await hq.employeePhoto(employeeID: hqID) == large)
+        #expect(try await hq.people.photo(employeeID: hqID) == large)
         let file = try await hq.store.pool.read { db in
             try String.fetchOne(db, sql: "SELECT photoFile FROM employees WHERE id = ?", arguments: [hqID])
         }
         #expect(file != nil)
         // And when the shop removes the photo, head office's goes too
-        try await shop.setEmployeePhoto(employeeID: try #require(employee.id), nil)
+        try await shop.people.setPhoto(employeeID: try #require(employee.id), nil)
         try await company.sync("oxf")
         try await company.sync("hq")
-        #expect(try await hq.employeePhoto(employeeID: hqID) == nil)
+        #expect(try await hq.people.photo(employeeID: hqID) == nil)
     }
 
     @Test func aPictureChangedAtTwoSitesGoesToTheLaterAndTheOtherCanBeRestored() async throws {
@@ -92,23 +92,23 @@ struct PictureSyncTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let category = try #require(try await hq.list(Category.self).items.first)
+        let category = try #require(try await hq.records.list(Category.self).items.first)
         let shopID = try Self.id(shop, "categories", category.recordID)
         // When the shop changes the picture offline, head office changes it later, and head office syncs first
-        try await shop.setCategoryPicture(categoryID: shopID, Self.picture(3))
+        try await shop.catalogue.setPicture(categoryID: shopID, Self.picture(3))
         try await Task.sleep(for: .milliseconds(20))
-        try await hq.setCategoryPicture(categoryID: try #require(category.id), Self.picture(4))
+        try await hq.catalogue.setPicture(categoryID: try #require(category.id), Self.picture(4))
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the shop shows head office's later picture, and its inbox keeps its own
-        #expect(try await shop.categoryPicture(categoryID: shopID) == Self.picture(4))
-        let conflict = try #require(try await shop.syncConflicts().first)
+        #expect(try await shop.catalogue.picture(categoryID: shopID) == Self.picture(4))
+        let conflict = try #require(try await shop.sync.conflicts().first)
         #expect(conflict.field == "picture")
         // And when the shop's manager keeps the shop's picture, it reaches head office
-        try await shop.resolveSyncConflict(id: conflict.id, keepMine: true)
+        try await shop.sync.resolveConflict(id: conflict.id, keepMine: true)
         try await company.sync("oxf")
         try await company.sync("hq")
-        #expect(try await hq.categoryPicture(categoryID: try #require(category.id)) == Self.picture(3))
-        #expect(try await shop.categoryPicture(categoryID: shopID) == Self.picture(3))
+        #expect(try await hq.catalogue.picture(categoryID: try #require(category.id)) == Self.picture(3))
+        #expect(try await shop.catalogue.picture(categoryID: shopID) == Self.picture(3))
     }
 }

@@ -17,8 +17,8 @@ struct RefusalLoopTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
-        let here = try await hq.siteCode()
-        let shop = try await company.open("oxf").siteCode()
+        let here = try await hq.sync.siteCode()
+        let shop = try await company.open("oxf").sync.siteCode()
         let queue = try DatabaseQueue(path: company.store("hq"))
         try await queue.write { db in
             let before = try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0
@@ -38,17 +38,17 @@ struct RefusalLoopTests {
         var reports: [SyncReport] = []
         for _ in 0..<5 { reports.append(try await company.sync("hq")) }
         // Then the transfer and its movement each went to the inbox once, with nothing left to send
-        let status = try await hq.syncStatus()
+        let status = try await hq.sync.status()
         #expect(status.openConflicts == 2, "\(reports)")
         #expect(reports.map(\.refused).reduce(0, +) == 2)
         #expect(reports.last?.pending == 0)
         // And `sync status` names the last refusal, and the inbox has the server's reason for the transfer
         #expect(status.lastRefusal?.contains("stock_") == true, "\(status.lastRefusal ?? "none")")
-        let reasons = try await hq.syncConflicts().map(\.reason)
+        let reasons = try await hq.sync.conflicts().map(\.reason)
         #expect(reasons.contains { $0.contains("LIMIT_EXCEEDED") }, "\(reasons)")
         #expect(status.lastError == nil)
         // And the inbox pages: one entry a page, the total said
-        let page = try await hq.syncConflictPage(limit: 1)
+        let page = try await hq.sync.conflictPage(limit: 1)
         #expect(page.items.count == 1 && page.total == 2)
     }
 

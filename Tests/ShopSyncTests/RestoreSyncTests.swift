@@ -18,15 +18,15 @@ struct RestoreSyncTests {
         let backup = try await Self.backUp(company, "oxf", adding: "OFFLN", to: place)
         try Self.lose(company, "oxf")
         // and head office adds a customer meanwhile
-        _ = try await company.open("hq").create(Customer(code: "HQNEW", companyName: "Added at head office"))
+        _ = try await company.open("hq").records.create(Customer(code: "HQNEW", companyName: "Added at head office"))
         try await company.sync("hq")
         // When the shop is restored and syncs, then head office syncs
         _ = try await Restore.perform(backup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: false)
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office has the shop's customer, and the shop has head office's
-        #expect(try company.open("hq").customer(code: "OFFLN").companyName == "Added at OFFLN")
-        #expect(try company.open("oxf").customer(code: "HQNEW").companyName == "Added at head office")
+        #expect(try company.open("hq").people.customer(code: "OFFLN").companyName == "Added at OFFLN")
+        #expect(try company.open("oxf").people.customer(code: "HQNEW").companyName == "Added at head office")
     }
 
     @Test func aRestoredShopGetsBackWhatItSentAfterItsBackup() async throws {
@@ -35,7 +35,7 @@ struct RestoreSyncTests {
         try await company.start(shops: ["oxf"])
         let place = BackupPlace()
         let backup = try await Self.backUp(company, "oxf", to: place)
-        _ = try await company.open("oxf").create(Customer(code: "AFTER", companyName: "Added after the backup"))
+        _ = try await company.open("oxf").records.create(Customer(code: "AFTER", companyName: "Added after the backup"))
         try await company.sync("oxf")
         // When the backup is restored over it, the plan losing nothing, and the shop syncs
         let target = StoreFiles(path: company.store("oxf"))
@@ -44,7 +44,7 @@ struct RestoreSyncTests {
         try await company.sync("oxf")
         // Then the customer the server holds is back
         #expect(plan.lostTotal == 0, "\(plan.lines)")
-        #expect(try company.open("oxf").customer(code: "AFTER").companyName == "Added after the backup")
+        #expect(try company.open("oxf").people.customer(code: "AFTER").companyName == "Added after the backup")
     }
 
     @Test func aRestoredShopsNewChangesAreNotTakenForItsOldOnes() async throws {
@@ -53,17 +53,17 @@ struct RestoreSyncTests {
         try await company.start(shops: ["oxf"])
         let place = BackupPlace()
         let backup = try await Self.backUp(company, "oxf", to: place)
-        _ = try await company.open("oxf").create(Customer(code: "FIRST", companyName: "Sent before the restore"))
+        _ = try await company.open("oxf").records.create(Customer(code: "FIRST", companyName: "Sent before the restore"))
         try await company.sync("oxf")
         _ = try await Restore.perform(backup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
         // When the restored shop makes a change in the same place in its change log, and syncs, then head office
-        _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Sent after the restore"))
+        _ = try await company.open("oxf").records.create(Customer(code: "AGAIN", companyName: "Sent after the restore"))
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office has both: the server did not answer the new batch as one it had already seen
         let hq = try company.open("hq")
-        #expect(try hq.customer(code: "FIRST").companyName == "Sent before the restore")
-        #expect(try hq.customer(code: "AGAIN").companyName == "Sent after the restore")
+        #expect(try hq.people.customer(code: "FIRST").companyName == "Sent before the restore")
+        #expect(try hq.people.customer(code: "AGAIN").companyName == "Sent after the restore")
     }
 
     @Test func aRestoreDryRunNamesTheUnsentChangesItWouldLose() async throws {
@@ -73,8 +73,8 @@ struct RestoreSyncTests {
         let place = BackupPlace()
         let backup = try await Self.backUp(company, "oxf", to: place)
         let shop = try company.open("oxf")
-        _ = try await shop.create(Customer(code: "LOST1", companyName: "Not yet sent"))
-        _ = try await shop.create(Customer(code: "LOST2", companyName: "Not yet sent either"))
+        _ = try await shop.records.create(Customer(code: "LOST1", companyName: "Not yet sent"))
+        _ = try await shop.records.create(Customer(code: "LOST2", companyName: "Not yet sent either"))
         // When a restore is planned over it
         let plan = try await Restore.plan(backup, over: StoreFiles(path: company.store("oxf")))
         // Then the plan says that two changes to customers would be lost
@@ -87,34 +87,34 @@ struct RestoreSyncTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
-        let productID = try #require(try await hq.listProducts().items.first { !$0.product.discontinued }?.product.id)
-        let customer = try #require(try await hq.list(Customer.self, limit: 1).items.first?.code)
-        let made = try await hq.createQuote(
+        let productID = try #require(try await hq.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+        let customer = try #require(try await hq.records.list(Customer.self, limit: 1).items.first?.code)
+        let made = try await hq.quotes.create(
             QuoteContent(
                 customerCode: customer,
                 validUntil: LocalDate("2026-12-31") ?? .today,
                 notes: "Draft",
-                lines: [try hq.newQuoteLine(productID: productID, quantity: 4)]
+                lines: [try hq.quotes.newLine(productID: productID, quantity: 4)]
             ),
             by: Self.nancy
         )
         try await company.sync("hq")
         try await company.sync("oxf")
         let shop = try company.open("oxf")
-        let there = try await shop.quote(number: made.number)
+        let there = try await shop.quotes.quote(number: made.number)
         // When head office changes the notes and the shop the line's quantity, each offline, and both sync
         var notes = made.content
         notes.notes = "Delivery on Fridays"
-        _ = try await hq.saveQuoteDraft(number: made.number, base: made.content, content: notes, history: QuoteHistory(), editor: Self.nancy)
+        _ = try await hq.quotes.saveDraft(number: made.number, base: made.content, content: notes, history: QuoteHistory(), editor: Self.nancy)
         var quantity = there.content
         quantity.lines[0].quantity = 12
-        _ = try await shop.saveQuoteDraft(number: made.number, base: there.content, content: quantity, history: QuoteHistory(), editor: Self.janet)
+        _ = try await shop.quotes.saveDraft(number: made.number, base: there.content, content: quantity, history: QuoteHistory(), editor: Self.janet)
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then both sites hold the new notes and the new quantity, and neither is in conflict
         for site in [hq, shop] {
-            let session = try await site.openQuote(number: made.number, editor: Self.nancy)
+            let session = try await site.quotes.open(number: made.number, editor: Self.nancy)
             #expect(session.quote.content.notes == "Delivery on Fridays")
             #expect(session.quote.content.lines.map(\.quantity) == [12])
             #expect(!session.state.contains(.inConflict), "\(session.conflicts)")
@@ -130,9 +130,9 @@ struct RestoreSyncTests {
         // When the backup is restored, the order executed again before a sync, then after one
         _ = try await Restore.perform(backup, over: StoreFiles(path: company.store("oxf")), folder: place.folder, force: true)
         let restored = try company.open("oxf")
-        let beforeSync = await northwindError { _ = try await restored.executeOrder(number: order) }
+        let beforeSync = await northwindError { _ = try await restored.orders.execute(number: order) }
         try await company.sync("oxf")
-        let afterSync = await northwindError { _ = try await restored.executeOrder(number: order) }
+        let afterSync = await northwindError { _ = try await restored.orders.execute(number: order) }
         try await company.sync("hq")
         // Then the first is refused until a full sync, the second because the order has shipped, and the line has
         // one shipment at the shop and at head office
@@ -156,15 +156,15 @@ struct RestoreSyncTests {
     /// An order taken at the shop, backed up while new, then shipped and synced; the shop's store is closed after.
     static func orderShippedAfterBackup(_ company: Company, _ place: BackupPlace) async throws -> (order: String, backup: URL) {
         let shop = try company.open("oxf")
-        let product = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product)
-        _ = try await shop.receiveStock(productID: product.key, quantity: 5)
-        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
-        let order = try await shop.createOrder(
+        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
+        _ = try await shop.stock.receive(productID: product.key, quantity: 5)
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+        let order = try await shop.orders.create(
             OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 1)])
         ).order.number
         try await company.sync("oxf")
         let backup = try await Self.backUp(company, "oxf", to: place)
-        _ = try await shop.executeOrder(number: order)
+        _ = try await shop.orders.execute(number: order)
         try await company.sync("oxf")
         return (order, backup)
     }
@@ -175,8 +175,8 @@ struct RestoreSyncTests {
     /// Backs up `site` into `place`, after adding a customer with `code` that is not synced, and returns the file.
     static func backUp(_ company: Company, _ site: String, adding code: String? = nil, to place: BackupPlace) async throws -> URL {
         let backoffice = try company.open(site)
-        if let code { _ = try await backoffice.create(Customer(code: code, companyName: "Added at \(code)")) }
-        return try await backoffice.createBackup(in: place.folder, kind: .manual).file
+        if let code { _ = try await backoffice.records.create(Customer(code: code, companyName: "Added at \(code)")) }
+        return try await backoffice.backups.create(in: place.folder, kind: .manual).file
     }
 
     /// The store's files are gone, as with a dead disk.

@@ -115,7 +115,7 @@ struct ShopSyncEndToEndTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let hqProduct = try #require(try await hq.listProducts().items.first).product
+        let hqProduct = try #require(try await hq.catalogue.list().items.first).product
         let shopID = try #require(
             try await shop.store.pool.read { db in
                 try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [hqProduct.recordID])
@@ -124,22 +124,22 @@ struct ShopSyncEndToEndTests {
         // When head office changes the price and the shop the name of the same product, then both sync
         var priced = hqProduct
         priced.unitPrice = Money(cents: hqProduct.unitPrice.cents + 100)
-        _ = try await hq.updateProduct(priced)
-        var renamed = try shop.product(id: shopID).product
+        _ = try await hq.catalogue.update(priced)
+        var renamed = try shop.catalogue.product(id: shopID).product
         renamed.name = "Renamed at the shop"
-        _ = try await shop.updateProduct(renamed)
+        _ = try await shop.catalogue.update(renamed)
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then both installations hold the new name and the new price, and no conflict was recorded
-        let atHQ = try hq.product(id: try #require(hqProduct.id)).product
-        let atShop = try shop.product(id: shopID).product
+        let atHQ = try hq.catalogue.product(id: try #require(hqProduct.id)).product
+        let atShop = try shop.catalogue.product(id: shopID).product
         #expect(atHQ.name == "Renamed at the shop")
         #expect(atHQ.unitPrice == priced.unitPrice)
         #expect(atShop.name == atHQ.name)
         #expect(atShop.unitPrice == atHQ.unitPrice)
-        #expect(try await hq.syncStatus().openConflicts == 0)
-        #expect(try await shop.syncStatus().openConflicts == 0)
+        #expect(try await hq.sync.status().openConflicts == 0)
+        #expect(try await shop.sync.status().openConflicts == 0)
     }
 
     @Test func aStoreWithDataCannotJoinACompanyWithData() async throws {
@@ -160,13 +160,13 @@ struct ShopSyncEndToEndTests {
         company.cutNetwork()
         // When the shop changes a product and syncs
         let shop = try company.open("oxf")
-        var product = try #require(try await shop.listProducts().items.first).product
+        var product = try #require(try await shop.catalogue.list().items.first).product
         product.name = "Changed offline"
-        _ = try await shop.updateProduct(product)
+        _ = try await shop.catalogue.update(product)
         let result = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         // Then the sync fails, and the status shows the pending change and since when the server is unreachable
         #expect(result.status != 0)
-        let status = try await shop.syncStatus()
+        let status = try await shop.sync.status()
         #expect(status.pending > 0)
         #expect(status.offlineSince != nil)
         #expect(status.lastError?.contains("Cannot reach the sync server") == true)
@@ -179,11 +179,11 @@ struct ShopSyncEndToEndTests {
         company.cutNetwork()
         // When the shop takes a phone order for two products
         let shop = try company.open("oxf")
-        let products = try await shop.listProducts().items.prefix(2).map(\.product)
+        let products = try await shop.catalogue.list().items.prefix(2).map(\.product)
         let customer: String = try #require(
             try await shop.store.pool.read { db in try String.fetchOne(db, sql: "SELECT code FROM customers LIMIT 1") }
         )
-        let order = try await shop.createOrder(
+        let order = try await shop.orders.create(
             OrderDraft(customerCode: customer, employeeID: nil, lines: products.compactMap(\.id).map { OrderLineDraft(productID: $0, quantity: 2) })
         )
         let offline = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
@@ -193,7 +193,7 @@ struct ShopSyncEndToEndTests {
         try await company.sync("hq")
         // Then the sync failed while offline, and head office now has the order with both its lines
         #expect(offline.status != 0)
-        let atHQ = try await company.open("hq").order(number: order.order.number)
+        let atHQ = try await company.open("hq").orders.order(number: order.order.number)
         #expect(atHQ.lines.count == 2)
         #expect(atHQ.customer.code == customer)
     }
@@ -204,25 +204,25 @@ struct ShopSyncEndToEndTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let product = try #require(try await hq.listProducts().items.first).product
+        let product = try #require(try await hq.catalogue.list().items.first).product
         let shopID = try #require(
             try await shop.store.pool.read { db in
                 try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [product.recordID])
             }
         )
         // When the shop changes the price offline, head office changes it later, and head office syncs first
-        var atShop = try shop.product(id: shopID).product
+        var atShop = try shop.catalogue.product(id: shopID).product
         atShop.unitPrice = Money(cents: 111)
-        _ = try await shop.updateProduct(atShop)
+        _ = try await shop.catalogue.update(atShop)
         try await Task.sleep(for: .milliseconds(20))
         var atHQ = product
         atHQ.unitPrice = Money(cents: 222)
-        _ = try await hq.updateProduct(atHQ)
+        _ = try await hq.catalogue.update(atHQ)
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the later edit (head office's) holds at the shop, and the shop's inbox keeps its own price
-        #expect(try shop.product(id: shopID).product.unitPrice == Money(cents: 222))
-        let conflict = try #require(try await shop.syncConflicts().first)
+        #expect(try shop.catalogue.product(id: shopID).product.unitPrice == Money(cents: 222))
+        let conflict = try #require(try await shop.sync.conflicts().first)
         #expect(conflict.field == "unitPriceCents")
         #expect(conflict.lost == "111")
         #expect(conflict.kept == "222")
@@ -230,8 +230,8 @@ struct ShopSyncEndToEndTests {
         try await company.northwind(["sync", "resolve", String(conflict.id), "--keep", "mine"], store: "oxf")
         try await company.sync("oxf")
         try await company.sync("hq")
-        #expect(try hq.product(id: try #require(product.id)).product.unitPrice == Money(cents: 111))
-        #expect(try await shop.syncConflicts().isEmpty)
+        #expect(try hq.catalogue.product(id: try #require(product.id)).product.unitPrice == Money(cents: 111))
+        #expect(try await shop.sync.conflicts().isEmpty)
     }
 
     @Test func aServingShopSyncsOnTheServersNoticeAndOnItsOwnCommits() async throws {
@@ -242,11 +242,11 @@ struct ShopSyncEndToEndTests {
         defer { serving.stop() }
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let products = try await hq.listProducts().items.prefix(2).map(\.product)
+        let products = try await hq.catalogue.list().items.prefix(2).map(\.product)
         // When head office renames a product and syncs
         var renamed = products[0]
         renamed.name = "Renamed at head office"
-        _ = try await hq.updateProduct(renamed)
+        _ = try await hq.catalogue.update(renamed)
         try await company.sync("hq")
         // Then the shop has it soon after, without anyone running sync there
         let recordID = renamed.recordID
@@ -261,13 +261,13 @@ struct ShopSyncEndToEndTests {
                 try Int64.fetchOne(db, sql: "SELECT id FROM products WHERE recordID = ?", arguments: [products[1].recordID])
             }
         )
-        var local = try shop.product(id: shopID).product
+        var local = try shop.catalogue.product(id: shopID).product
         local.name = "Renamed at the shop"
-        _ = try await shop.updateProduct(local)
-        try await eventually("the shop's change to be sent") { try await shop.pendingChanges() == 0 }
+        _ = try await shop.catalogue.update(local)
+        try await eventually("the shop's change to be sent") { try await shop.sync.pendingChanges() == 0 }
         try await company.sync("hq")
-        #expect(try hq.product(id: try #require(products[1].id)).product.name == "Renamed at the shop")
-        #expect(try shop.syncBadge()?.text == "In sync")
+        #expect(try hq.catalogue.product(id: try #require(products[1].id)).product.name == "Renamed at the shop")
+        #expect(try shop.sync.badge()?.text == "In sync")
     }
 }
 
@@ -279,12 +279,12 @@ extension ShopSyncEndToEndTests {
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
         // When the shop, then head office, each create a customer with the code NEWCO before syncing
-        _ = try await shop.create(Customer(code: "NEWCO", companyName: "New Company (shop)"))
+        _ = try await shop.records.create(Customer(code: "NEWCO", companyName: "New Company (shop)"))
         try await Task.sleep(for: .milliseconds(20))
-        _ = try await hq.create(Customer(code: "NEWCO", companyName: "New Company (head office)"))
+        _ = try await hq.records.create(Customer(code: "NEWCO", companyName: "New Company (head office)"))
         for store in ["oxf", "hq", "oxf", "hq"] { try await company.sync(store) }
         // Then both installations hold both customers: the earlier keeps NEWCO, the later is renamed with its site code
-        let hqSite = try await hq.siteCode()
+        let hqSite = try await hq.sync.siteCode()
         let codes: @Sendable (Backoffice) async throws -> [String: String] = { b in
             try await b.store.pool.read { db in
                 Dictionary(
@@ -296,8 +296,8 @@ extension ShopSyncEndToEndTests {
         let expected = ["NEWCO": "New Company (shop)", "NEWCO-\(hqSite)": "New Company (head office)"]
         #expect(try await codes(hq) == expected)
         #expect(try await codes(shop) == expected)
-        #expect(try await hq.pendingChanges() == 0)
-        #expect(try await shop.pendingChanges() == 0)
+        #expect(try await hq.sync.pendingChanges() == 0)
+        #expect(try await shop.sync.pendingChanges() == 0)
     }
 }
 
@@ -307,14 +307,14 @@ extension ShopSyncEndToEndTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
-        let hqSite = try await company.open("hq").siteCode()
-        let newOrders = try await shop.listOrders(OrderQuery(status: .new)).items
+        let hqSite = try await company.open("hq").sync.siteCode()
+        let newOrders = try await shop.orders.list(OrderQuery(status: .new)).items
         let number = try #require(newOrders.first(where: { $0.order.number.hasPrefix(hqSite) })?.order.number)
         // When the shop tries to cancel one of them
-        let error = await northwindError { _ = try await shop.cancelOrder(number: number) }
+        let error = await northwindError { _ = try await shop.orders.cancel(number: number) }
         // Then it is refused, naming the site that owns it, and the order is still new
         #expect(error == .invalidState("Order \(number) was taken at site \(hqSite); only that site can change, execute or cancel it."))
-        #expect(try await shop.order(number: number).order.status == .new)
+        #expect(try await shop.orders.order(number: number).order.status == .new)
     }
 }
 
@@ -326,11 +326,11 @@ extension ShopSyncEndToEndTests {
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
         let shop = try company.open("oxf")
-        let gone = try await hq.create(Customer(code: "GONE1", companyName: "Closing down"))
-        let kept = try await hq.create(Customer(code: "KEPT1", companyName: "Staying"))
+        let gone = try await hq.records.create(Customer(code: "GONE1", companyName: "Closing down"))
+        let kept = try await hq.records.create(Customer(code: "KEPT1", companyName: "Staying"))
         try await company.sync("hq")
         try await company.sync("oxf")
-        try await hq.delete(Customer.self, id: try #require(gone.id))
+        try await hq.records.delete(Customer.self, id: try #require(gone.id))
         try await company.sync("hq")
         let purge = try await CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
         #expect(purge.status == 0)
@@ -338,7 +338,7 @@ extension ShopSyncEndToEndTests {
         let shopKept = try #require(try await shop.store.pool.read { db in try Customer.filter(Column("code") == "KEPT1").fetchOne(db) })
         var edited = shopKept
         edited.contactName = "Edited at the shop"
-        _ = try await shop.update(edited)
+        _ = try await shop.records.update(edited)
         // When the shop syncs (its token for the customers zone is older than the purge)
         try await company.sync("oxf")
         try await company.sync("hq")
@@ -409,18 +409,18 @@ struct ShopSyncClockTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
-        var product = try #require(try await shop.listProducts().items.first).product
+        var product = try #require(try await shop.catalogue.list().items.first).product
         product.name = "Renamed with a wrong clock"
-        _ = try await shop.updateProduct(product)
+        _ = try await shop.catalogue.update(product)
         // When it syncs with its clock a day ahead
         let skewed = try await FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: "+1d")
         // Then nothing is sent, and the message says what to do
         #expect(skewed.status != 0)
         #expect(skewed.stderr.contains("minutes ahead of the sync server's"))
-        #expect(try await shop.pendingChanges() > 0)
+        #expect(try await shop.sync.pendingChanges() > 0)
         // And once the clock is right, the change goes up
         try await company.sync("oxf")
-        #expect(try await shop.pendingChanges() == 0)
+        #expect(try await shop.sync.pendingChanges() == 0)
     }
 
     @Test(arguments: [("-1d", "behind"), ("+10m", "ahead of"), ("-10m", "behind")])
@@ -429,13 +429,13 @@ struct ShopSyncClockTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
-        _ = try await shop.create(Customer(code: "CLOCK", companyName: "Made before the clock went wrong"))
+        _ = try await shop.records.create(Customer(code: "CLOCK", companyName: "Made before the clock went wrong"))
         // When it syncs with its clock off by the offset
         let skewed = try await FakeTime.northwind(["sync", "now", "--store", company.store("oxf")], offset: offset)
         // Then nothing is sent, and the message says which way the clock is off
         #expect(skewed.status != 0)
         #expect(skewed.stderr.contains("minutes \(words) the sync server's"), "\(skewed.stderr)")
-        #expect(try await shop.pendingChanges() > 0)
+        #expect(try await shop.sync.pendingChanges() > 0)
     }
 
     @Test func anEditMadeWhileTheClockRanADayAheadGoesUpOnceItIsRightWithoutWinningEveryMerge() async throws {
@@ -450,14 +450,14 @@ struct ShopSyncClockTests {
         try await company.sync("oxf")
         try await company.sync("hq")
         let hq = try company.open("hq")
-        var customer = try hq.customer(code: "AHEAD")
+        var customer = try hq.people.customer(code: "AHEAD")
         customer.companyName = "Renamed at head office"
-        _ = try await hq.update(customer)
+        _ = try await hq.records.update(customer)
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the customer went up (its clock was not refused), and head office's later rename stands everywhere
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(try company.open("oxf").customer(code: "AHEAD").companyName == "Renamed at head office")
-        #expect(try await company.open("oxf").pendingChanges() == 0)
+        #expect(try company.open("oxf").people.customer(code: "AHEAD").companyName == "Renamed at head office")
+        #expect(try await company.open("oxf").sync.pendingChanges() == 0)
     }
 }

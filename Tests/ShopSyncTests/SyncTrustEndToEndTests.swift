@@ -17,7 +17,7 @@ struct SyncTrustEndToEndTests {
     @Test func aShopsAcknowledgedCustomerGoesUpAgainAfterTheServerIsRestoredFromAnOlderBackup() async throws {
         // Given a sync server backed up, then a shop's new customer sent and acknowledged
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
-        _ = try await company.open("oxf").create(Customer(code: "AFTER", companyName: "Sent after the server's backup"))
+        _ = try await company.open("oxf").records.create(Customer(code: "AFTER", companyName: "Sent after the server's backup"))
         let sent = try await company.sync("oxf")
         // When the server is restored from the backup, which lacks the customer, and the shop, then head office sync
         _ = try ServerBackup.restore(folder: folder, over: company.database)
@@ -26,27 +26,27 @@ struct SyncTrustEndToEndTests {
         // Then the shop kept the customer and sent it again, and head office has it
         #expect(sent.pending == 0)
         #expect(resent.sentAgainAfterServerRestore > 0)
-        #expect(try company.open("oxf").customer(code: "AFTER").companyName == "Sent after the server's backup")
-        #expect(try company.open("hq").customer(code: "AFTER").companyName == "Sent after the server's backup")
-        #expect(try await company.open("oxf").syncStatus().lastServerRestore != nil)
+        #expect(try company.open("oxf").people.customer(code: "AFTER").companyName == "Sent after the server's backup")
+        #expect(try company.open("hq").people.customer(code: "AFTER").companyName == "Sent after the server's backup")
+        #expect(try await company.open("oxf").sync.status().lastServerRestore != nil)
     }
 
     @Test func aShopsAcknowledgedEditIsNotUndoneByARestoredServersOlderCopy() async throws {
         // Given a server backed up, then a customer renamed at the shop, sent and acknowledged
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let shop = try company.open("oxf")
-        let code = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
-        var customer = try shop.customer(code: code)
+        let code = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+        var customer = try shop.people.customer(code: code)
         customer.companyName = "Renamed after the server's backup"
-        _ = try await shop.update(customer)
+        _ = try await shop.records.update(customer)
         try await company.sync("oxf")
         // When the server is restored from the backup, which has the old name, and everyone syncs
         _ = try ServerBackup.restore(folder: folder, over: company.database)
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then the shop's acknowledged name stands at the shop and at head office
-        #expect(try company.open("oxf").customer(code: code).companyName == "Renamed after the server's backup")
-        #expect(try company.open("hq").customer(code: code).companyName == "Renamed after the server's backup")
+        #expect(try company.open("oxf").people.customer(code: code).companyName == "Renamed after the server's backup")
+        #expect(try company.open("hq").people.customer(code: code).companyName == "Renamed after the server's backup")
     }
 
     @Test func aCustomerItsWriterAndTheServerBothLostComesBackFromAnInstallationThatStillHoldsIt() async throws {
@@ -54,8 +54,8 @@ struct SyncTrustEndToEndTests {
         // by head office
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let place = BackupPlace()
-        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
-        _ = try await company.open("oxf").create(Customer(code: "BOTH", companyName: "Created after both backups"))
+        let shopBackup = try await company.open("oxf").backups.create(in: place.folder, kind: .manual).file
+        _ = try await company.open("oxf").records.create(Customer(code: "BOTH", companyName: "Created after both backups"))
         try await company.sync("oxf")
         try await company.sync("hq")
         // When the server is restored from its backup and the shop from its own (neither has the customer), and
@@ -67,8 +67,8 @@ struct SyncTrustEndToEndTests {
         try await company.sync("oxf")
         // Then head office, which still held the acknowledged customer, sent it again, and it stands everywhere
         #expect(resent.sentAgainAfterServerRestore > 0)
-        #expect(try company.open("hq").customer(code: "BOTH").companyName == "Created after both backups")
-        #expect(try company.open("oxf").customer(code: "BOTH").companyName == "Created after both backups")
+        #expect(try company.open("hq").people.customer(code: "BOTH").companyName == "Created after both backups")
+        #expect(try company.open("oxf").people.customer(code: "BOTH").companyName == "Created after both backups")
     }
 
     @Test func aCustomerDeletedBeforeTheServersBackupIsNotBroughtBackByAShopThatMissedTheDeletion() async throws {
@@ -77,10 +77,10 @@ struct SyncTrustEndToEndTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
-        let gone = try await hq.create(Customer(code: "GONE", companyName: "Deleted before the server's backup"))
+        let gone = try await hq.records.create(Customer(code: "GONE", companyName: "Deleted before the server's backup"))
         try await company.sync("hq")
         try await company.sync("oxf")
-        try await hq.delete(Customer.self, id: try #require(gone.id))
+        try await hq.records.delete(Customer.self, id: try #require(gone.id))
         try await company.sync("hq")
         let purge = try await CLI.run(["purge", "--database", company.database, "--days", "0"], program: "northwind-sync-server")
         try #require(purge.status == 0, "\(purge.stderr)")
@@ -91,8 +91,8 @@ struct SyncTrustEndToEndTests {
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then the shop's stale copy is not sent again: the customer stays deleted everywhere
-        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "GONE") }
-        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "GONE") }
+        #expect(throws: NorthwindError.self) { try company.open("oxf").people.customer(code: "GONE") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").people.customer(code: "GONE") }
     }
 
     @Test func aShopsOrderAndStockItAndTheServerBothLostComeBackFromHeadOffice() async throws {
@@ -100,13 +100,13 @@ struct SyncTrustEndToEndTests {
         // and fetched by head office
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let place = BackupPlace()
-        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        let shopBackup = try await company.open("oxf").backups.create(in: place.folder, kind: .manual).file
         let (productID, stocked, order) = try await { () async throws -> (Int64, Int, String) in
             let shop = try company.open("oxf")
-            let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-            let stocked = try await shop.receiveStock(productID: productID, quantity: 7).unitsInStock
-            let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
-            let order = try await shop.createOrder(
+            let productID = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+            let stocked = try await shop.stock.receive(productID: productID, quantity: 7).unitsInStock
+            let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+            let order = try await shop.orders.create(
                 OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 2)])
             ).order.number
             return (productID, stocked, order)
@@ -122,9 +122,9 @@ struct SyncTrustEndToEndTests {
         // Then head office put them back into the shop's zone: the shop has its order and its shelf again
         #expect(resent.sentAgainAfterServerRestore > 0)
         let restored = try company.open("oxf")
-        #expect(try await restored.order(number: order).lines.map(\.line.quantity) == [2])
-        #expect(try restored.product(id: productID).product.unitsInStock == stocked)
-        #expect(try await company.open("hq").order(number: order).lines.map(\.line.quantity) == [2])
+        #expect(try await restored.orders.order(number: order).lines.map(\.line.quantity) == [2])
+        #expect(try restored.catalogue.product(id: productID).product.unitsInStock == stocked)
+        #expect(try await company.open("hq").orders.order(number: order).lines.map(\.line.quantity) == [2])
     }
 
     @Test func aCustomerDeletedAfterTheServersRestoreIsNotBroughtBackByAShopThatHeldItFromBefore() async throws {
@@ -132,31 +132,31 @@ struct SyncTrustEndToEndTests {
         // offline
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
         let hq = try company.open("hq")
-        let customer = try await hq.create(Customer(code: "LATER", companyName: "Deleted after the server's restore"))
+        let customer = try await hq.records.create(Customer(code: "LATER", companyName: "Deleted after the server's restore"))
         try await company.sync("hq")
         try await company.sync("oxf")
         // When the server is restored (losing the customer), head office sends it again and then deletes it, and only
         // then does the shop sync
         _ = try ServerBackup.restore(folder: folder, over: company.database)
         try await company.sync("hq")
-        try await hq.delete(Customer.self, id: try #require(customer.id))
+        try await hq.records.delete(Customer.self, id: try #require(customer.id))
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then the deletion stands everywhere
-        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "LATER") }
-        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "LATER") }
+        #expect(throws: NorthwindError.self) { try company.open("oxf").people.customer(code: "LATER") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").people.customer(code: "LATER") }
     }
 
     @Test func aCustomerDeletedAtAShopBeforeItLearnsOfTheServersRestoreStaysDeleted() async throws {
         // Given the server backed up, then a customer created at head office and fetched by the shop, which deletes
         // it offline
         let (company, folder) = try await Self.companyWithItsServerBackedUp()
-        _ = try await company.open("hq").create(Customer(code: "ONCE", companyName: "Deleted at the shop"))
+        _ = try await company.open("hq").records.create(Customer(code: "ONCE", companyName: "Deleted at the shop"))
         try await company.sync("hq")
         try await company.sync("oxf")
         let shop = try company.open("oxf")
-        try await shop.delete(Customer.self, id: try #require(try shop.customer(code: "ONCE").id))
+        try await shop.records.delete(Customer.self, id: try #require(try shop.people.customer(code: "ONCE").id))
         // When the server is restored (it lacks the customer), the shop syncs, and then head office, which still
         // holds the customer, syncs
         _ = try ServerBackup.restore(folder: folder, over: company.database)
@@ -164,8 +164,8 @@ struct SyncTrustEndToEndTests {
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the shop's deletion stands everywhere: head office's copy did not bring the customer back
-        #expect(throws: NorthwindError.self) { try company.open("oxf").customer(code: "ONCE") }
-        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "ONCE") }
+        #expect(throws: NorthwindError.self) { try company.open("oxf").people.customer(code: "ONCE") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").people.customer(code: "ONCE") }
     }
 
     @Test func aLaterVersionOfAShopsOrderThatOnlyHeadOfficeHeldGoesToItsInbox() async throws {
@@ -175,9 +175,9 @@ struct SyncTrustEndToEndTests {
         try await company.start(shops: ["oxf"])
         let order = try await { () async throws -> String in
             let shop = try company.open("oxf")
-            let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-            let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first?.code)
-            return try await shop.createOrder(
+            let productID = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+            let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+            return try await shop.orders.create(
                 OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: productID, quantity: 1)])
             ).order.number
         }()
@@ -185,8 +185,8 @@ struct SyncTrustEndToEndTests {
         let folder = company.directory.appendingPathComponent("server-backup").path
         _ = try ServerBackup.create(database: company.database, folder: folder)
         let place = BackupPlace()
-        let shopBackup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
-        _ = try await company.open("oxf").cancelOrder(number: order)
+        let shopBackup = try await company.open("oxf").backups.create(in: place.folder, kind: .manual).file
+        _ = try await company.open("oxf").orders.cancel(number: order)
         try await company.sync("oxf")
         try await company.sync("hq")
         // When both are restored from their backups, which hold the order as new, and everyone syncs
@@ -196,8 +196,8 @@ struct SyncTrustEndToEndTests {
         try await company.sync("hq")
         // Then the shop's order stands as the shop has it, and head office's inbox names the cancelled version, which
         // only the shop may put back
-        #expect(try await company.open("hq").order(number: order).order.status == .new)
-        let entries = try await company.open("hq").syncConflicts(all: true).filter { $0.table == "orders" }
+        #expect(try await company.open("hq").orders.order(number: order).order.status == .new)
+        let entries = try await company.open("hq").sync.conflicts(all: true).filter { $0.table == "orders" }
         #expect(entries.contains { $0.reason.contains("another site's record") && ($0.lost ?? "").contains("cancelled") }, "\(entries)")
     }
 
@@ -205,12 +205,12 @@ struct SyncTrustEndToEndTests {
         // Given a customer everyone has, the server backed up, then the customer deleted at the shop and acknowledged
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        let customer = try await company.open("oxf").create(Customer(code: "GONE", companyName: "Deleted after the server's backup"))
+        let customer = try await company.open("oxf").records.create(Customer(code: "GONE", companyName: "Deleted after the server's backup"))
         try await company.sync("oxf")
         try await company.sync("hq")
         let folder = company.directory.appendingPathComponent("server-backup").path
         _ = try ServerBackup.create(database: company.database, folder: folder)
-        try await company.open("oxf").delete(Customer.self, id: try #require(customer.id))
+        try await company.open("oxf").records.delete(Customer.self, id: try #require(customer.id))
         try await company.sync("oxf")
         try await company.sync("hq")
         // When the server is restored from the backup, which still has the customer, and everyone syncs
@@ -227,7 +227,7 @@ struct SyncTrustEndToEndTests {
         #expect(try await remaining("oxf") == 0)
         #expect(try await remaining("hq") == 0)
         // And what the restored server held of it is in the shop's inbox, in case another site edited it since
-        let reasons = try await company.open("oxf").syncConflicts(all: true).map(\.reason)
+        let reasons = try await company.open("oxf").sync.conflicts(all: true).map(\.reason)
         #expect(reasons.contains { $0.contains("deleted again") }, "\(reasons)")
     }
 
@@ -240,13 +240,13 @@ struct SyncTrustEndToEndTests {
             at: StoreFiles(path: company.store("krk")).syncCredential,
             to: StoreFiles(path: company.store("oxf")).syncCredential
         )
-        _ = try await company.open("oxf").create(Customer(code: "WRONG", companyName: "Under another site's credential"))
+        _ = try await company.open("oxf").records.create(Customer(code: "WRONG", companyName: "Under another site's credential"))
         // When the first syncs, then the second
         let refused = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         let other = try await company.sync("krk")
         // Then the first was refused saying whose credential it holds, nothing went up, and the second syncs on
         #expect(refused.status != 0 && refused.stderr.contains("belongs to site"), "\(refused.stderr)")
-        #expect(try await company.open("oxf").pendingChanges() > 0)
+        #expect(try await company.open("oxf").sync.pendingChanges() > 0)
         #expect(other.pending == 0)
         let seen = try await company.open("krk").store.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM customers WHERE code = 'WRONG'") ?? 0
@@ -260,12 +260,12 @@ struct SyncTrustEndToEndTests {
         try await company.start(shops: ["oxf"])
         let snapshot = company.directory.appendingPathComponent("oxf-copy.sqlite").path
         try Self.copy(from: company.store("oxf"), to: snapshot)
-        _ = try await company.open("oxf").create(Customer(code: "FIRST", companyName: "Sent before the revert"))
+        _ = try await company.open("oxf").records.create(Customer(code: "FIRST", companyName: "Sent before the revert"))
         try await company.sync("oxf")
         // When the file is put back as it was (so its change log repeats the same positions), and the shop makes
         // another change and syncs with the real program; then head office syncs
         try Self.copy(from: snapshot, to: company.store("oxf"))
-        _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Sent after the revert"))
+        _ = try await company.open("oxf").records.create(Customer(code: "AGAIN", companyName: "Sent after the revert"))
         let synced = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         try await company.sync("hq")
         // Then the shop knew it was an older copy before sending (its watermark beside it), took its site over and
@@ -273,10 +273,10 @@ struct SyncTrustEndToEndTests {
         // first one's answer
         #expect(synced.status == 0, "\(synced.stderr)\(synced.stdout)")
         let hq = try company.open("hq")
-        #expect(try hq.customer(code: "FIRST").companyName == "Sent before the revert")
-        #expect(try hq.customer(code: "AGAIN").companyName == "Sent after the revert")
+        #expect(try hq.people.customer(code: "FIRST").companyName == "Sent before the revert")
+        #expect(try hq.people.customer(code: "AGAIN").companyName == "Sent after the revert")
         // and the reverted shop got back the change its copy had lost
-        #expect(try company.open("oxf").customer(code: "FIRST").companyName == "Sent before the revert")
+        #expect(try company.open("oxf").people.customer(code: "FIRST").companyName == "Sent before the revert")
     }
 
     @Test func aShopRevertedToACopyFromBeforeAnOrderShippedDoesNotShipItTwice() async throws {
@@ -296,7 +296,7 @@ struct SyncTrustEndToEndTests {
         #expect(again.stderr.contains("older copy of its file"), "\(again.stderr)")
         try await company.northwind(["sync", "now"], store: "oxf")
         let after = try company.open("oxf")
-        #expect(try await after.order(number: number).order.status == .shipped)
+        #expect(try await after.orders.order(number: number).order.status == .shipped)
         let units = try await after.store.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT unitsInStock FROM products WHERE id = ?", arguments: [product.id])
         }
@@ -355,9 +355,9 @@ struct SyncTrustEndToEndTests {
         let snapshot = company.directory.appendingPathComponent("oxf-copy.sqlite").path
         try Self.copy(from: company.store("oxf"), to: snapshot)
         let shop = try company.open("oxf")
-        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first).code
-        let sent = try await shop.createOrder(
+        let productID = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first).code
+        let sent = try await shop.orders.create(
             OrderDraft(customerCode: customer, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
         )
         try await company.sync("oxf")
@@ -388,7 +388,7 @@ struct SyncTrustEndToEndTests {
         // (as a hand edit of the file, or a bug, would)
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        _ = try await company.open("hq").create(Customer(code: "GONE1", companyName: "Lost at the shop"))
+        _ = try await company.open("hq").records.create(Customer(code: "GONE1", companyName: "Lost at the shop"))
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.open("oxf").store.pool.write { db in
@@ -401,9 +401,9 @@ struct SyncTrustEndToEndTests {
         // When the shop syncs, with nothing new on the server
         let report = try await company.sync("oxf")
         // Then the customers zone's checksum differed, the zone was fetched again, and the customer is back
-        #expect(try company.open("oxf").customer(code: "GONE1").companyName == "Lost at the shop")
+        #expect(try company.open("oxf").people.customer(code: "GONE1").companyName == "Lost at the shop")
         #expect(report.zonesDiffering.isEmpty)
-        #expect(try await company.open("oxf").syncStatus().zonesDiffering.isEmpty)
+        #expect(try await company.open("oxf").sync.status().zonesDiffering.isEmpty)
     }
 
     @Test func recordsOfATypeThisVersionDoesNotKnowAreHeldAndSaidSoNotSkipped() async throws {
@@ -432,7 +432,7 @@ struct SyncTrustEndToEndTests {
         try await company.sync("oxf")
         let second = try await company.sync("oxf")
         // Then the record is held, `sync status` says so, and the zone's checksum still agrees
-        let status = try await company.open("oxf").syncStatus()
+        let status = try await company.open("oxf").sync.status()
         #expect(status.heldForNewerVersion == 1)
         #expect(status.zonesDiffering.isEmpty)
         #expect(second.zonesDiffering.isEmpty)
@@ -445,8 +445,8 @@ struct SyncTrustEndToEndTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
-        let hqSite = try await hq.siteCode()
-        let product = try #require(try await hq.listProducts().items.first?.product)
+        let hqSite = try await hq.sync.siteCode()
+        let product = try #require(try await hq.catalogue.list().items.first?.product)
         let service = try await SyncService.open(database: company.database)
         let installations = try await service.installations(container: "acme")
         let shop = try #require(installations.first { $0.role == .shop })
@@ -479,7 +479,7 @@ struct SyncTrustEndToEndTests {
         // Then head office's own shelf did not move. With the schema, the server refused both; without it, head
         // office put a movement naming its shelf in the inbox, and counted one naming none at the shop's location,
         // its zone's owner
-        let after = try hq.product(id: try #require(product.id)).product
+        let after = try hq.catalogue.product(id: try #require(product.id)).product
         #expect(after.unitsInStock == product.unitsInStock)
         let (inbox, shopLevel) = try await hq.store.pool.read { db in
             (
@@ -527,7 +527,7 @@ struct SyncTrustEndToEndTests {
         // Then the server refuses it, and head office never sees it
         #expect(answer.contains("SCHEMA_VIOLATION") && answer.contains("~clocks"), "\(answer)")
         try await company.sync("hq")
-        #expect(throws: NorthwindError.self) { try company.open("hq").customer(code: "NOCLOCK") }
+        #expect(throws: NorthwindError.self) { try company.open("hq").people.customer(code: "NOCLOCK") }
     }
 
     @Test func batchIDsThatDifferOnlyAfterANULAreRefusedNotTakenForOne() async throws {
@@ -579,12 +579,12 @@ struct SyncTrustEndToEndTests {
         // Given a shop in sync, then revoked by the administrator
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        let site = try #require(try await company.open("oxf").syncMembership()?.siteCode)
+        let site = try #require(try await company.open("oxf").sync.membership()?.siteCode)
         let service = try await SyncService.open(database: company.database)
         try await service.revoke(container: "acme", siteCode: site)
         let replacing = try await service.createEnrollment(container: "acme", role: .shop, site: site, replace: true)
         await service.close()
-        _ = try await company.open("oxf").create(Customer(code: "AGAIN", companyName: "Taken while revoked"))
+        _ = try await company.open("oxf").records.create(Customer(code: "AGAIN", companyName: "Taken while revoked"))
         let refused = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         // When it joins again with the replacing token and syncs, then head office syncs
         try await company.northwind(["sync", "join", company.url, replacing, "--again"], store: "oxf")
@@ -592,7 +592,7 @@ struct SyncTrustEndToEndTests {
         try await company.sync("hq")
         // Then it was refused while revoked, saying what to do, and its change reached head office after
         #expect(refused.status != 0 && refused.stderr.contains("--replace"), "\(refused.stderr)")
-        #expect(try company.open("hq").customer(code: "AGAIN").companyName == "Taken while revoked")
+        #expect(try company.open("hq").people.customer(code: "AGAIN").companyName == "Taken while revoked")
     }
 
     @Test func theCredentialLivesBesideTheStoreSoABackupRestoredElsewhereCannotSync() async throws {
@@ -602,7 +602,7 @@ struct SyncTrustEndToEndTests {
         let files = StoreFiles(path: company.store("oxf"))
         let credential = try #require(files.readSyncCredential())
         let place = BackupPlace()
-        let backup = try await company.open("oxf").createBackup(in: place.folder, kind: .manual).file
+        let backup = try await company.open("oxf").backups.create(in: place.folder, kind: .manual).file
         // When the backup is restored on another machine (another folder, with none of the first one's files)
         let elsewhere = StoreFiles(path: company.directory.appendingPathComponent("elsewhere/oxf.sqlite").path)
         _ = try await Restore.perform(backup, over: elsewhere, folder: place.folder, force: false)
@@ -617,7 +617,7 @@ struct SyncTrustEndToEndTests {
         }
         #expect(!stored.contains(credential))
         #expect(refused.status != 0 && refused.stderr.contains("--replace") && refused.stderr.contains("credential"), "\(refused.stderr)")
-        #expect(try await restored.syncStatus().credentialMissing)
+        #expect(try await restored.sync.status().credentialMissing)
     }
 
     @Test func aCredentialAnOlderVersionKeptInTheStoreIsMovedBesideIt() async throws {
@@ -662,7 +662,7 @@ struct SyncTrustEndToEndTests {
         try await company.start(shops: ["oxf"])
         let files = StoreFiles(path: company.store("oxf"))
         let old = try #require(files.readSyncCredential())
-        let site = try await company.open("oxf").siteCode()
+        let site = try await company.open("oxf").sync.siteCode()
         let queue = try DatabaseQueue(path: company.database)
         try await queue.write { db in
             let issued = Int64(Date().timeIntervalSince1970 * 1000) - 300 * 86_400_000
@@ -678,7 +678,7 @@ struct SyncTrustEndToEndTests {
         #expect(new != old)
         #expect(try await Self.accepted(new, by: company))
         #expect(try await !Self.accepted(old, by: company))
-        let status = try await company.open("oxf").syncStatus()
+        let status = try await company.open("oxf").sync.status()
         #expect(status.credentialExpires != nil)
     }
 
@@ -689,13 +689,13 @@ struct SyncTrustEndToEndTests {
         let old = try #require(StoreFiles(path: company.store("oxf")).readSyncCredential())
         // When the manager rotates its credential, then makes a change and syncs
         let output = try await company.northwind(["sync", "rotate-credential"], store: "oxf")
-        _ = try await company.open("oxf").create(Customer(code: "ROTAT", companyName: "After the rotation"))
+        _ = try await company.open("oxf").records.create(Customer(code: "ROTAT", companyName: "After the rotation"))
         let report = try await company.sync("oxf")
         try await company.sync("hq")
         // Then it said so, the change reached head office, and the old credential is refused
         #expect(output.contains("new sync credential"), "\(output)")
         #expect(report.pending == 0)
-        #expect(try company.open("hq").customer(code: "ROTAT").companyName == "After the rotation")
+        #expect(try company.open("hq").people.customer(code: "ROTAT").companyName == "After the rotation")
         #expect(try await !Self.accepted(old, by: company))
     }
 
@@ -712,19 +712,21 @@ struct SyncTrustEndToEndTests {
             // (No watermark yet when the shop has sent nothing.)
             try? FileManager.default.copyItem(at: StoreFiles(path: company.store("oxf"))[keyPath: file], to: StoreFiles(path: second)[keyPath: file])
         }
-        _ = try await company.open("oxf").create(Customer(code: "FIRST", companyName: "Sent from the first copy"))
+        _ = try await company.open("oxf").records.create(Customer(code: "FIRST", companyName: "Sent from the first copy"))
         try await company.sync("oxf")
         // When the second copy takes a customer and syncs with the real program
-        _ = try await Backoffice.open(StoreConfiguration(path: second)).create(Customer(code: "COPY", companyName: "Taken at the second copy"))
+        _ = try await Backoffice.open(StoreConfiguration(path: second)).records.create(
+            Customer(code: "COPY", companyName: "Taken at the second copy")
+        )
         let refused = try await CLI.run(["sync", "now", "--store", second])
         // Then it is refused, saying what to do, and keeps its change
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("northwind sync resume"), "\(refused.stderr)")
-        #expect(try await Backoffice.open(StoreConfiguration(path: second)).pendingChanges() > 0)
+        #expect(try await Backoffice.open(StoreConfiguration(path: second)).sync.pendingChanges() > 0)
         // When a person makes the second copy the site's (sync resume), it syncs, and the first copy sends a change
         let resumed = try await CLI.run(["sync", "resume", "--store", second])
         let synced = try await CLI.run(["sync", "now", "--store", second])
-        _ = try await company.open("oxf").create(Customer(code: "LATE", companyName: "Sent from the first copy, too late"))
+        _ = try await company.open("oxf").records.create(Customer(code: "LATE", companyName: "Sent from the first copy, too late"))
         let first = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         try await company.sync("hq")
         // Then the second copy's change went up and it got back the first copy's acknowledged one; the first copy is
@@ -732,10 +734,10 @@ struct SyncTrustEndToEndTests {
         #expect(resumed.status == 0 && synced.status == 0, "\(resumed.stderr)\(synced.stderr)")
         #expect(first.status != 0 && first.stderr.contains("another copy"), "\(first.stderr)")
         let hq = try company.open("hq")
-        #expect(try hq.customer(code: "FIRST").companyName == "Sent from the first copy")
-        #expect(try hq.customer(code: "COPY").companyName == "Taken at the second copy")
-        #expect(throws: NorthwindError.self) { try hq.customer(code: "LATE") }
-        #expect(try Backoffice.open(StoreConfiguration(path: second)).customer(code: "FIRST").companyName == "Sent from the first copy")
+        #expect(try hq.people.customer(code: "FIRST").companyName == "Sent from the first copy")
+        #expect(try hq.people.customer(code: "COPY").companyName == "Taken at the second copy")
+        #expect(throws: NorthwindError.self) { try hq.people.customer(code: "LATE") }
+        #expect(try Backoffice.open(StoreConfiguration(path: second)).people.customer(code: "FIRST").companyName == "Sent from the first copy")
     }
 
     /// A company with one shop, "oxf", and an order for one unit of a product the shop holds, synced while new: its
@@ -743,11 +745,11 @@ struct SyncTrustEndToEndTests {
     static func newOrderSynced(_ company: Company) async throws -> (number: String, product: Product) {
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
-        let productID = try #require(try await shop.listProducts().items.first { !$0.product.discontinued }?.product.id)
-        _ = try await shop.receiveStock(productID: productID, quantity: 5)
-        let product = try shop.product(id: productID).product
-        let customer = try #require(try await shop.list(Customer.self, limit: 1).items.first)
-        let order = try await shop.createOrder(
+        let productID = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product.id)
+        _ = try await shop.stock.receive(productID: productID, quantity: 5)
+        let product = try shop.catalogue.product(id: productID).product
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first)
+        let order = try await shop.orders.create(
             OrderDraft(customerCode: customer.code, employeeID: 1, lines: [OrderLineDraft(productID: productID, quantity: 1)])
         )
         try await company.sync("oxf")

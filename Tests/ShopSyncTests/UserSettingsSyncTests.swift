@@ -1,5 +1,5 @@
 import Foundation
-import Northwind
+@_spi(SyncEngine) import Northwind
 import NorthwindStore
 import NorthwindSync
 import SyncProtocol
@@ -13,9 +13,9 @@ extension Company {
     /// as `northwind set-password` does.
     func letNancySignIn(at name: String, login: String = "nancy") async throws -> Backoffice {
         let backoffice = try open(name)
-        let first = try #require(try await open("hq").list(Employee.self, limit: 1).items.first)
-        let nancy = try #require(try await backoffice.list(Employee.self, limit: 1000).items.first { $0.recordID == first.recordID })
-        _ = try await backoffice.setPassword(employeeID: nancy.id ?? 0, password: "nancy-secret", login: login, cost: 4)
+        let first = try #require(try await open("hq").records.list(Employee.self, limit: 1).items.first)
+        let nancy = try #require(try await backoffice.records.list(Employee.self, limit: 1000).items.first { $0.recordID == first.recordID })
+        _ = try await backoffice.accounts.setPassword(employeeID: nancy.id ?? 0, password: "nancy-secret", login: login, cost: 4)
         return backoffice
     }
 }
@@ -30,22 +30,22 @@ struct UserSettingsSyncTests {
         let hq = try await company.letNancySignIn(at: "hq")
         let shop = try await company.letNancySignIn(at: "oxf")
         // When she chooses compact lists at head office, and both sync
-        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        try await hq.settings.set("display.density", "compact", user: "nancy")
         let sent = try await company.sync("hq")
         let received = try await company.sync("oxf")
         // Then the shop shows compact lists for her, brought by the first sync of her settings there
         #expect(sent.userSettingsUploaded == 1)
         #expect(received.userSettingsDownloaded == 1)
-        #expect(try await shop.userSettings(login: "nancy")["display.density"]?.value == "compact")
-        #expect(try await shop.userSettingStates(login: "nancy")["display.density"]?.reason == .initialSync)
+        #expect(try await shop.settings.user(login: "nancy")["display.density"]?.value == "compact")
+        #expect(try await shop.settings.syncStates(login: "nancy")["display.density"]?.reason == .initialSync)
 
         // When she then picks her start page at the shop
-        try await shop.storeSetting("display.startPage", "orders", user: "nancy")
+        try await shop.settings.set("display.startPage", "orders", user: "nancy")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office has it too, as a change from the server
-        #expect(try await hq.userSettings(login: "nancy")["display.startPage"]?.value == "orders")
-        #expect(try await hq.userSettingStates(login: "nancy")["display.startPage"]?.reason == .serverChange)
+        #expect(try await hq.settings.user(login: "nancy")["display.startPage"]?.value == "orders")
+        #expect(try await hq.settings.syncStates(login: "nancy")["display.startPage"]?.reason == .serverChange)
     }
 
     @Test func aLoginWithCapitalsSyncsAsTheSameUser() async throws {
@@ -55,12 +55,12 @@ struct UserSettingsSyncTests {
         let hq = try await company.letNancySignIn(at: "hq", login: "Nancy.D")
         let shop = try await company.letNancySignIn(at: "oxf", login: "Nancy.D")
         // When she chooses compact lists at head office, and both sync
-        try await hq.storeSetting("display.density", "compact", user: "Nancy.D")
+        try await hq.settings.set("display.density", "compact", user: "Nancy.D")
         try await company.sync("hq")
         try await company.sync("oxf")
         // Then the shop has it, whichever way her login is written
-        #expect(try await shop.userSettings(login: "nancy.d")["display.density"]?.value == "compact")
-        #expect(try await hq.pendingUserSettings(login: "Nancy.D").isEmpty)
+        #expect(try await shop.settings.user(login: "nancy.d")["display.density"]?.value == "compact")
+        #expect(try await hq.userSettingsSync.pending(login: "Nancy.D").isEmpty)
     }
 
     @Test func twoInstallationsEditingTheSameSettingAgreeOnTheLaterEdit() async throws {
@@ -72,17 +72,17 @@ struct UserSettingsSyncTests {
         try await company.sync("hq")
         try await company.sync("oxf")
         // When head office sets one number format and, a moment later, the shop another, before either syncs
-        try await hq.storeSetting("display.numberFormat", "de", user: "nancy")
+        try await hq.settings.set("display.numberFormat", "de", user: "nancy")
         try await Task.sleep(for: .milliseconds(20))
-        try await shop.storeSetting("display.numberFormat", "ch", user: "nancy")
+        try await shop.settings.set("display.numberFormat", "ch", user: "nancy")
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then both keep the later one
-        #expect(try await hq.userSettings(login: "nancy")["display.numberFormat"]?.value == "ch")
-        #expect(try await shop.userSettings(login: "nancy")["display.numberFormat"]?.value == "ch")
-        #expect(try await hq.pendingUserSettings(login: "nancy").isEmpty)
-        #expect(try await shop.pendingUserSettings(login: "nancy").isEmpty)
+        #expect(try await hq.settings.user(login: "nancy")["display.numberFormat"]?.value == "ch")
+        #expect(try await shop.settings.user(login: "nancy")["display.numberFormat"]?.value == "ch")
+        #expect(try await hq.userSettingsSync.pending(login: "nancy").isEmpty)
+        #expect(try await shop.userSettingsSync.pending(login: "nancy").isEmpty)
     }
 
     @Test func aResetFollowsTheUserToo() async throws {
@@ -91,15 +91,15 @@ struct UserSettingsSyncTests {
         try await company.start(shops: ["oxf"])
         let hq = try await company.letNancySignIn(at: "hq")
         let shop = try await company.letNancySignIn(at: "oxf")
-        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        try await hq.settings.set("display.density", "compact", user: "nancy")
         try await company.sync("hq")
         try await company.sync("oxf")
         // When she resets it at the shop, and both sync
-        try await shop.removeSetting("display.density", user: "nancy")
+        try await shop.settings.remove("display.density", user: "nancy")
         try await company.sync("oxf")
         try await company.sync("hq")
         // Then head office shows the default again
-        #expect(try await hq.userSettings(login: "nancy")["display.density"] == nil)
+        #expect(try await hq.settings.user(login: "nancy")["display.density"] == nil)
     }
 
     @Test func aUserWhoseServerDatabaseIsFullKeepsTheirChangeHereAndIsTold() async throws {
@@ -123,20 +123,20 @@ struct UserSettingsSyncTests {
         }
         await service.close()
         // When she changes a setting at head office and it syncs
-        try await hq.storeSetting("display.density", "compact", user: "nancy")
+        try await hq.settings.set("display.density", "compact", user: "nancy")
         let report = try await company.sync("hq")
         // Then the change stays here, pending, and says why
         #expect(report.usersOverQuota == ["nancy"])
-        let state = try #require(try await hq.userSettingStates(login: "nancy")["display.density"])
+        let state = try #require(try await hq.settings.syncStates(login: "nancy")["display.density"])
         #expect(state.pending && state.reason == .quotaViolation)
-        #expect(try await hq.userSettings(login: "nancy")["display.density"]?.value == "compact")
+        #expect(try await hq.settings.user(login: "nancy")["display.density"]?.value == "compact")
     }
 
     @Test func aRecordForAKeyThatDoesNotSyncIsPassedOver() async throws {
         // Given a store where Nancy signs in
         let store = try TemporaryStore()
-        let employee = try await store.backoffice.create(Employee(firstName: "Nancy", lastName: "Davolio"))
-        _ = try await store.backoffice.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
+        let employee = try await store.backoffice.records.create(Employee(firstName: "Nancy", lastName: "Davolio"))
+        _ = try await store.backoffice.accounts.setPassword(employeeID: employee.id ?? 0, password: "nancy-secret", login: "nancy", cost: 4)
         // When her private database sends a record for an installation key, and one for a value no rule allows
         let records = [
             SyncRecord(
@@ -152,11 +152,11 @@ struct UserSettingsSyncTests {
                 fields: ["value": .string("enormous"), "clock": .string("001795460000000.HQ")]
             ),
         ]
-        let changed = try await store.backoffice.applyUserSettings(login: "nancy", records: records, token: nil, reason: .serverChange)
+        let changed = try await store.backoffice.userSettingsSync.apply(login: "nancy", records: records, token: nil, reason: .serverChange)
         // Then neither is written
         #expect(changed.isEmpty)
-        #expect(try await store.backoffice.userSettings(login: "nancy").isEmpty)
-        #expect(try await store.backoffice.installationSettings().isEmpty)
+        #expect(try await store.backoffice.settings.user(login: "nancy").isEmpty)
+        #expect(try await store.backoffice.settings.installation().isEmpty)
     }
 }
 

@@ -16,51 +16,51 @@ struct ExternalStorageTests {
     @Test func smallValuesStayInTheRowAndLargeOnesGoToAFile() async throws {
         let store = try TemporaryStore(threshold: 1000)
         let b = store.backoffice
-        let category = try await b.create(Category(name: "Beverages"))
+        let category = try await b.records.create(Category(name: "Beverages"))
         let id = try #require(category.id)
 
         let small = BinaryContent(bytes: Data(repeating: 1, count: 1000), contentType: "image/png")
-        try await b.setCategoryPicture(categoryID: id, small)
+        try await b.catalogue.setPicture(categoryID: id, small)
         #expect(files(store).isEmpty)
-        #expect(try await b.categoryPicture(categoryID: id) == small)
+        #expect(try await b.catalogue.picture(categoryID: id) == small)
 
         let large = BinaryContent(bytes: Data(repeating: 2, count: 1001), contentType: "image/bmp")
-        try await b.setCategoryPicture(categoryID: id, large)
+        try await b.catalogue.setPicture(categoryID: id, large)
         let first = files(store)
         #expect(first.count == 1)
-        #expect(try await b.categoryPicture(categoryID: id) == large)
+        #expect(try await b.catalogue.picture(categoryID: id) == large)
         #expect(try store.count("SELECT count(*) FROM categories WHERE picture IS NULL AND pictureFile IS NOT NULL") == 1)
 
         let replacement = BinaryContent(bytes: Data(repeating: 3, count: 5000), contentType: "image/jpeg")
-        try await b.setCategoryPicture(categoryID: id, replacement)
+        try await b.catalogue.setPicture(categoryID: id, replacement)
         let second = files(store)
         #expect(second.count == 1)
         #expect(second != first)
-        #expect(try await b.categoryPicture(categoryID: id) == replacement)
+        #expect(try await b.catalogue.picture(categoryID: id) == replacement)
 
-        try await b.setCategoryPicture(categoryID: id, small)
+        try await b.catalogue.setPicture(categoryID: id, small)
         #expect(files(store).isEmpty)
 
-        try await b.setCategoryPicture(categoryID: id, large)
-        try await b.setCategoryPicture(categoryID: id, nil)
+        try await b.catalogue.setPicture(categoryID: id, large)
+        try await b.catalogue.setPicture(categoryID: id, nil)
         #expect(files(store).isEmpty)
-        #expect(try await b.categoryPicture(categoryID: id) == nil)
+        #expect(try await b.catalogue.picture(categoryID: id) == nil)
     }
 
     @Test func deletingTheRowRemovesItsFile() async throws {
         let store = try TemporaryStore(threshold: 10)
         let b = store.backoffice
-        let employee = try await b.create(Employee(firstName: "Nancy", lastName: "Davolio"))
+        let employee = try await b.records.create(Employee(firstName: "Nancy", lastName: "Davolio"))
         let id = try #require(employee.id)
-        try await b.setEmployeePhoto(employeeID: id, BinaryContent(bytes: Data(repeating: 7, count: 100), contentType: "image/bmp"))
+        try await b.people.setPhoto(employeeID: id, BinaryContent(bytes: Data(repeating: 7, count: 100), contentType: "image/bmp"))
         #expect(files(store).count == 1)
-        try await b.delete(Employee.self, id: id)
+        try await b.records.delete(Employee.self, id: id)
         #expect(files(store).isEmpty)
     }
 
     @Test func aRolledBackWriteLeavesNoFile() async throws {
         let store = try TemporaryStore(threshold: 10)
-        let category = try await store.backoffice.create(Category(name: "Beverages"))
+        let category = try await store.backoffice.records.create(Category(name: "Beverages"))
         let binaries = store.store.binaries
         struct Crash: Error {}
         #expect(throws: Crash.self) {
@@ -77,13 +77,13 @@ struct ExternalStorageTests {
             }
         }
         #expect(files(store).isEmpty)
-        #expect(try await store.backoffice.categoryPicture(categoryID: category.id ?? 0) == nil)
+        #expect(try await store.backoffice.catalogue.picture(categoryID: category.id ?? 0) == nil)
     }
 
     @Test func orphansFromACrashAreSweptWhenTheStoreNextOpens() async throws {
         let store = try TemporaryStore(threshold: 10)
-        let category = try await store.backoffice.create(Category(name: "Beverages"))
-        try await store.backoffice.setCategoryPicture(
+        let category = try await store.backoffice.records.create(Category(name: "Beverages"))
+        try await store.backoffice.catalogue.setPicture(
             categoryID: category.id ?? 0,
             BinaryContent(bytes: Data(repeating: 1, count: 50), contentType: "image/png")
         )
@@ -98,6 +98,6 @@ struct ExternalStorageTests {
         #expect(files(store).count == 2)
         _ = try store.reopen(gracePeriod: 60)
         #expect(files(store) == kept)
-        #expect(try await store.backoffice.categoryPicture(categoryID: category.id ?? 0)?.bytes.count == 50)
+        #expect(try await store.backoffice.catalogue.picture(categoryID: category.id ?? 0)?.bytes.count == 50)
     }
 }

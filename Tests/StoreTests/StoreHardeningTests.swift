@@ -13,7 +13,7 @@ struct StoreHardeningTests {
     @Test func aNewStoreAndItsJournalAreReadableByTheirOwnerOnly() async throws {
         // Given a store created by Northwind, under the usual umask (022), written to
         let store = try TemporaryStore(seed: .init(scale: 1))
-        _ = try await store.backoffice.receiveStock(productID: 1, quantity: 1)
+        _ = try await store.backoffice.stock.receive(productID: 1, quantity: 1)
         // When its files' modes are read
         let modes = try [store.path, store.path + "-wal", store.path + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }.map {
             (try FileManager.default.attributesOfItem(atPath: $0)[.posixPermissions] as? Int ?? 0) & 0o777

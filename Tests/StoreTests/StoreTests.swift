@@ -64,7 +64,7 @@ struct StoreTests {
     func constraintsGuardTheData(sql: String) async throws {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
-        _ = try await store.backoffice.createOrder(
+        _ = try await store.backoffice.orders.create(
             OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 1)])
         )
         await #expect(throws: DatabaseError.self) { try await store.store.pool.write { db in try db.execute(sql: sql) } }
@@ -73,11 +73,11 @@ struct StoreTests {
     @Test func everyWriteIsInTheChangeLogWithItsRecordID() async throws {
         let store = try TemporaryStore()
         let b = store.backoffice
-        let created = try await b.create(Category(name: "Produce"))
+        let created = try await b.records.create(Category(name: "Produce"))
         var edited = created
         edited.description = "Fresh"
-        _ = try await b.update(edited)
-        try await b.delete(Category.self, id: try #require(created.id))
+        _ = try await b.records.update(edited)
+        try await b.records.delete(Category.self, id: try #require(created.id))
         let log = try await store.store.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT tableName, recordID, operation FROM change_log ORDER BY seq")
                 .map { [$0[0] as String, $0[1] as String, $0[2] as String] }
@@ -113,13 +113,13 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("nested/first.sqlite").path
         let seeded = try Backoffice.open(StoreConfiguration(path: path))
-        #expect(try await seeded.list(Category.self).total == 8)
+        #expect(try await seeded.records.list(Category.self).total == 8)
         try await seeded.store.pool.write { db in
             _ = try db.execute(sql: "DELETE FROM shippers WHERE id NOT IN (SELECT shipVia FROM orders WHERE shipVia IS NOT NULL)")
         }
         // Opening an existing store never seeds it again.
         let reopened = try Backoffice.open(StoreConfiguration(path: path))
-        #expect(try await reopened.list(Category.self).total == 8)
+        #expect(try await reopened.records.list(Category.self).total == 8)
         let empty = try Backoffice.open(StoreConfiguration(path: directory.appendingPathComponent("empty.sqlite").path), seedIfCreated: false)
         #expect(try empty.store.isEmpty())
     }

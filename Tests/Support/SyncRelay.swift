@@ -3,7 +3,7 @@ import GRDB
 import NorthwindStore
 import SyncProtocol
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 
 /// Two stores' sync without a server: every pending change of one is applied to the other, zone by zone, as a
 /// sync would carry it, and marked sent. (The real server is in the end-to-end tests; here the records themselves
@@ -15,17 +15,17 @@ enum SyncRelay {
     }
 
     static func carry(from source: Backoffice, to destination: Backoffice) async throws {
-        while let batch = try await source.nextOutboxBatch() {
+        while let batch = try await source.syncEngine.nextOutboxBatch() {
             let zones = Dictionary(grouping: batch.operations.map(\.record), by: \.zoneID.zoneName)
             for zone in SyncTable.sharedZones + zones.keys.filter({ !SyncTable.sharedZones.contains($0) }).sorted() {
                 guard let records = zones[zone] else { continue }
-                _ = try await destination.applyDownloaded(zone: zone, records: records, token: "t\(batch.throughSeq)")
+                _ = try await destination.syncEngine.applyDownloaded(zone: zone, records: records, token: "t\(batch.throughSeq)")
             }
             try await source.store.pool.write { db in
                 // Sent, as an acknowledgement would record it.
-                try Backoffice.setState(db, "uploadedThrough", String(batch.throughSeq))
-                try Backoffice.setState(db, "pendingBatch", nil)
-                try Backoffice.setState(db, "pendingBatchID", nil)
+                try ShopSync.setState(db, "uploadedThrough", String(batch.throughSeq))
+                try ShopSync.setState(db, "pendingBatch", nil)
+                try ShopSync.setState(db, "pendingBatchID", nil)
             }
         }
     }

@@ -26,9 +26,9 @@ struct World {
     var shipper: Shipper
 
     static func make(_ b: Backoffice) async throws -> World {
-        let beverages = try await b.create(Category(name: "Beverages", description: "Soft drinks, coffees, teas"))
-        let condiments = try await b.create(Category(name: "Condiments"))
-        let supplier = try await b.create(Supplier(companyName: "Exotic Liquids"))
+        let beverages = try await b.records.create(Category(name: "Beverages", description: "Soft drinks, coffees, teas"))
+        let condiments = try await b.records.create(Category(name: "Condiments"))
+        let supplier = try await b.records.create(Supplier(companyName: "Exotic Liquids"))
         func product(
             _ name: String,
             _ category: Category,
@@ -37,7 +37,7 @@ struct World {
             reorder: Int = 0,
             discontinued: Bool = false
         ) async throws -> Product {
-            try await b.createProduct(
+            try await b.catalogue.create(
                 Product(
                     name: name,
                     supplierID: supplier.id,
@@ -51,7 +51,7 @@ struct World {
         }
         var vinet = Customer(code: "VINET", companyName: "Vins et alcools Chevalier")
         (vinet.address, vinet.city, vinet.country) = ("59 rue de l'Abbaye", "Reims", "France")
-        let andrew = try await b.create(Employee(firstName: "Andrew", lastName: "Fuller", title: "Vice President, Sales"))
+        let andrew = try await b.records.create(Employee(firstName: "Andrew", lastName: "Fuller", title: "Vice President, Sales"))
         var nancy = Employee(firstName: "Nancy", lastName: "Davolio", title: "Sales Representative")
         nancy.reportsTo = andrew.id
         return World(
@@ -62,11 +62,11 @@ struct World {
             cote: try await product("Côte de Blaye", beverages, price: 26350, stock: 10),
             mustard: try await product("Grandma's Mustard", condiments, price: 2500, stock: 5, reorder: 10),
             oldTea: try await product("Old Tea", beverages, price: 500, stock: 20, discontinued: true),
-            vinet: try await b.create(vinet),
-            alfki: try await b.create(Customer(code: "ALFKI", companyName: "Alfreds Futterkiste")),
-            nancy: try await b.create(nancy),
+            vinet: try await b.records.create(vinet),
+            alfki: try await b.records.create(Customer(code: "ALFKI", companyName: "Alfreds Futterkiste")),
+            nancy: try await b.records.create(nancy),
             andrew: andrew,
-            shipper: try await b.create(Shipper(companyName: "Speedy Express", phone: "(503) 555-9831"))
+            shipper: try await b.records.create(Shipper(companyName: "Speedy Express", phone: "(503) 555-9831"))
         )
     }
 

@@ -29,7 +29,7 @@ struct CSRFCoverageTests {
     func everyChangingPageRouteRefusesAMissingOrWrongToken(token: String?) async throws {
         // Given a signed-in manager, an open order, and every page route that changes something
         let fixture = try await WebFixture.make()
-        let order = try await fixture.store.backoffice.createOrder(
+        let order = try await fixture.store.backoffice.orders.create(
             .init(customerCode: "VINET", employeeID: fixture.world.nancy.id, lines: [.init(productID: fixture.world.chai.key, quantity: 1)])
         )
         let routes = try await Self.changingPageRoutes(fixture, order: order.order.number)
@@ -55,6 +55,6 @@ struct CSRFCoverageTests {
         }
         // And nothing changed
         #expect(try fixture.store.count("SELECT count(*) FROM products WHERE name = 'Forged'") == 0)
-        #expect(try await fixture.store.backoffice.order(number: order.order.number).order.status == .new)
+        #expect(try await fixture.store.backoffice.orders.order(number: order.order.number).order.status == .new)
     }
 }

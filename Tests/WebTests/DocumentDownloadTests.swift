@@ -17,7 +17,7 @@ struct DocumentDownloadTests {
         // Given an order's package downloaded from one store's order page, and a manager at another store
         let fixture = try await WebFixture.make()
         let other = try await WebFixture.make()
-        let number = try await fixture.store.backoffice.createOrder(
+        let number = try await fixture.store.backoffice.orders.create(
             OrderDraft(
                 customerCode: "VINET",
                 employeeID: fixture.world.nancy.id,
@@ -38,7 +38,7 @@ struct DocumentDownloadTests {
                 headers[HTTPField.Name("X-CSRF-Token")!] = manager.csrf
                 // When they upload it to check it, then to import it
                 let checked = try await client.execute(uri: "/documents/import?dryRun=1", method: .post, headers: headers, body: package)
-                let ordersBefore = try await other.store.backoffice.listOrders().total
+                let ordersBefore = try await other.store.backoffice.orders.list().total
                 let imported = try await client.execute(uri: "/documents/import?dryRun=0", method: .post, headers: headers, body: package)
                 // Then the check said what it would add and changed nothing; the import added the order under this
                 // store's next number, its own kept as the source
@@ -48,7 +48,7 @@ struct DocumentDownloadTests {
                 #expect((plan["lines"] as? [String])?.contains { $0.hasPrefix("  add order ") && $0.contains(" (their \(number)) for ") } == true)
                 #expect(plan["imported"] as? Bool == false)
                 #expect(try json(imported)["imported"] as? Bool == true)
-                #expect(try await other.store.backoffice.listOrders().total == ordersBefore + 1)
+                #expect(try await other.store.backoffice.orders.list().total == ordersBefore + 1)
                 let local = try await other.store.store.pool.read { db in
                     try String.fetchOne(db, sql: "SELECT number FROM orders WHERE sourceNumber = ?", arguments: [number])
                 }

@@ -129,7 +129,7 @@ struct HTTPHardeningTests {
             )
             #expect((400..<500).contains(response.status.code), "\(body): \(String(buffer: response.body))")
         }
-        #expect(try fixture.store.backoffice.product(id: fixture.world.chai.key).product.version == 1)
+        #expect(try fixture.store.backoffice.catalogue.product(id: fixture.world.chai.key).product.version == 1)
     }
 
     @Test func patchSetsAndClearsAnOptionalFieldThatWasEmpty() async throws {
@@ -155,7 +155,7 @@ struct HTTPHardeningTests {
             // Then both saves take
             #expect(cleared.status == .ok)
         }
-        #expect(try fixture.store.backoffice.find(NorthwindStore.Category.self, id: condiments).description == nil)
+        #expect(try fixture.store.backoffice.records.find(NorthwindStore.Category.self, id: condiments).description == nil)
     }
 
     @Test(arguments: [

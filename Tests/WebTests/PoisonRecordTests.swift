@@ -23,7 +23,7 @@ struct PoisonedStore {
         let fixture = try await WebFixture.make()
         let w = fixture.world
         let b = fixture.store.backoffice
-        let order = try await b.createOrder(
+        let order = try await b.orders.create(
             .init(
                 customerCode: "VINET",
                 employeeID: w.nancy.id,

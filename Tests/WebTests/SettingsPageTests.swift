@@ -40,7 +40,7 @@ struct SettingsPageTests {
             let html = String(buffer: response.body)
             #expect(html.contains(#"id="stock-lowStockMargin-error" role="alert">stock.lowStockMargin must be at least 0<"#))
             #expect(html.contains(#"value="-3""#))
-            #expect(try await fixture.store.backoffice.installationSettings().isEmpty)
+            #expect(try await fixture.store.backoffice.settings.installation().isEmpty)
         }
     }
 
@@ -52,14 +52,14 @@ struct SettingsPageTests {
             let saved = try await manager.post(client, "/settings", [("key", "pages.pageSize"), ("value", "40")])
             #expect(saved.status == .ok)
             #expect(String(buffer: saved.body).contains(#"id="pages-pageSize-origin">This installation&#39;s value.<"#))
-            #expect(try await fixture.store.backoffice.installationSettings()["pages.pageSize"]?.changedBy == "andrew.fuller")
+            #expect(try await fixture.store.backoffice.settings.installation()["pages.pageSize"]?.changedBy == "andrew.fuller")
             // When they reset it
             let reset = try await manager.post(client, "/settings/reset", [("key", "pages.pageSize")])
             // Then the factory default stands again, and nothing is stored
             let html = String(buffer: reset.body)
             #expect(html.contains("Rows per page: reset to its default, 25."))
             #expect(html.contains(#"id="pages-pageSize-origin">The factory default.<"#))
-            #expect(try await fixture.store.backoffice.installationSettings()["pages.pageSize"] == nil)
+            #expect(try await fixture.store.backoffice.settings.installation()["pages.pageSize"] == nil)
         }
     }
 
@@ -91,10 +91,10 @@ struct SettingsPageTests {
             #expect(html.contains(#"id="group-display""#) && !html.contains(#"id="group-server""#))
             #expect(own.status == .ok)
             #expect(String(buffer: own.body).contains(#"<body class="density-compact""#))
-            #expect(try await fixture.store.backoffice.userSettings(login: "nancy.davolio")["display.density"]?.value == "compact")
-            #expect(try await fixture.store.backoffice.userSettings(login: "andrew.fuller").isEmpty)
+            #expect(try await fixture.store.backoffice.settings.user(login: "nancy.davolio")["display.density"]?.value == "compact")
+            #expect(try await fixture.store.backoffice.settings.user(login: "andrew.fuller").isEmpty)
             #expect(installation.status == .forbidden)
-            #expect(try await fixture.store.backoffice.installationSettings().isEmpty)
+            #expect(try await fixture.store.backoffice.settings.installation().isEmpty)
         }
     }
 
@@ -102,9 +102,9 @@ struct SettingsPageTests {
         // Given twelve more customers and a page size of 10
         let fixture = try await WebFixture.make()
         for letter in "ABCDEFGHIJKL" {
-            _ = try await fixture.store.backoffice.create(Customer(code: "ZZZZ\(letter)", companyName: "Customer \(letter)"))
+            _ = try await fixture.store.backoffice.records.create(Customer(code: "ZZZZ\(letter)", companyName: "Customer \(letter)"))
         }
-        try await fixture.store.backoffice.storeSetting("pages.pageSize", "10")
+        try await fixture.store.backoffice.settings.set("pages.pageSize", "10")
         try await fixture.test { client in
             let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             // When the customer list opens
@@ -119,7 +119,7 @@ struct SettingsPageTests {
     @Test func theSessionLifetimeSettingDecidesHowLongASignInLasts() async throws {
         // Given sessions that last two hours
         let fixture = try await WebFixture.make()
-        try await fixture.store.backoffice.storeSetting("session.lifetimeHours", "2")
+        try await fixture.store.backoffice.settings.set("session.lifetimeHours", "2")
         try await fixture.test { client in
             // When someone signs in
             let response = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1")
@@ -178,7 +178,7 @@ struct SettingsPageTests {
     @Test func signingInWithNowhereToGoBackToLandsOnTheChosenStartPage() async throws {
         // Given a representative who starts on the product list
         let fixture = try await WebFixture.make()
-        try await fixture.store.backoffice.storeSetting("display.startPage", "products", user: "nancy.davolio")
+        try await fixture.store.backoffice.settings.set("display.startPage", "products", user: "nancy.davolio")
         try await fixture.test { client in
             // When they sign in from the bare sign-in page
             let response = try await BrowserSession.postSignIn(client, login: "nancy.davolio", password: "rep-secret-1", next: nil)
@@ -192,8 +192,8 @@ struct SettingsPageTests {
         // Given a shop whose orders go with its one shipper and 12.50 freight by default
         let fixture = try await WebFixture.make()
         let shipper = try #require(fixture.world.shipper.id)
-        try await fixture.store.backoffice.storeSetting("orders.defaultShipper", String(shipper))
-        try await fixture.store.backoffice.storeSetting("orders.defaultFreight", "12.5")
+        try await fixture.store.backoffice.settings.set("orders.defaultShipper", String(shipper))
+        try await fixture.store.backoffice.settings.set("orders.defaultFreight", "12.5")
         try await fixture.test { client in
             let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             // When a representative opens a new order
@@ -225,8 +225,8 @@ struct NumberFormatTests {
         let fixture = try await WebFixture.make()
         var chai = fixture.world.chai
         chai.unitPrice = Money(cents: 123_456)
-        _ = try await fixture.store.backoffice.updateProduct(chai)
-        try await fixture.store.backoffice.storeSetting("display.numberFormat", "de", user: "nancy.davolio")
+        _ = try await fixture.store.backoffice.catalogue.update(chai)
+        try await fixture.store.backoffice.settings.set("display.numberFormat", "de", user: "nancy.davolio")
         try await fixture.test { client in
             let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
@@ -251,11 +251,11 @@ extension SettingsPageTests {
             let page = try await page(client, manager)
             let blank = try await manager.post(client, "/settings", [("key", "sync.enrolmentToken"), ("value", "")])
             // Then the token is stored but never sent back, its field is a password field, and a blank save keeps it
-            #expect(try await fixture.store.backoffice.installationSettings()["sync.enrolmentToken"]?.value == "s3cret-token-42")
+            #expect(try await fixture.store.backoffice.settings.installation()["sync.enrolmentToken"]?.value == "s3cret-token-42")
             for html in [String(buffer: saved.body), page, String(buffer: blank.body)] { #expect(!html.contains("s3cret-token-42")) }
             #expect(page.contains(#"<input type="password" id="sync-enrolmentToken" name="value" autocomplete="new-password" placeholder="(set)">"#))
             #expect(String(buffer: blank.body).contains("Enrolment token: unchanged."))
-            #expect(try await fixture.store.backoffice.installationSettings()["sync.enrolmentToken"]?.value == "s3cret-token-42")
+            #expect(try await fixture.store.backoffice.settings.installation()["sync.enrolmentToken"]?.value == "s3cret-token-42")
         }
     }
 }

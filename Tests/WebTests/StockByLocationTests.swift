@@ -6,7 +6,7 @@ import NorthwindStore
 import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 @testable import NorthwindWeb
 
@@ -16,7 +16,7 @@ struct StockByLocationTests {
     static func joinedWithLondon() async throws -> (WebFixture, chai: Int64) {
         let fixture = try await WebFixture.make()
         let b = fixture.store.backoffice
-        try await b.join(
+        try await b.syncEngine.join(
             SyncMembership(server: "http://127.0.0.1:9", container: "acme", siteCode: "HQ", role: "hq", credential: "nws_x"),
             containerHasData: false
         )
@@ -33,14 +33,14 @@ struct StockByLocationTests {
                 "location": .string("LON"),
             ]
         )
-        _ = try await b.applyDownloaded(zone: "site-LON", records: [received], token: "l1")
+        _ = try await b.syncEngine.applyDownloaded(zone: "site-LON", records: [received], token: "l1")
         return (fixture, chai.key)
     }
 
     @Test func theAPIListsThisLocationFirstThenTheOthers() async throws {
         // Given head office, and Chai received in London
         let (fixture, chai) = try await Self.joinedWithLondon()
-        let here = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let here = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             // When a client asks for Chai's stock
             let response = try await client.execute(uri: "/api/v1/products/\(chai)/stock", method: .get, headers: bearer(fixture.repToken))
@@ -70,7 +70,7 @@ struct StockByLocationTests {
     @Test func theProductPageShowsATransferInTransit() async throws {
         // Given head office, which knows London, and 2 units of Chai sent there
         let (fixture, chai) = try await Self.joinedWithLondon()
-        let sent = try await fixture.store.backoffice.sendTransfer(productID: chai, quantity: 2, to: "LON")
+        let sent = try await fixture.store.backoffice.stock.send(productID: chai, quantity: 2, to: "LON")
         try await fixture.test { client in
             // When a signed-in employee opens Chai's page
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")

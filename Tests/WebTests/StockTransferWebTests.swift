@@ -6,7 +6,7 @@ import NorthwindStore
 import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 @testable import NorthwindWeb
 
@@ -36,7 +36,7 @@ struct StockTransferWebTests {
                 "transferID": .reference(RecordReference(recordName: transferID)),
             ]
         )
-        _ = try await fixture.store.backoffice.applyDownloaded(zone: "site-LON", records: [transfer, out], token: "l2")
+        _ = try await fixture.store.backoffice.syncEngine.applyDownloaded(zone: "site-LON", records: [transfer, out], token: "l2")
         return try #require(
             try await fixture.store.store.pool.read { db in
                 try Int64.fetchOne(db, sql: "SELECT id FROM stock_transfers WHERE recordID = ?", arguments: [transferID])
@@ -51,7 +51,7 @@ struct StockTransferWebTests {
     @Test func aClientSendsATransferAndFindsItInTransit() async throws {
         // Given head office, which knows London
         let (fixture, chai) = try await StockByLocationTests.joinedWithLondon()
-        let before = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let before = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             // When a client sends 2 units of Chai to London
             let sent = try await Self.post(client, "/api/v1/transfers", #"{"productID":\#(chai),"quantity":2,"to":"lon"}"#, token: fixture.repToken)
@@ -70,13 +70,13 @@ struct StockTransferWebTests {
             #expect(items.map { $0["id"] as? Int } == [body["id"] as? Int])
         }
         // And the units have left this shelf
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitsInStock == before - 2)
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock == before - 2)
     }
 
     @Test func aTransferToAnUnknownLocationIsRefusedAndNothingMoves() async throws {
         // Given head office, which knows only London
         let (fixture, chai) = try await StockByLocationTests.joinedWithLondon()
-        let before = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let before = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             // When a client sends Chai to Paris
             let refused = try await Self.post(
@@ -90,15 +90,15 @@ struct StockTransferWebTests {
             #expect(String(buffer: refused.body).contains("known: LON"))
         }
         // And nothing left the shelf, and no transfer exists
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitsInStock == before)
-        #expect(try await fixture.store.backoffice.transfers().isEmpty)
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock == before)
+        #expect(try await fixture.store.backoffice.stock.transfers().isEmpty)
     }
 
     @Test func aTransferSentHereIsReceivedShortThroughTheAPI() async throws {
         // Given 5 units of Chai on their way from London
         let (fixture, chai) = try await StockByLocationTests.joinedWithLondon()
         let transfer = try await Self.incomingFromLondon(fixture, units: 5)
-        let before = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let before = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             // When a client books in the 3 that arrived
             let received = try await Self.post(client, "/api/v1/transfers/\(transfer)/receive", #"{"units":3}"#, token: fixture.repToken)
@@ -110,14 +110,14 @@ struct StockTransferWebTests {
             #expect(body["inTransit"] as? Bool == false)
         }
         // And the 3 units are on this shelf
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitsInStock == before + 3)
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock == before + 3)
     }
 
     @Test func receivingMoreUnitsThanWereSentIsRefusedAndNothingMoves() async throws {
         // Given 5 units of Chai on their way from London
         let (fixture, chai) = try await StockByLocationTests.joinedWithLondon()
         let transfer = try await Self.incomingFromLondon(fixture, units: 5)
-        let before = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let before = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             // When a client books in 6
             let refused = try await Self.post(client, "/api/v1/transfers/\(transfer)/receive", #"{"units":6}"#, token: fixture.repToken)
@@ -126,8 +126,8 @@ struct StockTransferWebTests {
             #expect(String(buffer: refused.body).contains("units"))
         }
         // And the transfer is still in transit and the shelf unchanged
-        #expect(try await fixture.store.backoffice.transfer(id: transfer).isInTransit)
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitsInStock == before)
+        #expect(try await fixture.store.backoffice.stock.transfer(id: transfer).isInTransit)
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock == before)
     }
 
     @Test func theProductPageSendsATransfer() async throws {
@@ -161,7 +161,7 @@ struct StockTransferWebTests {
             // Then the page says what is wrong, and nothing is in transit
             #expect(response.status == .unprocessableContent)
             #expect(String(buffer: response.body).contains(#"id="transfer-error""#))
-            #expect(try await fixture.store.backoffice.transfers().isEmpty)
+            #expect(try await fixture.store.backoffice.stock.transfers().isEmpty)
         }
     }
 
@@ -169,7 +169,7 @@ struct StockTransferWebTests {
         // Given 5 units of Chai on their way from London
         let (fixture, chai) = try await StockByLocationTests.joinedWithLondon()
         let transfer = try await Self.incomingFromLondon(fixture, units: 5)
-        let before = try fixture.store.backoffice.product(id: chai).product.unitsInStock
+        let before = try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
             // When an employee opens Chai's page and books in all 5
@@ -182,6 +182,6 @@ struct StockTransferWebTests {
             #expect(page.contains("Received 5 units from LON"))
             #expect(!page.contains(#"id="in-transit""#))
         }
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitsInStock == before + 5)
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitsInStock == before + 5)
     }
 }

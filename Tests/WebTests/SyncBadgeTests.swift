@@ -4,7 +4,7 @@ import HummingbirdTesting
 import NorthwindStore
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 @testable import NorthwindWeb
 
@@ -26,11 +26,11 @@ struct SyncBadgeTests {
         // Given a store that joined a company (head office, with its data still to send)
         let fixture = try await WebFixture.make()
         let b = fixture.store.backoffice
-        try await b.join(
+        try await b.syncEngine.join(
             SyncMembership(server: "http://127.0.0.1:9", container: "acme", siteCode: "HQ", role: "hq", credential: "nws_x"),
             containerHasData: false
         )
-        let pending = try await b.pendingChanges()
+        let pending = try await b.sync.pendingChanges()
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             // When a page opens before any sync
@@ -38,7 +38,7 @@ struct SyncBadgeTests {
             // Then its header counts the changes waiting to be sent
             #expect(before.contains("class=\"sync sync-pending\" role=\"status\">\(pending) pending<"))
             // And once a sync failed to reach the server, every page says offline since when
-            try await b.recordSyncOutcome(error: "Cannot reach the sync server", offline: true)
+            try await b.syncEngine.recordOutcome(error: "Cannot reach the sync server", offline: true)
             let after = String(buffer: try await client.execute(uri: "/customers", method: .get, headers: session.headers).body)
             #expect(after.contains("class=\"sync sync-offline\""))
             #expect(after.contains("Offline since "))

@@ -63,7 +63,7 @@ func object(_ fields: [String: (any Sendable)?]) throws -> OpenAPIObjectContaine
         // Given a store with an order, a manager and a sales rep
         let fixture = try await WebFixture.make()
         let w = fixture.world
-        let order = try await fixture.store.backoffice.createOrder(
+        let order = try await fixture.store.backoffice.orders.create(
             OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [OrderLineDraft(productID: w.chai.key, quantity: 1)])
         )
         let number = order.order.number

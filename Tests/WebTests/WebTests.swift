@@ -22,13 +22,13 @@ struct WebFixture {
         let store = try TemporaryStore()
         let world = try await World.make(store.backoffice)
         let b = store.backoffice
-        _ = try await b.setPassword(employeeID: world.andrew.id ?? 0, password: "manager-secret", cost: 4)
-        _ = try await b.setPassword(employeeID: world.nancy.id ?? 0, password: "rep-secret-1", cost: 4)
+        _ = try await b.accounts.setPassword(employeeID: world.andrew.id ?? 0, password: "manager-secret", cost: 4)
+        _ = try await b.accounts.setPassword(employeeID: world.nancy.id ?? 0, password: "rep-secret-1", cost: 4)
         return WebFixture(
             store: store,
             world: world,
-            managerToken: try await b.issueAPIToken(employeeID: world.andrew.id ?? 0),
-            repToken: try await b.issueAPIToken(employeeID: world.nancy.id ?? 0)
+            managerToken: try await b.accounts.issueAPIToken(employeeID: world.andrew.id ?? 0),
+            repToken: try await b.accounts.issueAPIToken(employeeID: world.nancy.id ?? 0)
         )
     }
 
@@ -253,7 +253,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     /// The API pages JSON and streams every row as CSV; both agree with the report read whole.
     @Test func theReportAPIPagesJSONAndStreamsCSV() async throws {
         let fixture = try await WebFixture.make()
-        let whole = try await fixture.store.backoffice.runReport("current-product-list")
+        let whole = try await fixture.store.backoffice.reports.run("current-product-list")
         #expect(whole.rows.count == 3)  // Chai, Côte de Blaye, Grandma's Mustard; Old Tea is discontinued
         try await fixture.test { client in
             let token = bearer(fixture.managerToken)
@@ -299,8 +299,8 @@ func json(_ response: TestResponse) throws -> [String: Any] {
     @Test func aLongCSVDownloadArrivesWhole() async throws {
         let store = try TemporaryStore(seed: .init(scale: 1))
         let manager = try store.count("SELECT id FROM employees WHERE title = 'Vice President, Sales' ORDER BY id LIMIT 1")
-        let token = try await store.backoffice.issueAPIToken(employeeID: Int64(manager))
-        let whole = try await store.backoffice.runReport("invoices")
+        let token = try await store.backoffice.accounts.issueAPIToken(employeeID: Int64(manager))
+        let whole = try await store.backoffice.reports.run("invoices")
         let app = try await WebApp.build(backoffice: store.backoffice, options: WebOptions(port: 0))
         try await app.test(.live) { client in
             let csv = try await client.execute(uri: "/api/v1/reports/invoices?format=csv", method: .get, headers: bearer(token))
@@ -319,7 +319,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         let w = fixture.world
         // Today: 3 Chai at 18.00, in Beverages.
-        _ = try await fixture.store.backoffice.createOrder(
+        _ = try await fixture.store.backoffice.orders.create(
             OrderDraft(
                 customerCode: w.vinet.code,
                 employeeID: w.nancy.id,
@@ -342,8 +342,8 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let w = fixture.world
         let small = BinaryContent(bytes: Data("GIF89a-small".utf8), contentType: "image/gif")
         let large = BinaryContent(bytes: Data(repeating: 7, count: 200 * 1024), contentType: "image/bmp")
-        try await fixture.store.backoffice.setCategoryPicture(categoryID: w.beverages.id ?? 0, small)
-        try await fixture.store.backoffice.setEmployeePhoto(employeeID: w.nancy.id ?? 0, large)
+        try await fixture.store.backoffice.catalogue.setPicture(categoryID: w.beverages.id ?? 0, small)
+        try await fixture.store.backoffice.people.setPhoto(employeeID: w.nancy.id ?? 0, large)
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             func page(_ uri: String) async throws -> String {
@@ -371,7 +371,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
 
     @Test func everyPageRendersForASignedInEmployee() async throws {
         let fixture = try await WebFixture.make()
-        let order = try await fixture.store.backoffice.createOrder(
+        let order = try await fixture.store.backoffice.orders.create(
             OrderDraft(
                 customerCode: "VINET",
                 employeeID: fixture.world.nancy.id,
@@ -409,10 +409,10 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         var product = fixture.world.chai
         product.name = "<script>alert('x')</script>"
-        _ = try await fixture.store.backoffice.updateProduct(product)
+        _ = try await fixture.store.backoffice.catalogue.update(product)
         var category = fixture.world.condiments
         category.name = "<b>Sauces</b>"
-        _ = try await fixture.store.backoffice.update(category)
+        _ = try await fixture.store.backoffice.records.update(category)
         try await fixture.test { client in
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             let html = String(buffer: try await client.execute(uri: "/products", method: .get, headers: session.headers).body)
@@ -449,9 +449,9 @@ func json(_ response: TestResponse) throws -> [String: Any] {
 
             // Another process's change (another handle on the file) is seen once the feed polls.
             let other = try fixture.store.reopen()
-            var renamed = try other.product(id: chai.key).product
+            var renamed = try other.catalogue.product(id: chai.key).product
             renamed.name = "Chai Royal"
-            _ = try await other.updateProduct(renamed)
+            _ = try await other.catalogue.update(renamed)
             var names = try await searchNames()
             for _ in 0..<100 where names != ["Chai Royal"] {
                 try await Task.sleep(for: .milliseconds(20))
@@ -463,7 +463,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let session = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             var beverages = fixture.world.beverages
             beverages.name = "Drinks"
-            _ = try await fixture.store.backoffice.update(beverages)
+            _ = try await fixture.store.backoffice.records.update(beverages)
             let html = String(buffer: try await client.execute(uri: "/products", method: .get, headers: session.headers).body)
             #expect(html.contains(">Drinks</option>"))
             #expect(!html.contains(">Beverages</option>"))
@@ -509,7 +509,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             )
             #expect(created.status == .created)
         }
-        #expect(try fixture.store.backoffice.product(id: chai).product.unitPrice == Money(cents: 1900))
+        #expect(try fixture.store.backoffice.catalogue.product(id: chai).product.unitPrice == Money(cents: 1900))
     }
 
     @Test func productFormShowsErrorsBesideFieldsAndRefusesStaleSaves() async throws {
@@ -531,7 +531,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             // Someone else saves first; this page's save is refused and shows their change.
             var theirs = chai
             theirs.unitPrice = Money(cents: 2100)
-            _ = try await fixture.store.backoffice.updateProduct(theirs)
+            _ = try await fixture.store.backoffice.catalogue.update(theirs)
             let stale = try await session.post(
                 client,
                 "/products/\(chai.key)",
@@ -551,7 +551,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(fresh.status == .ok)
             #expect(String(buffer: fresh.body).contains(#"id="current-price">19.50"#))
         }
-        let saved = try fixture.store.backoffice.product(id: chai.key).product
+        let saved = try fixture.store.backoffice.catalogue.product(id: chai.key).product
         #expect(saved.unitPrice == Money(cents: 1950))
         #expect(saved.reorderLevel == 20)
         #expect(saved.version == 3)
@@ -561,14 +561,14 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let fixture = try await WebFixture.make()
         let b = fixture.store.backoffice
         let w = fixture.world
-        let good = try await b.createOrder(
+        let good = try await b.orders.create(
             OrderDraft(
                 customerCode: "VINET",
                 employeeID: w.nancy.id,
                 lines: [OrderLineDraft(productID: w.chai.key, quantity: 12)]
             )
         )
-        let short = try await b.createOrder(
+        let short = try await b.orders.create(
             OrderDraft(
                 customerCode: "ALFKI",
                 employeeID: w.nancy.id,
@@ -602,9 +602,9 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             let again = try await session.post(client, "/orders/\(short.order.number)/cancel", [])
             #expect(again.status == .conflict)
         }
-        #expect(try await b.order(number: good.order.number).order.status == .shipped)
-        #expect(try await b.order(number: short.order.number).order.status == .cancelled)
-        #expect(try b.product(id: w.mustard.key).product.unitsInStock == 5)
+        #expect(try await b.orders.order(number: good.order.number).order.status == .shipped)
+        #expect(try await b.orders.order(number: short.order.number).order.status == .cancelled)
+        #expect(try b.catalogue.product(id: w.mustard.key).product.unitsInStock == 5)
     }
 
     @Test func thePhoneOrderFormCreatesAnOrderOrShowsWhatIsWrong() async throws {
@@ -640,7 +640,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
             #expect(good.status == .seeOther)
             let location = try #require(good.headers[.location])
             let number = String(location.dropFirst("/orders/".count))
-            let detail = try await fixture.store.backoffice.order(number: number)
+            let detail = try await fixture.store.backoffice.orders.order(number: number)
             #expect(detail.customer.code == "VINET")
             #expect(detail.order.employeeID == w.nancy.id)
             #expect(detail.order.freight == Money(cents: 1250))
@@ -774,7 +774,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 #expect((problem["detail"] as? String)?.isEmpty == false)
             }
         }
-        let chaiNow = try fixture.store.backoffice.product(id: chai).product
+        let chaiNow = try fixture.store.backoffice.catalogue.product(id: chai).product
         #expect(chaiNow.version == 1, "no refused request changed anything")
         #expect(chaiNow.unitsInStock == 50)
     }
@@ -822,17 +822,17 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         #expect(
-            await northwindError { _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "short", cost: 4) }
+            await northwindError { _ = try await b.accounts.setPassword(employeeID: w.nancy.id ?? 0, password: "short", cost: 4) }
                 == .invalid("password", "A password needs at least 8 characters.")
         )
-        let login = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "a long secret", cost: 4)
+        let login = try await b.accounts.setPassword(employeeID: w.nancy.id ?? 0, password: "a long secret", cost: 4)
         #expect(login == "nancy.davolio")
         let stored = try await store.store.pool.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM credentials") }
         #expect(stored?.hasPrefix("$2b$04$") == true)
         #expect(stored?.contains("a long secret") == false)
         #expect(
             await northwindError {
-                _ = try await b.setPassword(
+                _ = try await b.accounts.setPassword(
                     employeeID: w.andrew.id ?? 0,
                     password: "another secret",
                     login: "NANCY.davolio",
@@ -842,16 +842,16 @@ func json(_ response: TestResponse) throws -> [String: Any] {
                 == .invalid("login", "The login NANCY.davolio belongs to employee \(w.nancy.id ?? 0).")
         )
         #expect(
-            await northwindError { _ = try await b.signIn(login: "nancy.davolio", password: "wrong one") }
+            await northwindError { _ = try await b.accounts.signIn(login: "nancy.davolio", password: "wrong one") }
                 == .invalid("password", "That login and password do not match.")
         )
-        let (token, signedIn) = try await b.signIn(login: "Nancy.Davolio", password: "a long secret")
+        let (token, signedIn) = try await b.accounts.signIn(login: "Nancy.Davolio", password: "a long secret")
         #expect(signedIn.employee.id == w.nancy.id)
-        #expect(try b.authenticate(token: token, kind: .session)?.employee.id == w.nancy.id)
-        #expect(try b.authenticate(token: token, kind: .api) == nil)
+        #expect(try b.accounts.authenticate(token: token, kind: .session)?.employee.id == w.nancy.id)
+        #expect(try b.accounts.authenticate(token: token, kind: .api) == nil)
         // A new password ends existing sessions.
-        _ = try await b.setPassword(employeeID: w.nancy.id ?? 0, password: "a newer secret", cost: 4)
-        #expect(try b.authenticate(token: token) == nil)
+        _ = try await b.accounts.setPassword(employeeID: w.nancy.id ?? 0, password: "a newer secret", cost: 4)
+        #expect(try b.accounts.authenticate(token: token) == nil)
         let tokenCount = try store.count("SELECT count(*) FROM access_tokens WHERE tokenHash = ?", [token])
         #expect(tokenCount == 0, "only hashes of tokens are stored")
     }
@@ -860,10 +860,10 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
-        let demo = try await b.provisionDemoCredentials(cost: 4)
+        let demo = try await b.accounts.provisionDemoCredentials(cost: 4)
         #expect(demo.map(\.login) == ["andrew.fuller", "nancy.davolio"])
-        _ = try await b.signIn(login: demo[0].login, password: demo[0].password)
-        #expect(try await b.provisionDemoCredentials(cost: 4).isEmpty)
+        _ = try await b.accounts.signIn(login: demo[0].login, password: demo[0].password)
+        #expect(try await b.accounts.provisionDemoCredentials(cost: 4).isEmpty)
         #expect(w.andrew.title == "Vice President, Sales")
     }
 }
@@ -876,7 +876,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         var changes = feed.subscribe().makeAsyncIterator()
         #expect(feed.subscriberCount == 1)
 
-        _ = try await store.backoffice.receiveStock(productID: w.chai.key, quantity: 5)
+        _ = try await store.backoffice.stock.receive(productID: w.chai.key, quantity: 5)
         let local = try #require(await changes.next())
         #expect(local.tables.contains("products"))
         #expect(local.tables.contains("stock_movements"))
@@ -886,7 +886,7 @@ func json(_ response: TestResponse) throws -> [String: Any] {
         let other = try store.reopen()
         var customer = w.vinet
         customer.city = "Paris"
-        _ = try await other.update(customer)
+        _ = try await other.records.update(customer)
         let remote = try #require(await changes.next())
         #expect(remote.tables == ["customers"])
         #expect(remote.recordIDs == [w.vinet.recordID])

@@ -102,7 +102,7 @@ struct WriteGateWebTests {
                 AccessPolicy.titles(value).isEmpty
                 ? "must name at least one job title" : "must name at least one title held by an employee who can sign in"
             #expect(String(buffer: response.body).contains(rule))
-            #expect(try await fixture.store.backoffice.installationSettings()["session.managerTitles"] == nil)
+            #expect(try await fixture.store.backoffice.settings.installation()["session.managerTitles"] == nil)
             let page = try await client.execute(uri: "/settings", method: .get, headers: manager.headers)
             #expect(page.status == .ok)
         }
@@ -118,7 +118,7 @@ struct WriteGateWebTests {
             let response = try await manager.post(client, "/settings", [("key", "server.host"), ("value", value)])
             // Then it is refused, and the next start would listen where it did
             #expect(response.status == .unprocessableContent, "\(value)")
-            #expect(try await fixture.store.backoffice.installationSettings()["server.host"] == nil)
+            #expect(try await fixture.store.backoffice.settings.installation()["server.host"] == nil)
         }
     }
 
@@ -135,21 +135,21 @@ struct WriteGateWebTests {
         // Given a quote that Nancy (a rep) holds open
         let fixture = try await WebFixture.make()
         let b = fixture.store.backoffice
-        let quote = try await b.createQuote(
+        let quote = try await b.quotes.create(
             QuoteContent(
                 customerCode: fixture.world.vinet.code,
                 validUntil: .today,
-                lines: [try b.newQuoteLine(productID: fixture.world.chai.id ?? 0, quantity: 2)]
+                lines: [try b.quotes.newLine(productID: fixture.world.chai.id ?? 0, quantity: 2)]
             ),
             by: QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio")
         )
         let nancy = QuoteEditor(login: "nancy.davolio", name: "Nancy Davolio")
-        _ = try await b.openQuote(number: quote.number, editor: nancy)
+        _ = try await b.quotes.open(number: quote.number, editor: nancy)
         try await fixture.test(live: true) { client in
             // When Andrew opens it, read-only, and posts the conversion anyway
             let andrew = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
             // (Nancy's page renews her 90-second lease; a loaded machine can take longer than that to sign Andrew in.)
-            _ = try await b.openQuote(number: quote.number, editor: nancy)
+            _ = try await b.quotes.open(number: quote.number, editor: nancy)
             let page = try await client.execute(uri: "/quotes/\(quote.number)", method: .get, headers: andrew.headers)
             let html = String(buffer: page.body)
             let response = try await andrew.post(client, "/quotes/\(quote.number)/convert", [])
@@ -157,7 +157,7 @@ struct WriteGateWebTests {
             #expect(html.contains("data-readonly"))
             #expect(!html.contains(#"id="convert-button""#))
             #expect(response.status == .conflict, "\(response.status)")
-            #expect(try await b.quote(number: quote.number).status == .draft)
+            #expect(try await b.quotes.quote(number: quote.number).status == .draft)
         }
     }
 }

@@ -50,7 +50,7 @@ public struct DemoCredential: Sendable {
     public var title: String?
 }
 
-extension Backoffice {
+extension Accounts {
     /// bcrypt's cost factor: 2^12 rounds take about a quarter of a second, which slows guessing without hurting a
     /// person signing in.
     public static let passwordCost: UInt8 = 12
@@ -61,7 +61,7 @@ extension Backoffice {
         employeeID: Int64,
         password: String,
         login: String? = nil,
-        cost: UInt8 = Backoffice.passwordCost
+        cost: UInt8 = Accounts.passwordCost
     ) async throws(NorthwindError) -> String {
         guard password.count >= 8 else {
             throw .invalid("password", "A password needs at least 8 characters.")
@@ -211,7 +211,7 @@ extension Backoffice {
     /// and returns them to be shown once. Returns nothing when any password is already set.
     public func provisionDemoCredentials(
         policy: AccessPolicy = AccessPolicy(),
-        cost: UInt8 = Backoffice.passwordCost
+        cost: UInt8 = Accounts.passwordCost
     ) async throws(NorthwindError) -> [DemoCredential] {
         let employees = try await read { db -> [Employee]? in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM credentials") == 0 else { return nil }

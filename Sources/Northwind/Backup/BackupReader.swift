@@ -134,7 +134,7 @@ public struct BackupVerification: Sendable {
 extension BackupFolder {
     /// Checks a backup file fully; see `BackupReader.verify`.
     public static func verify(_ file: URL) async throws(NorthwindError) -> BackupVerification {
-        try await Backoffice.offThread { () throws(NorthwindError) in try BackupReader(file: file).verify() }
+        try await Backups.offThread { () throws(NorthwindError) in try BackupReader(file: file).verify() }
     }
 
     /// What a backup file's manifest says, read without unpacking the rest.

@@ -96,18 +96,18 @@ extension Settings {
     }
 }
 
-extension Backoffice {
+extension Backups {
     /// Makes a scheduled backup when `backup.every` says one is due, then prunes by the `backup.keep…` settings.
     /// Returns the new backup, or nil when none was due.
     public func backUpIfDue(settings: Settings, now: Timestamp = .now) async throws(NorthwindError) -> BackupListing? {
         guard let interval = try settings.backupInterval() else { return nil }
         let folder = try settings.backupFolder()
-        let site = try await siteCode()
+        let site = try await backoffice.sync.siteCode()
         // A minute's slack, so that a backup that took a while does not push the next one a whole interval on.
         if let last = folder.lastScheduled(site: site), now.milliseconds - last.milliseconds < interval.components.seconds * 1000 - 60_000 {
             return nil
         }
-        let made = try await createBackup(in: folder, kind: .scheduled)
+        let made = try await backoffice.backups.create(in: folder, kind: .scheduled)
         folder.prune(try settings.backupRetention(), site: site)
         return made
     }

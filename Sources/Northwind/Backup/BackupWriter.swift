@@ -2,14 +2,14 @@ import Foundation
 import GRDB
 import NorthwindStore
 
-extension Backoffice {
+extension Backups {
     /// Writes a backup of this store into `folder`, while the store goes on serving and writing.
     ///
     /// The database is copied by SQLite's online backup inside one read transaction, so it is the store at one
     /// instant; the large pictures that instant refers to are linked (or copied) in the same transaction. Writers
     /// are never blocked: a read in WAL mode holds no lock they need. The copy is checked (`integrity_check`,
     /// `foreign_key_check`), archived, read back and checked against its manifest before it takes its name.
-    public func createBackup(in folder: BackupFolder, kind: BackupKind) async throws(NorthwindError) -> BackupListing {
+    public func create(in folder: BackupFolder, kind: BackupKind) async throws(NorthwindError) -> BackupListing {
         let store = self.store
         return try await Self.offThread { () throws(NorthwindError) in
             try BackupWriter.write(from: store.pool, pictures: store.binaries.directory, storePath: store.configuration.path, to: folder, kind: kind)
@@ -100,7 +100,7 @@ enum BackupWriter {
             for table in Store.syncedTables where try db.tableExists(table) {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
             }
-            let membership = try Backoffice.membership(db)
+            let membership = try ShopSync.membership(db)
             return BackupManifest(
                 createdAt: createdAt.description,
                 kind: kind,
@@ -116,9 +116,9 @@ enum BackupWriter {
                 pictures: .init(count: names.count, bytes: 0),
                 sync: .init(
                     site: membership?.siteCode,
-                    uploadedThrough: Int64(try Backoffice.state(db, "uploadedThrough") ?? "0") ?? 0,
+                    uploadedThrough: Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0,
                     lastChange: try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0,
-                    pendingChanges: membership == nil ? 0 : try Backoffice.pendingCount(db)
+                    pendingChanges: membership == nil ? 0 : try ShopSync.pendingCount(db)
                 ),
                 entries: []
             )

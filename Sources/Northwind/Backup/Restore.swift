@@ -78,7 +78,7 @@ public struct RestoreOutcome: Sendable {
 public enum Restore {
     /// What restoring `file` over the store at `target` would do. Reads the store without taking it over.
     public static func plan(_ file: URL, over target: StoreFiles) async throws(NorthwindError) -> RestorePlan {
-        try await Backoffice.offThread { () throws(NorthwindError) in
+        try await Backups.offThread { () throws(NorthwindError) in
             try makePlan(BackupReader(file: file), over: target)
         }
     }
@@ -92,7 +92,7 @@ public enum Restore {
         folder: BackupFolder,
         force: Bool
     ) async throws(NorthwindError) -> RestoreOutcome {
-        try await Backoffice.offThread { () throws(NorthwindError) in
+        try await Backups.offThread { () throws(NorthwindError) in
             let lock = try target.lockExclusively()
             defer { withExtendedLifetime(lock) {} }
             try target.recover()
@@ -166,7 +166,7 @@ public enum Restore {
         // as any other write of them would be.
         let violations: [String]
         do {
-            violations = try store.pool.read { db in try RecordRules.violations(db) + Backoffice.settingsViolations(db) }
+            violations = try store.pool.read { db in try RecordRules.violations(db) + ShopSettings.settingsViolations(db) }
         } catch {
             throw .storeUnavailable("The restored store could not be checked: \(error)")
         }
@@ -221,13 +221,13 @@ public enum Restore {
                     plan.targetRows += try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
                 }
                 guard try db.tableExists("change_log") else { return }
-                let membership = try? Backoffice.membership(db)
+                let membership = try? ShopSync.membership(db)
                 plan.syncSite = membership?.siteCode
                 // Changes after the backup: on the same store, those past its last change-log position; a backup
                 // of another store replaces everything here.
                 plan.targetSite = try StoreMetadata.siteCode(db)
                 var after = plan.sameStore ? manifest.sync.lastChange : 0
-                if membership != nil { after = max(after, Int64(try Backoffice.state(db, "uploadedThrough") ?? "0") ?? 0) }
+                if membership != nil { after = max(after, Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0) }
                 let local = membership != nil ? "AND origin = 'local' AND NOT localOnly" : ""
                 for row in try Row.fetchAll(
                     db,
@@ -246,23 +246,25 @@ public enum Restore {
     }
 }
 
-extension Backoffice {
+extension Backups {
     /// A store that is an older state of itself (restored, or its file put back): every zone fetched again, the
     /// site taken over (the server has taken batches this state never knew of), and orders neither executed nor
     /// cancelled until that full sync has brought back what shipped since.
     static func startOverAsRestored(_ db: Database) throws {
-        try refetchEverything(db)
+        try ShopSync.refetchEverything(db)
         try db.execute(sql: "DELETE FROM user_setting_tokens")
-        try takeOverSite(db)
-        try setState(db, "restoredUntilFullSync", Timestamp.now.description)
+        try ShopSync.takeOverSite(db)
+        try ShopSync.setState(db, "restoredUntilFullSync", Timestamp.now.description)
     }
+}
 
+extension BackofficeFeature {
     /// After a restore: forget every change token, so that the next sync fetches all the server has (and removes
     /// what it no longer has) while this store's own unsent changes still go up. Batch IDs are random, so the
     /// change-log positions the backup repeats are never taken for batches the old store sent.
     func startNewSyncEpoch() throws(NorthwindError) {
         do {
-            try store.pool.write { db in try Self.startOverAsRestored(db) }
+            try store.pool.write { db in try Backups.startOverAsRestored(db) }
         } catch {
             throw NorthwindError.translating(error)
         }

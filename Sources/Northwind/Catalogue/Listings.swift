@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import NorthwindStore
 
-extension Backoffice {
+extension Catalogue {
     /// Every category as its list shows it, in name order: no cap, and no picture bytes, only whether one exists.
-    public func categoryListing() throws(NorthwindError) -> [Listing] {
+    public func categories() throws(NorthwindError) -> [Listing] {
         try listing(
             """
             SELECT id, name, description, picture IS NOT NULL OR pictureFile IS NOT NULL
@@ -13,8 +13,15 @@ extension Backoffice {
         )
     }
 
+    public func hasPicture(id: Int64) throws(NorthwindError) -> Bool {
+        try listing("SELECT id, '', NULL, picture IS NOT NULL OR pictureFile IS NOT NULL FROM categories WHERE id = ?", [id])
+            .first?.hasImage ?? false
+    }
+}
+
+extension People {
     /// Every employee as the list shows them, by last name: the title, and whether a photo exists.
-    public func employeeListing() throws(NorthwindError) -> [Listing] {
+    public func employees() throws(NorthwindError) -> [Listing] {
         try listing(
             """
             SELECT id, firstName || ' ' || lastName, title, photo IS NOT NULL OR photoFile IS NOT NULL
@@ -23,25 +30,24 @@ extension Backoffice {
         )
     }
 
-    public func categoryHasPicture(id: Int64) throws(NorthwindError) -> Bool {
-        try listing("SELECT id, '', NULL, picture IS NOT NULL OR pictureFile IS NOT NULL FROM categories WHERE id = ?", [id])
-            .first?.hasImage ?? false
-    }
-
-    public func employeeHasPhoto(id: Int64) throws(NorthwindError) -> Bool {
+    public func hasPhoto(id: Int64) throws(NorthwindError) -> Bool {
         try listing("SELECT id, '', NULL, photo IS NOT NULL OR photoFile IS NOT NULL FROM employees WHERE id = ?", [id])
             .first?.hasImage ?? false
     }
+}
 
-    private func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
+extension BackofficeFeature {
+    fileprivate func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
         try quickRead { db in
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
                 .map { Listing(id: $0[0], name: $0[1], detail: $0[2], hasImage: $0[3]) }
         }
     }
+}
 
+extension Orders {
     /// The number of the order with local id `id`.
-    public func orderNumber(id: Int64) throws(NorthwindError) -> String {
+    public func number(id: Int64) throws(NorthwindError) -> String {
         try quickRead { db in
             guard
                 let number = try String.fetchOne(
@@ -70,7 +76,7 @@ public struct Choice: Sendable, Hashable {
     public var name: String
 }
 
-extension Backoffice {
+extension Records {
     /// Every record of a kind as a choice, in its list order: all of them, however many, so a form never lacks the
     /// record it is editing. Two columns only: categories and employees carry pictures.
     public func choices<R: ManagedRecord>(_ type: R.Type) async throws(NorthwindError) -> [Choice] {

@@ -62,7 +62,7 @@ extension ManagedRecord {
     }
 }
 
-extension Backoffice {
+extension Records {
     /// Lists records of one kind, in their natural order.
     public func list<R: ManagedRecord>(_ type: R.Type, limit: Int = 100, offset: Int = 0) async throws(NorthwindError) -> Page<R> {
         try checkPaging(limit: limit, offset: offset)
@@ -268,44 +268,54 @@ extension Shipper: ManagedRecord {
 
 // MARK: - Binary attributes and lookups
 
-extension Backoffice {
-    public func categoryPicture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
+extension Catalogue {
+    public func picture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
         try await binary(Category.self, attribute: "picture", id: categoryID)
     }
-    public func setCategoryPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+
+    public func setPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
     }
-    public func employeePhoto(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
+}
+
+extension People {
+    public func photo(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
         try await binary(Employee.self, attribute: "photo", id: employeeID)
     }
-    public func setEmployeePhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+
+    public func setPhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         try await setBinary(Employee.self, attribute: "photo", id: employeeID, content)
     }
 
-    private func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
+    /// Finds a customer by the code staff use on the phone ("VINET"), case-insensitively.
+    public func customer(code: String) throws(NorthwindError) -> Customer {
+        try quickRead { db in try Records.customer(code: code, db) }
+    }
+}
+
+extension BackofficeFeature {
+    fileprivate func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
         let binaries = store.binaries
         return try await read { db in
-            _ = try Self.fetch(R.self, id: id, db)
+            _ = try Records.fetch(R.self, id: id, db)
             return try binaries.load(db, table: R.databaseTableName, attribute: attribute, id: id)
         }
     }
 
-    private func setBinary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+    fileprivate func setBinary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64, _ content: BinaryContent?) async throws(NorthwindError)
+    {
         if let content, !content.contentType.contains("/") {
             throw .invalid(attribute, "needs a MIME type such as image/jpeg, not '\(content.contentType)'")
         }
         let binaries = store.binaries
         try await write { db in
-            _ = try Self.fetch(R.self, id: id, db)
+            _ = try Records.fetch(R.self, id: id, db)
             try binaries.save(db, content, table: R.databaseTableName, attribute: attribute, id: id)
         }
     }
+}
 
-    /// Finds a customer by the code staff use on the phone ("VINET"), case-insensitively.
-    public func customer(code: String) throws(NorthwindError) -> Customer {
-        try quickRead { db in try Self.customer(code: code, db) }
-    }
-
+extension Records {
     static func customer(code: String, _ db: Database) throws -> Customer {
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         guard let customer = try fetchOne(Customer.self, db, sql: "SELECT * FROM customers WHERE code = ?", [trimmed.uppercased()]) else {

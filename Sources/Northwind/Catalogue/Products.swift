@@ -45,8 +45,8 @@ public struct ProductQuery: Sendable {
     public init() {}
 }
 
-extension Backoffice {
-    public func listProducts(_ query: ProductQuery = ProductQuery()) async throws(NorthwindError) -> Page<ProductRow> {
+extension Catalogue {
+    public func list(_ query: ProductQuery = ProductQuery()) async throws(NorthwindError) -> Page<ProductRow> {
         try checkPaging(limit: query.limit, offset: query.offset)
         let margin = rules.lowStockMargin
         // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
@@ -127,7 +127,7 @@ extension Backoffice {
 
     /// Word and prefix search over product names, ignoring case and accents: "cote" finds "Côte de Blaye".
     /// Results come in name order.
-    public func searchProducts(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
+    public func search(_ text: String, limit: Int = 20) throws(NorthwindError) -> [ProductRow] {
         try checkPaging(limit: limit, offset: 0)
         guard let pattern = Self.prefixPattern(text) else { return [] }
         let margin = rules.lowStockMargin
@@ -159,7 +159,7 @@ extension Backoffice {
     }
 
     /// Adds a product. Its `unitsInStock` becomes the opening balance, recorded as an "initial" movement.
-    public func createProduct(_ product: Product, employeeID: Int64? = nil) async throws(NorthwindError) -> Product {
+    public func create(_ product: Product, employeeID: Int64? = nil) async throws(NorthwindError) -> Product {
         var product = product
         // The opening stock is checked here: an edit never changes stock, so it is no field of the product's own rules.
         try (product.normalizeAndValidate() + [Limits.check(product.unitsInStock, Limits.units, "unitsInStock")].compactMap { $0 })
@@ -182,9 +182,9 @@ extension Backoffice {
     }
 
     // guide: begin update-product
-    /// Saves edited details. Stock is not a detail: it changes only through `receiveStock`, `adjustStock` and shipping.
+    /// Saves edited details. Stock is not a detail: it changes only through `stock.receive`, `stock.adjust` and shipping.
     /// `product.version` must be the version that was read, or the save is refused with what the other person changed.
-    public func updateProduct(_ product: Product) async throws(NorthwindError) -> Product {
+    public func update(_ product: Product) async throws(NorthwindError) -> Product {
         guard let id = product.id else { throw .invalid("id", "is required to update a product") }
         var product = product
         try product.normalizeAndValidate().throwIfAny()
@@ -195,7 +195,7 @@ extension Backoffice {
             guard current.version == edited.version else {
                 var theirs = current
                 theirs.unitsInStock = edited.unitsInStock
-                throw NorthwindError.conflict(Self.conflictMessage("product", current.name, theirs: theirs, mine: edited))
+                throw NorthwindError.conflict(Records.conflictMessage("product", current.name, theirs: theirs, mine: edited))
             }
             guard edited.unitsInStock == current.unitsInStock else {
                 throw NorthwindError.invalid(
@@ -214,7 +214,7 @@ extension Backoffice {
     // guide: end update-product
 
     /// Deletes a product that no order line mentions.
-    public func deleteProduct(id: Int64) async throws(NorthwindError) {
+    public func delete(id: Int64) async throws(NorthwindError) {
         try await write { db in
             let product = try Self.productRow(id: id, db).product
             let lines = try OrderLine.filter(OrderLine.Columns.productID == id).fetchCount(db)
@@ -234,79 +234,6 @@ extension Backoffice {
         }
     }
 
-    /// Books goods in: stock rises, and units on order fall by as much as arrived.
-    public func receiveStock(productID: Int64, quantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
-        if let error = Limits.check(quantity, 1...Limits.units.upperBound, "quantity") { throw .invalid([error]) }
-        return try await write { db in
-            let product = try Self.productRow(id: productID, db).product
-            try Self.checkEmployee(employeeID, db)
-            guard product.unitsInStock <= Limits.units.upperBound - quantity else {
-                throw NorthwindError.invalid(
-                    "quantity",
-                    "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units"
-                )
-            }
-            var movement = StockMovement(productID: productID, delta: quantity, reason: .received, employeeID: employeeID, note: clean(note))
-            try movement.insert(db)
-            let arrivedOnOrder = min(quantity, product.unitsOnOrder)
-            if arrivedOnOrder > 0 {
-                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [
-                    arrivedOnOrder, productID,
-                ])
-            }
-            return try Self.productRow(id: productID, db).product
-        }
-    }
-
-    /// Records a stock take: the counted quantity replaces the stock, and the difference becomes a movement.
-    public func adjustStock(
-        productID: Int64,
-        countedQuantity: Int,
-        employeeID: Int64? = nil,
-        note: String? = nil
-    ) async throws(NorthwindError) -> Product {
-        if let error = Limits.check(countedQuantity, Limits.units, "countedQuantity") { throw .invalid([error]) }
-        return try await write { db in
-            try Self.requireSyncedSinceRestore(db)
-            let product = try Self.productRow(id: productID, db).product
-            try Self.checkEmployee(employeeID, db)
-            let delta = countedQuantity - product.unitsInStock
-            if delta != 0 {
-                var movement = StockMovement(productID: productID, delta: delta, reason: .stockTake, employeeID: employeeID, note: clean(note))
-                try movement.insert(db)
-            }
-            return try Self.productRow(id: productID, db).product
-        }
-    }
-
-    /// The product's stock movements, newest first.
-    /// This location's movements of a product, newest first. Other locations' movements (arrived by sync) move their
-    /// own stock, not this shelf, so they are counted in `stockByLocation` instead.
-    public func stockMovements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
-        try checkPaging(limit: limit, offset: 0)
-        return try await read { db in
-            _ = try Self.productRow(id: productID, db)
-            return try StockMovement.filter(StockMovement.Columns.productID == productID).filter(sql: "location IS NULL")
-                .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
-                .limit(limit).fetchAll(db)
-        }
-    }
-
-    /// A product's stock at every location this store knows of: here first (its shelf, `unitsInStock`), then each
-    /// other installation's, by site code, as the movements synced from it add up. Read-only: only a location's own
-    /// movements change its stock.
-    public func stockByLocation(productID: Int64) async throws(NorthwindError) -> [LocationStock] {
-        try await read { db in
-            let product = try Self.productRow(id: productID, db).product
-            let here = LocationStock(location: try Self.location(db), units: product.unitsInStock, isHere: true)
-            let elsewhere = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT location, units FROM stock_levels WHERE productID = ? AND location <> ? ORDER BY location"),
-                arguments: [productID, here.location]
-            )
-            return [here] + elsewhere.map { LocationStock(location: $0[0], units: $0[1], isHere: false) }
-        }
-    }
-
     static func checkReferences(_ product: Product, _ db: Database) throws {
         var errors: [NorthwindError.FieldError] = []
         if let id = product.categoryID, try !exists(db, "categories", id) {
@@ -321,6 +248,81 @@ extension Backoffice {
     static func checkEmployee(_ id: Int64?, _ db: Database) throws {
         if let id, try !exists(db, "employees", id) {
             throw NorthwindError.invalid("employeeID", "no employee #\(id) exists")
+        }
+    }
+}
+
+extension Stock {
+    /// Books goods in: stock rises, and units on order fall by as much as arrived.
+    public func receive(productID: Int64, quantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
+        if let error = Limits.check(quantity, 1...Limits.units.upperBound, "quantity") { throw .invalid([error]) }
+        return try await write { db in
+            let product = try Catalogue.productRow(id: productID, db).product
+            try Catalogue.checkEmployee(employeeID, db)
+            guard product.unitsInStock <= Limits.units.upperBound - quantity else {
+                throw NorthwindError.invalid(
+                    "quantity",
+                    "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units"
+                )
+            }
+            var movement = StockMovement(productID: productID, delta: quantity, reason: .received, employeeID: employeeID, note: clean(note))
+            try movement.insert(db)
+            let arrivedOnOrder = min(quantity, product.unitsOnOrder)
+            if arrivedOnOrder > 0 {
+                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [
+                    arrivedOnOrder, productID,
+                ])
+            }
+            return try Catalogue.productRow(id: productID, db).product
+        }
+    }
+
+    /// Records a stock take: the counted quantity replaces the stock, and the difference becomes a movement.
+    public func adjust(
+        productID: Int64,
+        countedQuantity: Int,
+        employeeID: Int64? = nil,
+        note: String? = nil
+    ) async throws(NorthwindError) -> Product {
+        if let error = Limits.check(countedQuantity, Limits.units, "countedQuantity") { throw .invalid([error]) }
+        return try await write { db in
+            try ShopSync.requireSyncedSinceRestore(db)
+            let product = try Catalogue.productRow(id: productID, db).product
+            try Catalogue.checkEmployee(employeeID, db)
+            let delta = countedQuantity - product.unitsInStock
+            if delta != 0 {
+                var movement = StockMovement(productID: productID, delta: delta, reason: .stockTake, employeeID: employeeID, note: clean(note))
+                try movement.insert(db)
+            }
+            return try Catalogue.productRow(id: productID, db).product
+        }
+    }
+
+    /// The product's stock movements, newest first.
+    /// This location's movements of a product, newest first. Other locations' movements (arrived by sync) move their
+    /// own stock, not this shelf, so they are counted in `stock.byLocation` instead.
+    public func movements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
+        try checkPaging(limit: limit, offset: 0)
+        return try await read { db in
+            _ = try Catalogue.productRow(id: productID, db)
+            return try StockMovement.filter(StockMovement.Columns.productID == productID).filter(sql: "location IS NULL")
+                .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
+                .limit(limit).fetchAll(db)
+        }
+    }
+
+    /// A product's stock at every location this store knows of: here first (its shelf, `unitsInStock`), then each
+    /// other installation's, by site code, as the movements synced from it add up. Read-only: only a location's own
+    /// movements change its stock.
+    public func byLocation(productID: Int64) async throws(NorthwindError) -> [LocationStock] {
+        try await read { db in
+            let product = try Catalogue.productRow(id: productID, db).product
+            let here = LocationStock(location: try Self.location(db), units: product.unitsInStock, isHere: true)
+            let elsewhere = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT location, units FROM stock_levels WHERE productID = ? AND location <> ? ORDER BY location"),
+                arguments: [productID, here.location]
+            )
+            return [here] + elsewhere.map { LocationStock(location: $0[0], units: $0[1], isHere: false) }
         }
     }
 }

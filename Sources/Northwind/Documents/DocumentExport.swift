@@ -15,12 +15,12 @@ struct PackageParts {
     var lineCount: Int
 }
 
-extension Backoffice {
+extension Documents {
     /// Writes a quote as a `.nwdoc` package to `file`.
     public func exportQuote(number: String, to file: URL) async throws(NorthwindError) {
-        let quote = try await self.quote(number: number)
+        let quote = try await self.backoffice.quotes.quote(number: number)
         let (customer, refs) = try await read { db in
-            (try Self.customer(code: quote.content.customerCode, db), try Self.productRefs(db, ids: quote.content.lines.map(\.productID)))
+            (try Records.customer(code: quote.content.customerCode, db), try Self.productRefs(db, ids: quote.content.lines.map(\.productID)))
         }
         let document = QuoteDocument(
             number: quote.number,
@@ -55,7 +55,7 @@ extension Backoffice {
 
     /// Writes an order, with what its invoice says, as a `.nwdoc` package to `file`.
     public func exportOrder(number: String, to file: URL) async throws(NorthwindError) {
-        let detail = try await order(number: number)
+        let detail = try await backoffice.orders.order(number: number)
         let refs = try await read { db in try Self.productRefs(db, ids: detail.lines.map(\.line.productID)) }
         let document = OrderDocument(
             number: detail.order.number,
@@ -111,7 +111,7 @@ extension Backoffice {
         var documentCategories: [CatalogDocument.Category] = []
         for category in categories {
             var entry = CatalogDocument.Category(recordID: category.recordID, name: category.name, description: category.description)
-            if let picture = try await categoryPicture(categoryID: category.id ?? 0) {
+            if let picture = try await backoffice.catalogue.picture(categoryID: category.id ?? 0) {
                 let path = "media/\(RecordMapping.sha256(picture.bytes)).\(Self.pictureExtension(picture.contentType))"
                 media[path] = picture.bytes
                 entry.picture = path

@@ -170,18 +170,18 @@ public enum DocumentPackages {
             drafts.append(OrderLineDraft(productID: number, quantity: line.quantity, discount: line.discount, unitPrice: line.unitPrice))
         }
         do {
-            if !drafts.isEmpty { try Backoffice.validate(lines: drafts) }
+            if !drafts.isEmpty { try Orders.validate(lines: drafts) }
         } catch {
             throw .importFailed("\(name) is refused: \(error.description).")
         }
     }
 }
 
-extension Backoffice {
+extension Documents {
     /// Imports a package, all or nothing; with `dryRun`, says what it would add and update and changes nothing.
     /// A quote or an order finds its customer by code (adding it when missing) and its products by record id, then
     /// by name; a catalogue adds missing categories and products and updates prices. Nothing is ever deleted.
-    public func importDocument(_ file: URL, dryRun: Bool) async throws(NorthwindError) -> DocumentImportPlan {
+    public func importFile(_ file: URL, dryRun: Bool) async throws(NorthwindError) -> DocumentImportPlan {
         let package = try DocumentPackages.validate(file)
         let binaries = store.binaries
         if dryRun {
@@ -219,11 +219,11 @@ extension Backoffice {
             }
             let content = QuoteContent(customerCode: customerCode, validUntil: document.validUntil, notes: document.notes, lines: lines)
             // Two references that name one product here would make a quote no order could take.
-            do throws(NorthwindError) { try validate(content) } catch {
+            do throws(NorthwindError) { try Quotes.validate(content) } catch {
                 throw NorthwindError.importFailed("The quote cannot be imported here: \(error.description)")
             }
             if let number = try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE recordID = ?", arguments: [package.manifest.documentId]) {
-                let current = try quote(number: number, db)
+                let current = try Quotes.quote(number: number, db)
                 // Names are this store's: the package's may differ and still name the same products.
                 func unnamed(_ content: QuoteContent) -> QuoteContent {
                     var content = content
@@ -233,15 +233,15 @@ extension Backoffice {
                 if unnamed(current.content) == unnamed(content) {
                     plan.unchanged += 1
                 } else {
-                    try applyImported(content, over: current, db)
+                    try Quotes.applyImported(content, over: current, db)
                     plan.updates.append("quote \(number) to the package's content")
                 }
             } else {
                 // Numbers are this site's series, so that no import takes another shop's: the package's is kept as
                 // the quote's source number. A restored store gives out none until its first full sync.
-                try requireSyncedSinceRestore(db)
+                try ShopSync.requireSyncedSinceRestore(db)
                 let number = try StoreMetadata.nextQuoteNumber(db)
-                try insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: package.manifest.documentId, db)
+                try Quotes.insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: package.manifest.documentId, db)
                 plan.adds.append(
                     "quote \(number) (their \(document.number)) for \(document.customer.companyName), \(counted(lines.count, "line"))"
                 )
@@ -266,7 +266,7 @@ extension Backoffice {
                 }
             )
             // This site's next number, as for any order taken here; the package's is kept as the source number.
-            let detail = try insertOrder(draft, orderDate: document.orderDate, recordID: package.manifest.documentId, db)
+            let detail = try Orders.insertOrder(draft, orderDate: document.orderDate, recordID: package.manifest.documentId, db)
             try db.execute(sql: "UPDATE orders SET sourceNumber = ? WHERE id = ?", arguments: [document.number, detail.order.id])
             plan.adds.append(
                 "order \(detail.order.number) (their \(document.number)) for \(document.customer.companyName), "

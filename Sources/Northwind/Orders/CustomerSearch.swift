@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import NorthwindStore
 
-extension Backoffice {
+extension People {
     /// Customers whose code or company name contains `text`, codes that start with it first: the phone-order lookup.
     public func searchCustomers(_ text: String, limit: Int = 20) async throws(NorthwindError) -> [Customer] {
         try checkPaging(limit: limit, offset: 0)
@@ -25,25 +25,29 @@ extension Backoffice {
         }
     }
 
+    /// Escapes LIKE's wildcards so that a user's `%` or `_` match themselves.
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+extension Orders {
     /// The orders of one customer, newest first: the customer page's history.
-    public func orders(customerID: Int64, limit: Int = 50) async throws(NorthwindError) -> [OrderSummary] {
+    public func history(customerID: Int64, limit: Int = 50) async throws(NorthwindError) -> [OrderSummary] {
         try await read { db in
             try Order.filter(Order.Columns.customerID == customerID)
                 .order(Order.Columns.orderDate.desc, Order.Columns.id.desc).limit(limit).fetchAll(db)
                 .map { try Self.summary($0, db) }
         }
     }
+}
 
+extension Catalogue {
     /// The products of one category, by name.
     public func products(categoryID: Int64) async throws(NorthwindError) -> [Product] {
         try await read { db in
             try Product.filter(Product.Columns.categoryID == categoryID).order(Product.Columns.name).fetchAll(db)
         }
-    }
-
-    /// Escapes LIKE's wildcards so that a user's `%` or `_` match themselves.
-    static func escapeLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 }

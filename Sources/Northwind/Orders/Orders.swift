@@ -121,9 +121,9 @@ public struct LineAvailability: Sendable, Codable, Equatable {
     public var short: Int { OrderRules.short(ordered: ordered, inStock: inStock) }
 }
 
-extension Backoffice {
+extension Orders {
     /// Takes a new, unshipped order; it gets the next order number of this installation.
-    public func createOrder(_ draft: OrderDraft) async throws(NorthwindError) -> OrderDetail {
+    public func create(_ draft: OrderDraft) async throws(NorthwindError) -> OrderDetail {
         try Self.validate(lines: draft.lines)
         let orderDate = draft.orderDate ?? .today
         if let required = draft.requiredDate, required < orderDate {
@@ -145,9 +145,9 @@ extension Backoffice {
         _ db: Database
     ) throws -> OrderDetail {
         // (A caller that brings the order's own number takes none of this store's.)
-        if number == nil { try Self.requireSyncedSinceRestore(db) }
-        let customer = try Self.customer(code: draft.customerCode, db)
-        try Self.checkEmployee(draft.employeeID, db)
+        if number == nil { try ShopSync.requireSyncedSinceRestore(db) }
+        let customer = try Records.customer(code: draft.customerCode, db)
+        try Catalogue.checkEmployee(draft.employeeID, db)
         if let shipVia = draft.shipVia, try !exists(db, "shippers", shipVia) {
             throw NorthwindError.invalid("shipVia", "no shipper #\(shipVia) exists")
         }
@@ -169,7 +169,7 @@ extension Backoffice {
         return try Self.orderDetail(number: order.number, db)
     }
 
-    public func listOrders(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {
+    public func list(_ query: OrderQuery = OrderQuery()) async throws(NorthwindError) -> Page<OrderSummary> {
         try checkPaging(limit: query.limit, offset: query.offset)
         if let from = query.from, let to = query.to, from > to {
             throw .invalid("from", "the range starts (\(from)) after it ends (\(to))")
@@ -183,17 +183,17 @@ extension Backoffice {
             var request = Order.all()
             if let status = query.status { request = request.filter(Order.Columns.status == status) }
             if let code = query.customerCode {
-                request = request.filter(Order.Columns.customerID == (try Self.customer(code: code, db).id ?? 0))
+                request = request.filter(Order.Columns.customerID == (try Records.customer(code: code, db).id ?? 0))
             }
             if let employeeID = query.employeeID { request = request.filter(Order.Columns.employeeID == employeeID) }
             if let text = query.search?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-                let pattern = "%" + Self.escapeLike(text) + "%"
+                let pattern = "%" + People.escapeLike(text) + "%"
                 request = request.filter(
                     sql: """
                         (number LIKE ? ESCAPE '\\' OR customerID IN (SELECT id FROM customers
                           WHERE code LIKE ? ESCAPE '\\' OR companyName LIKE ? ESCAPE '\\'))
                         """,
-                    arguments: [Self.escapeLike(text) + "%", pattern, pattern]
+                    arguments: [People.escapeLike(text) + "%", pattern, pattern]
                 )
             }
             if let from = query.from { request = request.filter(Order.Columns.orderDate >= from) }
@@ -216,11 +216,11 @@ extension Backoffice {
 
     /// Replaces the lines of an unshipped order. `expectedVersion`, when given, refuses the edit if someone else
     /// changed the order since it was read.
-    public func updateOrderLines(number: String, lines: [OrderLineDraft], expectedVersion: Int? = nil) async throws(NorthwindError) -> OrderDetail {
+    public func updateLines(number: String, lines: [OrderLineDraft], expectedVersion: Int? = nil) async throws(NorthwindError) -> OrderDetail {
         try Self.validate(lines: lines)
         return try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try Self.requireWrittenHere(order, db)
+            try ShopSync.requireWrittenHere(order, db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be edited.")
             }
@@ -235,7 +235,7 @@ extension Backoffice {
     }
 
     /// Per line: ordered, in stock, short by N.
-    public func checkAvailability(number: String) async throws(NorthwindError) -> [LineAvailability] {
+    public func availability(number: String) async throws(NorthwindError) -> [LineAvailability] {
         try await read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
     }
 
@@ -245,15 +245,15 @@ extension Backoffice {
     /// Concurrent executions are safe: SQLite serializes writers, the check and the decrement share a transaction,
     /// and the `unitsInStock >= 0` constraint backs them up.
     // guide: begin execute-order
-    public func executeOrder(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
+    public func execute(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
         let detail = try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try Self.requireWrittenHere(order, db)
-            try Self.requireSyncedSinceRestore(db)
+            try ShopSync.requireWrittenHere(order, db)
+            try ShopSync.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is already \(order.status.rawValue); only new orders can be executed.")
             }
-            try Self.checkEmployee(employeeID, db)
+            try Catalogue.checkEmployee(employeeID, db)
             let availability = try Self.availability(order, db)
             guard !availability.isEmpty else {
                 throw NorthwindError.invalidState("Order \(order.number) has no lines; add at least one before executing it.")
@@ -291,11 +291,11 @@ extension Backoffice {
     // guide: end execute-order
 
     /// Cancels an order that has not shipped. Its lines stay, for the record.
-    public func cancelOrder(number: String) async throws(NorthwindError) -> OrderDetail {
+    public func cancel(number: String) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try Self.requireWrittenHere(order, db)
-            try Self.requireSyncedSinceRestore(db)
+            try ShopSync.requireWrittenHere(order, db)
+            try ShopSync.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be cancelled.")
             }

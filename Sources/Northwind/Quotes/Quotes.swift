@@ -10,19 +10,20 @@ import NorthwindStore
 /// fields they changed are written, so a change that sync brought meanwhile to another field stands. Two
 /// installations that change the same field are sync's business: the later value stands, the other goes to the
 /// conflict inbox, and the quote shows both until someone chooses.
-extension Backoffice {
+extension Quotes {
     /// How long a lease lasts without a save or a ping.
     public static let quoteLease: Int64 = 90
+
     /// Versions are made by themselves this often while a quote is edited.
     public static let quoteVersionInterval: Int64 = 3600
 
     /// Creates a quote, and its first version.
-    public func createQuote(_ content: QuoteContent, by editor: QuoteEditor) async throws(NorthwindError) -> Quote {
+    public func create(_ content: QuoteContent, by editor: QuoteEditor) async throws(NorthwindError) -> Quote {
         try Self.validate(content)
         try Self.validateValidity(content, base: nil)
         return try await write { db in
-            try Self.requireSyncedSinceRestore(db)
-            let customerID = try Self.customer(code: content.customerCode, db).id ?? 0
+            try ShopSync.requireSyncedSinceRestore(db)
+            let customerID = try Records.customer(code: content.customerCode, db).id ?? 0
             let number = try StoreMetadata.nextQuoteNumber(db)
             try db.execute(
                 sql: "INSERT INTO quotes (number, customerID, validUntil, notes, createdBy) VALUES (?, ?, ?, ?, ?)",
@@ -39,8 +40,8 @@ extension Backoffice {
     }
 
     /// A line for a product at its list price today, as a new line of a quote starts.
-    public func newQuoteLine(productID: Int64, quantity: Int, discount: Double = 0) throws(NorthwindError) -> QuoteLine {
-        let product = try product(id: productID).product
+    public func newLine(productID: Int64, quantity: Int, discount: Double = 0) throws(NorthwindError) -> QuoteLine {
+        let product = try backoffice.catalogue.product(id: productID).product
         // As on an order: a quote for what can no longer be sold could never become one.
         if product.discontinued { throw .invalid("productID", Self.discontinuedMessage(product.name)) }
         return QuoteLine(productID: productID, productName: product.name, quantity: quantity, unitPrice: product.unitPrice, discount: discount)
@@ -51,7 +52,7 @@ extension Backoffice {
     }
 
     /// Quotes, newest change first; drafts only unless `all`.
-    public func listQuotes(all: Bool = false, limit: Int = 100) async throws(NorthwindError) -> [QuoteSummary] {
+    public func list(all: Bool = false, limit: Int = 100) async throws(NorthwindError) -> [QuoteSummary] {
         try checkPaging(limit: limit, offset: 0)
         return try await read { db in
             try Row.fetchAll(
@@ -84,7 +85,7 @@ extension Backoffice {
 
     /// Opens a quote for `editor`: they hold it unless someone else's lease still runs, and then they see it
     /// read-only with that person's name. A converted or withdrawn quote is read-only for everyone.
-    public func openQuote(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
+    public func open(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
         try await write { db in
             let quote = try Self.quote(number: number, db)
             if quote.status == .draft { _ = try Self.takeLease(db, quote: quote, editor: editor, force: false) }
@@ -93,7 +94,7 @@ extension Backoffice {
     }
 
     /// Takes a quote over from whoever edits it; they are told at their next save or ping.
-    public func takeOverQuote(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
+    public func takeOver(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
         try await write { db in
             let quote = try Self.quote(number: number, db)
             guard quote.status == .draft else { throw NorthwindError.invalidState("Quote \(number) is \(quote.status.rawValue); nobody edits it.") }
@@ -103,7 +104,7 @@ extension Backoffice {
     }
 
     /// Renews the lease while the page is open; tells the editor if someone took the quote over.
-    public func pingQuote(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
+    public func ping(number: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteSession {
         try await write { db in
             let quote = try Self.quote(number: number, db)
             try Self.checkHolder(db, quote: quote, editor: editor)
@@ -113,7 +114,7 @@ extension Backoffice {
 
     /// Lets the quote go when the page closes, so the next person need not wait for the lease to run out. The undo
     /// history stays for this editor's next visit.
-    public func closeQuote(number: String, editor: QuoteEditor) async throws(NorthwindError) {
+    public func close(number: String, editor: QuoteEditor) async throws(NorthwindError) {
         try await write { db in
             try db.execute(
                 sql: """
@@ -128,7 +129,7 @@ extension Backoffice {
     /// The autosave: writes the fields the editor changed from `base` to `content`, keeps their undo history, and
     /// makes the hourly version when one is due. Refused, changing nothing, when the editor no longer holds the
     /// quote or the content breaks a rule.
-    public func saveQuoteDraft(
+    public func saveDraft(
         number: String,
         base: QuoteContent,
         content: QuoteContent,
@@ -166,7 +167,7 @@ extension Backoffice {
     // MARK: Versions
 
     /// Saves the quote as it stands as a version, whose parents are the versions it follows.
-    public func saveQuoteVersion(number: String, label: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteVersion {
+    public func saveVersion(number: String, label: String, editor: QuoteEditor) async throws(NorthwindError) -> QuoteVersion {
         let label = label.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(label.count) else { throw .invalid("label", "must be 1 to 200 characters") }
         return try await write { db in
@@ -176,7 +177,7 @@ extension Backoffice {
     }
 
     /// A quote's versions, newest first.
-    public func quoteVersions(number: String) async throws(NorthwindError) -> [QuoteVersion] {
+    public func versions(number: String) async throws(NorthwindError) -> [QuoteVersion] {
         try await read { db in
             let quote = try Self.quote(number: number, db)
             return try Self.versions(db, quoteRecordID: quote.recordID)
@@ -185,7 +186,7 @@ extension Backoffice {
 
     /// Makes a version's content the quote's again (only the fields that differ are written), and records that as
     /// a version of its own.
-    public func restoreQuoteVersion(number: String, versionID: String, editor: QuoteEditor) async throws(NorthwindError) -> Quote {
+    public func restoreVersion(number: String, versionID: String, editor: QuoteEditor) async throws(NorthwindError) -> Quote {
         try await write { db in
             let quote = try Self.quote(number: number, db)
             try Self.checkHolder(db, quote: quote, editor: editor)
@@ -204,7 +205,7 @@ extension Backoffice {
     /// Turns a draft quote into an order in one step, at the prices and discounts quoted. The quote is then
     /// converted, names its order, and can no longer change. Only whoever holds the quote converts it: a person who
     /// sees it read-only is refused, as for a save.
-    public func convertQuote(
+    public func convert(
         number: String,
         employeeID: Int64?,
         requiredDate: LocalDate? = nil,
@@ -228,8 +229,8 @@ extension Backoffice {
                     OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
                 }
             )
-            try Self.validate(lines: draft.lines)
-            let order = try Self.insertOrder(draft, orderDate: .today, db)
+            try Orders.validate(lines: draft.lines)
+            let order = try Orders.insertOrder(draft, orderDate: .today, db)
             try db.execute(
                 sql: "UPDATE quotes SET status = 'converted', orderNumber = ?, updatedAt = ?, version = version + 1 WHERE number = ?",
                 arguments: [order.order.number, Timestamp.now.description, number]
@@ -243,7 +244,7 @@ extension Backoffice {
 
     /// A quote from a package: its own record id, lines and number (the caller picks a free one).
     static func insertImportedQuote(_ content: QuoteContent, number: String, sourceNumber: String, recordID: String, _ db: Database) throws {
-        let customerID = try customer(code: content.customerCode, db).id ?? 0
+        let customerID = try Records.customer(code: content.customerCode, db).id ?? 0
         try db.execute(
             sql: """
                 INSERT INTO quotes (recordID, number, sourceNumber, customerID, validUntil, notes, createdBy)
@@ -281,7 +282,7 @@ extension Backoffice {
         try errors.throwIfAny()
         // The lines obey an order's rules: they become one. A new quote may have none yet.
         if !content.lines.isEmpty {
-            try validate(
+            try Orders.validate(
                 lines: content.lines.map {
                     OrderLineDraft(productID: $0.productID, quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
                 }
@@ -400,7 +401,7 @@ extension Backoffice {
         var arguments: StatementArguments = []
         if base.customerCode != content.customerCode {
             assignments.append("customerID = ?")
-            _ = arguments.append(contentsOf: [try customer(code: content.customerCode, db).id ?? 0])
+            _ = arguments.append(contentsOf: [try Records.customer(code: content.customerCode, db).id ?? 0])
         }
         if base.validUntil != content.validUntil {
             assignments.append("validUntil = ?")
@@ -602,6 +603,6 @@ extension Backoffice {
                 """,
             arguments: StatementArguments(ids)
         )
-        return try syncConflicts(db, ids: wanted)
+        return try ShopSync.syncConflicts(db, ids: wanted)
     }
 }

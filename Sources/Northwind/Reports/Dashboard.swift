@@ -32,7 +32,7 @@ public struct Dashboard: Sendable, Codable, Equatable {
     }
 }
 
-extension Backoffice {
+extension Reports {
     /// How many categories the chart names; the rest are one bar.
     static let dashboardCategories = 8
 

@@ -19,12 +19,12 @@ enum ReportQueries {
     }()
 }
 
-extension Backoffice {
+extension Reports {
     /// Runs a report. `parameters` are the report's parameters as text, by name; absent ones take their default.
     /// Values are checked first, so a mistake gets a message naming the parameter rather than an empty table.
     /// With a `limit`, reading stops there: a screen of the 215k-line listings costs milliseconds, not seconds.
-    /// An `offset` skips rows first; each page runs the query again, so reading every row is `streamReport`'s job.
-    public func runReport(
+    /// An `offset` skips rows first; each page runs the query again, so reading every row is `reports.stream`'s job.
+    public func run(
         _ name: String,
         parameters given: [String: String] = [:],
         limit: Int? = nil,
@@ -57,7 +57,7 @@ extension Backoffice {
     /// Runs a report and hands over its rows one at a time as they are read, in one read transaction, so a download
     /// of every row holds one row in memory, not the table. `columns` comes first, once; a parameter mistake is thrown
     /// before it. An error thrown by either closure stops the reading.
-    public func streamReport(
+    public func stream(
         _ name: String,
         parameters given: [String: String] = [:],
         columns: ([String]) throws -> Void,
@@ -84,66 +84,6 @@ extension Backoffice {
         var sql: String
         var values: [String: String]
         var arguments: [String: DatabaseValue]
-    }
-
-    /// Checks the parameters without touching the store, so a mistake never costs a read.
-    private func prepareReport(_ name: String, parameters given: [String: String]) throws(NorthwindError) -> PreparedReport {
-        guard let report = ReportDefinition.named(name) else {
-            throw .notFound(entity: "report", key: name)
-        }
-        guard let sql = ReportQueries.all[report.query] else {
-            throw .storeUnavailable("The report \(report.name) is missing its query from the installation.")
-        }
-        var errors: [NorthwindError.FieldError] = []
-        for unknown in given.keys.sorted() where !report.parameters.contains(where: { $0.name == unknown }) {
-            let known = report.parameters.map(\.name).joined(separator: ", ")
-            errors.append(.init(unknown, "is not a parameter of \(report.name)" + (known.isEmpty ? " (it takes none)" : " (it takes \(known))")))
-        }
-        var values: [String: String] = [:]
-        var arguments: [String: DatabaseValue] = [:]
-        for parameter in report.parameters {
-            guard let text = clean(given[parameter.name]) ?? parameter.defaultValue else {
-                let help = parameter.help.prefix(1).lowercased() + parameter.help.dropFirst().dropLast()
-                errors.append(.init(parameter.name, "is required (\(help))"))
-                continue
-            }
-            values[parameter.name] = text
-            if text.isEmpty {
-                arguments[parameter.name] = .null
-                continue
-            }
-            switch parameter.kind {
-            case .year:
-                guard let year = Int(text), (1753...9999).contains(year) else {
-                    errors.append(.init(parameter.name, "must be a year such as 1997, not \"\(text)\""))
-                    continue
-                }
-                arguments[parameter.name] = year.databaseValue
-            case .date:
-                guard let day = LocalDate(text) else {
-                    errors.append(.init(parameter.name, "must be a date written yyyy-MM-dd, such as 1996-07-04, not \"\(text)\""))
-                    continue
-                }
-                arguments[parameter.name] = day.description.databaseValue
-            case .count:
-                guard let count = Int(text), (1...10_000).contains(count) else {
-                    errors.append(.init(parameter.name, "must be a whole number from 1 to 10000, not \"\(text)\""))
-                    continue
-                }
-                arguments[parameter.name] = count.databaseValue
-            case .customer, .order, .category, .product:
-                arguments[parameter.name] = text.databaseValue
-            }
-        }
-        if let from = arguments["from"].flatMap(String.fromDatabaseValue), let to = arguments["to"].flatMap(String.fromDatabaseValue),
-            from > to
-        {
-            errors.append(.init("to", "must not be before from (\(from))"))
-        }
-        try errors.throwIfAny()
-        // The shop's low-stock margin (`stock.lowStockMargin`), for a query that names `:margin`; nobody passes it.
-        arguments["margin"] = rules.lowStockMargin.databaseValue
-        return PreparedReport(report: report, sql: sql, values: values, arguments: arguments)
     }
 
     /// The one reading loop: `row` gets a reader of the current row's values (skipping costs no reading), and
@@ -221,5 +161,67 @@ extension Backoffice {
                 ) ?? false
             if !exists { throw NorthwindError.notFound(entity: entity, key: value) }
         }
+    }
+}
+
+extension Reports {
+    /// Checks the parameters without touching the store, so a mistake never costs a read.
+    private func prepareReport(_ name: String, parameters given: [String: String]) throws(NorthwindError) -> PreparedReport {
+        guard let report = ReportDefinition.named(name) else {
+            throw .notFound(entity: "report", key: name)
+        }
+        guard let sql = ReportQueries.all[report.query] else {
+            throw .storeUnavailable("The report \(report.name) is missing its query from the installation.")
+        }
+        var errors: [NorthwindError.FieldError] = []
+        for unknown in given.keys.sorted() where !report.parameters.contains(where: { $0.name == unknown }) {
+            let known = report.parameters.map(\.name).joined(separator: ", ")
+            errors.append(.init(unknown, "is not a parameter of \(report.name)" + (known.isEmpty ? " (it takes none)" : " (it takes \(known))")))
+        }
+        var values: [String: String] = [:]
+        var arguments: [String: DatabaseValue] = [:]
+        for parameter in report.parameters {
+            guard let text = clean(given[parameter.name]) ?? parameter.defaultValue else {
+                let help = parameter.help.prefix(1).lowercased() + parameter.help.dropFirst().dropLast()
+                errors.append(.init(parameter.name, "is required (\(help))"))
+                continue
+            }
+            values[parameter.name] = text
+            if text.isEmpty {
+                arguments[parameter.name] = .null
+                continue
+            }
+            switch parameter.kind {
+            case .year:
+                guard let year = Int(text), (1753...9999).contains(year) else {
+                    errors.append(.init(parameter.name, "must be a year such as 1997, not \"\(text)\""))
+                    continue
+                }
+                arguments[parameter.name] = year.databaseValue
+            case .date:
+                guard let day = LocalDate(text) else {
+                    errors.append(.init(parameter.name, "must be a date written yyyy-MM-dd, such as 1996-07-04, not \"\(text)\""))
+                    continue
+                }
+                arguments[parameter.name] = day.description.databaseValue
+            case .count:
+                guard let count = Int(text), (1...10_000).contains(count) else {
+                    errors.append(.init(parameter.name, "must be a whole number from 1 to 10000, not \"\(text)\""))
+                    continue
+                }
+                arguments[parameter.name] = count.databaseValue
+            case .customer, .order, .category, .product:
+                arguments[parameter.name] = text.databaseValue
+            }
+        }
+        if let from = arguments["from"].flatMap(String.fromDatabaseValue), let to = arguments["to"].flatMap(String.fromDatabaseValue),
+            from > to
+        {
+            errors.append(.init("to", "must not be before from (\(from))"))
+        }
+        try errors.throwIfAny()
+        // The shop's low-stock margin (`stock.lowStockMargin`), for a query that names `:margin`; nobody passes it.
+        arguments["margin"] = rules.lowStockMargin.databaseValue
+        return Reports.PreparedReport(report: report, sql: sql, values: values, arguments: arguments)
     }
 }

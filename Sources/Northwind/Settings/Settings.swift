@@ -219,8 +219,8 @@ public final class Settings: Sendable {
     private func reloadStored(from backoffice: Backoffice) async throws(NorthwindError) -> Bool {
         let (position, installationValues, userValues) = try await backoffice.read { db in
             (
-                try Backoffice.changeLogPosition(db), try Backoffice.storedSettings(db, login: nil).mapValues(\.value),
-                try Backoffice.everyUsersSettings(db)
+                try ShopSettings.changeLogPosition(db), try ShopSettings.storedSettings(db, login: nil).mapValues(\.value),
+                try ShopSettings.everyUsersSettings(db)
             )
         }
         self.backoffice.withLock { $0 = backoffice }
@@ -239,7 +239,7 @@ public final class Settings: Sendable {
     /// The value that stands for `key` (for `login`, when it is a user key), and where it comes from.
     public func value(_ key: String, user login: String? = nil) throws(NorthwindError) -> SettingValue {
         let setting = try Setting.named(key)
-        let cacheKey = setting.scope == .user ? key + "|" + Backoffice.canonicalLogin(login ?? "") : key
+        let cacheKey = setting.scope == .user ? key + "|" + ShopSettings.canonicalLogin(login ?? "") : key
         if let known = resolved.withLock({ $0[cacheKey] }) { return known }
         let configKey = Self.configKey(setting, login: login)
         let value = reader.string(forKey: configKey, isSecret: setting.kind == .secret) ?? setting.defaultValue
@@ -295,7 +295,7 @@ public final class Settings: Sendable {
 
     private static func configKey(_ setting: Setting, login: String?) -> ConfigKey {
         let context: [String: ConfigContextValue] =
-            if let login, setting.scope == .user { ["user": .string(Backoffice.canonicalLogin(login))] } else { [:] }
+            if let login, setting.scope == .user { ["user": .string(ShopSettings.canonicalLogin(login))] } else { [:] }
         return ConfigKey(setting.key.split(separator: ".").map(String.init), context: context)
     }
 

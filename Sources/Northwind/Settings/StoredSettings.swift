@@ -12,14 +12,14 @@ public struct StoredSetting: Sendable, Equatable, Codable {
     public var changedBy: String?
 }
 
-extension Backoffice {
+extension ShopSettings {
     /// This installation's stored values (system and shop keys), by key.
-    public func installationSettings() async throws(NorthwindError) -> [String: StoredSetting] {
+    public func installation() async throws(NorthwindError) -> [String: StoredSetting] {
         try await read { db in try Self.storedSettings(db, login: nil) }
     }
 
     /// A user's stored values, by key.
-    public func userSettings(login: String) async throws(NorthwindError) -> [String: StoredSetting] {
+    public func user(login: String) async throws(NorthwindError) -> [String: StoredSetting] {
         let login = Self.canonicalLogin(login)
         return try await read { db in try Self.storedSettings(db, login: login) }
     }
@@ -27,7 +27,7 @@ extension Backoffice {
     /// Checks `text` against the catalogue and stores its canonical form: for this installation (system and shop
     /// keys) or for the user `login` (user keys). Returns the stored value.
     @discardableResult
-    public func storeSetting(
+    public func set(
         _ key: String,
         _ text: String,
         user login: String? = nil,
@@ -51,7 +51,7 @@ extension Backoffice {
                         """,
                     arguments: [login, key, value]
                 )
-                if db.changesCount > 0 { try Self.markUserSettingChanged(db, login: login, key: key) }
+                if db.changesCount > 0 { try UserSettingsSyncSide.markUserSettingChanged(db, login: login, key: key) }
             } else {
                 try db.execute(
                     sql: """
@@ -68,7 +68,7 @@ extension Backoffice {
 
     /// The checks a value can pass only against this store (titles someone holds): for a value from a layer above
     /// it (command line, environment, settings file), which is checked without the store.
-    public func checkAgainstStore(_ key: String, _ value: String) async throws(NorthwindError) {
+    public func check(_ key: String, _ value: String) async throws(NorthwindError) {
         let setting = try Setting.named(key)
         guard setting.rules.heldTitles else { return }
         try await read { db in try Self.checkHeldTitles(key, value, db) }
@@ -97,7 +97,7 @@ extension Backoffice {
 
     /// Removes the stored value, so that the next layer (in the end the factory default) shows through. Removing
     /// what is not stored is no error.
-    public func removeSetting(_ key: String, user login: String? = nil) async throws(NorthwindError) {
+    public func remove(_ key: String, user login: String? = nil) async throws(NorthwindError) {
         let setting = try Setting.named(key)
         try Self.checkWhere(setting, login: login)
         let login = login.map(Self.canonicalLogin)
@@ -106,7 +106,7 @@ extension Backoffice {
             if let login {
                 try Self.requireLogin(db, login)
                 try db.execute(sql: "DELETE FROM user_settings WHERE login = ? AND key = ?", arguments: [login, key])
-                if db.changesCount > 0 { try Self.markUserSettingChanged(db, login: login, key: key) }
+                if db.changesCount > 0 { try UserSettingsSyncSide.markUserSettingChanged(db, login: login, key: key) }
             } else {
                 try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             }

@@ -35,24 +35,25 @@ public struct UserSettingSyncState: Sendable, Equatable {
 /// Per-user settings that follow the user: each key the catalogue marks `syncs` is one record in the user's private
 /// database on the sync server (zone `settings`), and the write with the later sync clock wins everywhere. Secrets
 /// never sync (the catalogue refuses a secret that syncs).
-extension Backoffice {
+extension UserSettingsSyncSide {
     public static let userSettingsZone = "settings"
+
     static let userSettingRecordType = "UserSetting"
 
     /// Everyone who can sign in here, by their canonical (lowercased) login: whose settings follow them.
     public func syncedLogins() async throws(NorthwindError) -> [String] {
-        try await read { db in try String.fetchAll(db, sql: "SELECT login FROM credentials ORDER BY login") }.map(Self.canonicalLogin)
+        try await read { db in try String.fetchAll(db, sql: "SELECT login FROM credentials ORDER BY login") }.map(ShopSettings.canonicalLogin)
     }
 
     /// Those whose changes wait to go up.
-    public func loginsWithPendingSettings() async throws(NorthwindError) -> [String] {
+    public func loginsWithPending() async throws(NorthwindError) -> [String] {
         try await read { db in try String.fetchAll(db, sql: "SELECT DISTINCT login FROM user_setting_sync WHERE pending ORDER BY login") }
     }
 
     /// Notes, in the writer's transaction, that a user changed (or reset) a synced setting here.
     static func markUserSettingChanged(_ db: Database, login: String, key: String) throws {
         guard Setting.byKey[key]?.syncs == true else { return }
-        let site = try membership(db)?.siteCode ?? "-"
+        let site = try ShopSync.membership(db)?.siteCode ?? "-"
         let last = try String.fetchOne(db, sql: "SELECT clock FROM user_setting_sync WHERE login = ? AND key = ?", arguments: [login, key])
         // Past the clock of the value it replaces, even one written by a computer whose clock runs ahead, so that an
         // edit made after another is never the older one.
@@ -69,8 +70,8 @@ extension Backoffice {
 
     /// The user's changes waiting to go up, as records for their private zone, each with the server's version tag
     /// when it has one (then it is an update).
-    public func pendingUserSettings(login: String) async throws(NorthwindError) -> [SyncRecord] {
-        let login = Self.canonicalLogin(login)
+    public func pending(login: String) async throws(NorthwindError) -> [SyncRecord] {
+        let login = ShopSettings.canonicalLogin(login)
         return try await read { db in
             try Row.fetchAll(
                 db,
@@ -97,8 +98,8 @@ extension Backoffice {
 
     /// Records that the server took `record` as sent: it is no longer pending, unless the user changed it again
     /// since it was read.
-    public func acknowledgeUserSetting(login: String, saved record: SyncRecord) async throws(NorthwindError) {
-        let login = Self.canonicalLogin(login)
+    public func acknowledge(login: String, saved record: SyncRecord) async throws(NorthwindError) {
+        let login = ShopSettings.canonicalLogin(login)
         let clock = Self.clock(of: record)
         try await write { db in
             try db.execute(
@@ -109,8 +110,8 @@ extension Backoffice {
     }
 
     /// The server no longer has the record an update named: the next push creates it again.
-    public func forgetUserSettingTag(login: String, key: String) async throws(NorthwindError) {
-        let login = Self.canonicalLogin(login)
+    public func forgetTag(login: String, key: String) async throws(NorthwindError) {
+        let login = ShopSettings.canonicalLogin(login)
         try await write { db in
             try db.execute(sql: "UPDATE user_setting_sync SET serverTag = NULL WHERE login = ? AND key = ?", arguments: [login, key])
         }
@@ -122,13 +123,13 @@ extension Backoffice {
     /// that do not sync, or whose values break the catalogue's rules, are passed over. Saves `token` (when given)
     /// in the same transaction. Returns the keys whose values changed here.
     @discardableResult
-    public func applyUserSettings(
+    public func apply(
         login: String,
         records: [SyncRecord],
         token: String?,
         reason: UserSettingChangeReason
     ) async throws(NorthwindError) -> [String] {
-        let login = Self.canonicalLogin(login)
+        let login = ShopSettings.canonicalLogin(login)
         return try await write { db in
             var changed: [String] = []
             for record in records where !record.deleted {
@@ -183,31 +184,40 @@ extension Backoffice {
     }
 
     /// Where the last download of a user's settings ended; nil before the first.
-    public func userSettingsToken(login: String) async throws(NorthwindError) -> String? {
+    public func token(login: String) async throws(NorthwindError) -> String? {
         try await read { db in
-            try String.fetchOne(db, sql: "SELECT token FROM user_setting_tokens WHERE login = ?", arguments: [Self.canonicalLogin(login)])
+            try String.fetchOne(db, sql: "SELECT token FROM user_setting_tokens WHERE login = ?", arguments: [ShopSettings.canonicalLogin(login)])
         }
     }
 
     /// Forgets where the last download ended (the server purged what came after it): the next one starts over.
-    public func resetUserSettingsToken(login: String) async throws(NorthwindError) {
+    public func resetToken(login: String) async throws(NorthwindError) {
         try await write { db in
-            try db.execute(sql: "DELETE FROM user_setting_tokens WHERE login = ?", arguments: [Self.canonicalLogin(login)])
+            try db.execute(sql: "DELETE FROM user_setting_tokens WHERE login = ?", arguments: [ShopSettings.canonicalLogin(login)])
         }
     }
 
     /// The server refused the user's changes for their quota: they stay here, pending, and say why.
-    public func markUserSettingsOverQuota(login: String) async throws(NorthwindError) {
+    public func markOverQuota(login: String) async throws(NorthwindError) {
         try await write { db in
             try db.execute(
                 sql: "UPDATE user_setting_sync SET reason = ?, reasonAt = ? WHERE login = ? AND pending",
-                arguments: [UserSettingChangeReason.quotaViolation.rawValue, Timestamp.now, Self.canonicalLogin(login)]
+                arguments: [UserSettingChangeReason.quotaViolation.rawValue, Timestamp.now, ShopSettings.canonicalLogin(login)]
             )
         }
     }
 
+    /// The record's sync clock, if it is one: a clock of any other form would sort after every real one and win
+    /// for ever.
+    private static func clock(of record: SyncRecord) -> String? {
+        if case .string(let clock)? = record.fields["clock"], clock.wholeMatch(of: /[0-9]{15}\.[A-Za-z0-9_-]{1,64}/) != nil { return clock }
+        return nil
+    }
+}
+
+extension ShopSettings {
     /// The sync state of each of a user's synced settings that has one, by key.
-    public func userSettingStates(login: String) async throws(NorthwindError) -> [String: UserSettingSyncState] {
+    public func syncStates(login: String) async throws(NorthwindError) -> [String: UserSettingSyncState] {
         try await read { db in
             var states: [String: UserSettingSyncState] = [:]
             let rows = try Row.fetchAll(
@@ -226,12 +236,5 @@ extension Backoffice {
             }
             return states
         }
-    }
-
-    /// The record's sync clock, if it is one: a clock of any other form would sort after every real one and win
-    /// for ever.
-    private static func clock(of record: SyncRecord) -> String? {
-        if case .string(let clock)? = record.fields["clock"], clock.wholeMatch(of: /[0-9]{15}\.[A-Za-z0-9_-]{1,64}/) != nil { return clock }
-        return nil
     }
 }

@@ -63,10 +63,10 @@ public struct FirstRunState: Sendable, Equatable {
     public var siteName: String?
 }
 
-extension Backoffice {
+extension Setup {
     /// Whether the first run is still to do: nobody has finished it, and nobody can sign in (a store that already
     /// has a password, made with the CLI or by an earlier version, needs no first run).
-    public func firstRunState() async throws(NorthwindError) -> FirstRunState {
+    public func state() async throws(NorthwindError) -> FirstRunState {
         try await read { db in
             let done = try StoreMetadata.value(db, "firstRunCompletedAt") != nil
             let anyone = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM credentials)") ?? false
@@ -80,7 +80,7 @@ extension Backoffice {
 
     /// Opens the first-run page to the LAN for the boot `boot` (the store's making, or `northwind setup reopen` from
     /// the console after the first boot passed without it).
-    public func openFirstRun(boot: String) async throws(NorthwindError) {
+    public func open(boot: String) async throws(NorthwindError) {
         try await write { db in try StoreMetadata.setValue(db, "firstRunOpenBoot", boot) }
     }
 
@@ -147,9 +147,9 @@ extension Backoffice {
     /// attempt cut short (a power cut while the demo data went in) is emptied first, unless it has joined a company
     /// (its data then came from head office) or `keepData` (the demo data just loaded) says to keep it.
     /// Returns the manager's employee id.
-    public func completeFirstRun(_ form: FirstRunForm, title: String, keepData: Bool = false) async throws(NorthwindError) -> Int64 {
+    public func complete(_ form: FirstRunForm, title: String, keepData: Bool = false) async throws(NorthwindError) -> Int64 {
         try Self.validate(form)
-        let hash = await Self.offload { Bcrypt.hash(form.password, cost: Backoffice.passwordCost) }
+        let hash = await Accounts.offload { Bcrypt.hash(form.password, cost: Accounts.passwordCost) }
         let store = self.store
         return try await write { db in
             guard try StoreMetadata.value(db, "firstRunCompletedAt") == nil,
@@ -157,7 +157,7 @@ extension Backoffice {
             else {
                 throw NorthwindError.invalidState("The first run is done already; sign in instead.")
             }
-            let joined = try Self.membership(db) != nil
+            let joined = try ShopSync.membership(db) != nil
             // Only what an earlier attempt of the first run loaded is cleared; data put in some other way (an
             // import with the CLI) is kept.
             let leftovers = try StoreMetadata.value(db, "firstRunAttempt") != nil && !Store.isEmpty(db)
@@ -185,10 +185,10 @@ extension Backoffice {
     /// Starts an attempt that fills the store (the demo data, or a company's after joining): what an earlier
     /// attempt cut short left is cleared first, and the attempt is noted, so that the next one may clear what this
     /// one leaves. A store that holds data the first run did not put there is refused: it is kept, not replaced.
-    public func beginFirstRunAttempt() async throws(NorthwindError) {
+    public func beginAttempt() async throws(NorthwindError) {
         let store = self.store
         try await write { db in
-            guard try StoreMetadata.value(db, "firstRunCompletedAt") == nil, try Self.membership(db) == nil else {
+            guard try StoreMetadata.value(db, "firstRunCompletedAt") == nil, try ShopSync.membership(db) == nil else {
                 throw NorthwindError.invalidState("Only a first run that did not finish, on a store that has not joined a company, starts again.")
             }
             if try !Store.isEmpty(db) {
@@ -206,12 +206,12 @@ extension Backoffice {
 
     /// Gives an empty store the site code chosen on the first-run page, before it joins a company with it (a token
     /// that names a site overrides it when the store joins).
-    public func setSiteCodeForFirstRun(_ code: String) async throws(NorthwindError) {
+    public func setSiteCode(_ code: String) async throws(NorthwindError) {
         guard code.wholeMatch(of: /[A-Z0-9]{2,12}/) != nil else {
             throw .invalid("siteCode", "A site code is 2 to 12 capital letters or digits, such as KRK.")
         }
         try await write { db in
-            guard try Store.isEmpty(db), try Self.membership(db) == nil else {
+            guard try Store.isEmpty(db), try ShopSync.membership(db) == nil else {
                 throw NorthwindError.invalidState("Only an empty store that has not joined a company takes a new site code.")
             }
             try StoreMetadata.setSiteCode(db, code)

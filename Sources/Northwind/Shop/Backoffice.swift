@@ -7,7 +7,7 @@ import NorthwindStore
 /// Each public write is validated and runs in exactly one transaction, so a failure leaves the store as it was.
 ///
 ///     let backoffice = try Backoffice.open(StoreConfiguration(path: "northwind.sqlite"))
-///     let order = try await backoffice.executeOrder(number: "10248")
+///     let order = try await backoffice.orders.execute(number: "10248")
 ///
 /// Lookups by key and search are synchronous: they take microseconds. Every other read is `async` and runs on a
 /// reader thread unless it was measured cheap (see `measuredRead`); writes are `async` too, as they may wait for the

@@ -21,7 +21,7 @@ public struct ServerFigures: Sendable, Equatable {
     public var secondsSinceBackup: Double?
 }
 
-extension Backoffice {
+extension Reports {
     /// The figures `/readyz` and `/metrics` show, with the backups in `folder`.
     public func serverFigures(backups folder: BackupFolder, now: Timestamp = .now) async throws(NorthwindError) -> ServerFigures {
         let (migrated, status) = try await read { db in
@@ -45,6 +45,9 @@ extension Backoffice {
     }
 
     private static func quickSyncState(_ db: Database) throws -> (joined: Bool, pending: Int, lastSuccess: String?, offline: Bool) {
-        (try membership(db) != nil, try pendingCount(db), try state(db, "lastSuccess"), try state(db, "offlineSince") != nil)
+        (
+            try ShopSync.membership(db) != nil, try ShopSync.pendingCount(db), try ShopSync.state(db, "lastSuccess"),
+            try ShopSync.state(db, "offlineSince") != nil
+        )
     }
 }

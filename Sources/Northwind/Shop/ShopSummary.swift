@@ -12,8 +12,8 @@ public struct ShopSummary: Sendable, Codable, Equatable {
     }
 }
 
-extension Backoffice {
-    public func shopSummary() async throws(NorthwindError) -> ShopSummary {
+extension Reports {
+    public func summary() async throws(NorthwindError) -> ShopSummary {
         let margin = rules.lowStockMargin
         return try await read { db in try Self.shopSummary(db, lowStockMargin: margin) }
     }

@@ -16,11 +16,11 @@ public struct TransferStatus: Sendable, Equatable {
     public var shortBy: Int { received.map { transfer.quantity - $0 } ?? 0 }
 }
 
-extension Backoffice {
+extension Stock {
     /// Sends units of a product from this shelf to another location: the transfer and its movement out, in one
     /// transaction, refused when this shelf holds fewer units. The goods are then in transit, at both ends, until
     /// the destination receives them.
-    public func sendTransfer(
+    public func send(
         productID: Int64,
         quantity: Int,
         to destination: String,
@@ -32,12 +32,12 @@ extension Backoffice {
         let note = clean(note)
         if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
-            try Self.requireSyncedSinceRestore(db)
-            let product = try Self.productRow(id: productID, db).product
-            try Self.checkEmployee(employeeID, db)
+            try ShopSync.requireSyncedSinceRestore(db)
+            let product = try Catalogue.productRow(id: productID, db).product
+            try Catalogue.checkEmployee(employeeID, db)
             let here = try Self.location(db)
             guard destination != here else { throw NorthwindError.invalid("to", "is this location (\(here)): send to another") }
-            guard try Self.membership(db) != nil else {
+            guard try ShopSync.membership(db) != nil else {
                 throw NorthwindError.invalid(
                     "to",
                     "this store has not joined a company: transfers go between installations that sync (northwind sync join)"
@@ -88,10 +88,10 @@ extension Backoffice {
         // The receipt's note goes on the movement in, after what the store adds ("from LON; short by 2 of 12").
         if let error = RecordRules.check("stock_transfers", "note", note) { throw .invalid([error]) }
         return try await write { db in
-            try Self.requireSyncedSinceRestore(db)
+            try ShopSync.requireSyncedSinceRestore(db)
             let status = try Self.transferStatus(id: id, db)
             let transfer = status.transfer
-            try Self.checkEmployee(employeeID, db)
+            try Catalogue.checkEmployee(employeeID, db)
             let here = try Self.location(db)
             guard transfer.toLocation == here else {
                 throw NorthwindError.invalidState(
@@ -104,7 +104,7 @@ extension Backoffice {
                 )
             }
             if let error = Limits.check(units, 1...transfer.quantity, "units") { throw NorthwindError.invalid([error]) }
-            let product = try Self.productRow(id: transfer.productID, db).product
+            let product = try Catalogue.productRow(id: transfer.productID, db).product
             guard product.unitsInStock <= Limits.units.upperBound - units else {
                 throw NorthwindError.invalid(
                     "units",
@@ -178,16 +178,16 @@ extension Backoffice {
 
     /// This location, and where it can send a transfer: the other locations it has heard of (none before it has
     /// joined a company and synced).
-    public func transferLocations() async throws(NorthwindError) -> (here: String, others: [String]) {
+    public func locations() async throws(NorthwindError) -> (here: String, others: [String]) {
         try await read { db in
             let here = try Self.location(db)
-            return (here, try Self.membership(db) == nil ? [] : try Self.otherLocations(db, here: here))
+            return (here, try ShopSync.membership(db) == nil ? [] : try Self.otherLocations(db, here: here))
         }
     }
 
     /// This installation's site code: the one it joined with, else the one it made for its order numbers.
     static func location(_ db: Database) throws -> String {
-        try membership(db)?.siteCode ?? StoreMetadata.siteCode(db)
+        try ShopSync.membership(db)?.siteCode ?? StoreMetadata.siteCode(db)
     }
 
     /// The other locations this store has heard of: those whose stock or zone reached it by sync.

@@ -124,12 +124,12 @@ public struct SyncApplied: Sendable, Equatable {
 /// The store's side of sync: what it must send, what it has heard, and the merge rules. Every method is one
 /// transaction, and the sync engine keeps no state of its own, so a crash at any point loses nothing: the outbox is
 /// the change log, and an acknowledgement or a downloaded page is recorded with its effects or not at all.
-extension Backoffice {
+extension ShopSync {
     // MARK: Membership
 
     /// The membership, with the credential from its file beside the store. A store whose credential still sits in
     /// the store (an older version kept it there) has it moved out, so that its backups carry none from then on.
-    public func syncMembership() async throws(NorthwindError) -> SyncMembership? {
+    public func membership() async throws(NorthwindError) -> SyncMembership? {
         guard var membership = try await read({ db in try Self.membership(db) }) else { return nil }
         try takeOverIfRevertedCopy()
         let files = StoreFiles(path: store.configuration.path)
@@ -159,27 +159,12 @@ extension Backoffice {
                     let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
                     guard watermark[index].batches > taken || index != watermark.count - 1 else { return false }
                 }
-                try Self.startOverAsRestored(db)
+                try Backups.startOverAsRestored(db)
                 return true
             }
         } catch {
             throw NorthwindError.translating(error)
         }
-    }
-
-    /// Why a store that has joined cannot sync when its credential file is missing, and what to do.
-    public func missingCredentialMessage(_ membership: SyncMembership) -> String {
-        let file: String = StoreFiles(path: store.configuration.path).syncCredential.path
-        let site: String = membership.siteCode
-        return "This store has joined \(membership.container) as \(site), but its sync credential (\(file)) is missing: a store "
-            + "restored or copied onto another machine has none, as backups carry none. Ask the sync server's administrator for "
-            + "a token that replaces the site's credential (northwind-sync-server enroll --site \(site) --replace), then run "
-            + "northwind sync join URL TOKEN --again."
-    }
-
-    /// Keeps a rotated credential (in its file beside the store).
-    public func saveSyncCredential(_ credential: String) throws(NorthwindError) {
-        try StoreFiles(path: store.configuration.path).writeSyncCredential(credential)
     }
 
     /// Saves the membership without its credential, which goes to its file beside the store.
@@ -203,35 +188,6 @@ extension Backoffice {
         try await read { db in try StoreMetadata.siteCode(db) }
     }
 
-    /// Records the membership. A store that holds data may join only a container that holds none (head office's
-    /// first upload); a store that joins a container with data must be empty and downloads everything.
-    public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
-        try await read { db in try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil) }
-        // The credential's file first: a store whose membership is recorded always has its credential beside it.
-        try saveSyncCredential(membership.credential)
-        // A watermark left by another store once at this path would take this one for an older copy of that one.
-        try? FileManager.default.removeItem(at: StoreFiles(path: store.configuration.path).syncWatermark)
-        try await write { db in
-            try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil)
-            // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
-            // (A store with data was refused such a token before it was spent: `checkCanJoin` with the token's site.)
-            if try StoreMetadata.siteCode(db) != membership.siteCode, try Store.isEmpty(db) {
-                try StoreMetadata.setSiteCode(db, membership.siteCode)
-            }
-            try Self.saveMembership(db, membership)
-            // Head office's rows are all to upload: the change log holds every row's insert. An empty store has
-            // nothing to send.
-            let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
-            try Self.setState(db, "uploadedThrough", String(through))
-        }
-    }
-
-    /// Whether this store may join a company: refused (before any token is spent) when it has joined already, when
-    /// it holds data and so does the company, or when the token names another site than a store with data uses.
-    public func checkCanJoin(containerHasData: Bool, siteCode: String?) async throws(NorthwindError) {
-        try await read { db in try Self.checkCanJoin(db, containerHasData: containerHasData, siteCode: siteCode) }
-    }
-
     static func checkCanJoin(_ db: Database, containerHasData: Bool, siteCode: String?) throws {
         if try membership(db) != nil {
             throw NorthwindError.invalidState("This store has already joined a sync server; it syncs with `northwind sync now`.")
@@ -252,15 +208,6 @@ extension Backoffice {
         }
     }
 
-    /// The store's site was given a new credential (`enroll --replace`): it syncs with it from now on, as before.
-    public func replaceSyncCredential(_ membership: SyncMembership) async throws(NorthwindError) {
-        guard let current = try await read({ db in try Self.membership(db) }), current.siteCode == membership.siteCode else {
-            throw NorthwindError.invalidState("This store has not joined as site \(membership.siteCode).")
-        }
-        try saveSyncCredential(membership.credential)
-        try await write { db in try Self.saveMembership(db, membership) }
-    }
-
     static func state(_ db: Database, _ key: String) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
     }
@@ -274,33 +221,6 @@ extension Backoffice {
         }
     }
 
-    /// A value the sync engine keeps in the store (what it last declared, say).
-    public func syncStateValue(_ key: String) async throws(NorthwindError) -> String? {
-        try await read { db in try Self.state(db, "engine:" + key) }
-    }
-
-    public func setSyncStateValue(_ key: String, _ value: String?) async throws(NorthwindError) {
-        try await write { db in try Self.setState(db, "engine:" + key, value) }
-    }
-
-    // MARK: Lineage
-
-    /// This store's client ID and the sequence of its next batch to the shared database (`SyncLineage`), made on first
-    /// use.
-    public func syncLineage() async throws(NorthwindError) -> SyncLineage {
-        try await write { db in
-            let clientID: String
-            if let known = try Self.state(db, "clientID") {
-                clientID = known
-            } else {
-                clientID = UUID().uuidString.lowercased()
-                try Self.setState(db, "clientID", clientID)
-            }
-            let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
-            return SyncLineage(clientID: clientID, sequence: taken + 1, takeOver: try Self.state(db, "takeOver") != nil)
-        }
-    }
-
     /// This copy of the store becomes the site's at the server (after a restore, or when the server said that it is
     /// behind): a new client ID, taking the site over with its next batch, and every zone fetched again from scratch,
     /// so that what the server took from the site since this copy's state comes back; until then it is treated as a
@@ -310,7 +230,7 @@ extension Backoffice {
             guard try Self.membership(db) != nil else {
                 throw NorthwindError.invalidState("This store has not joined a sync server: there is nothing to resume.")
             }
-            try Self.startOverAsRestored(db)
+            try Backups.startOverAsRestored(db)
         }
     }
 
@@ -352,120 +272,6 @@ extension Backoffice {
         try await read { db in try Self.membership(db) != nil && Self.state(db, "restoredUntilFullSync") != nil }
     }
 
-    /// A full sync ended with every zone fetched: a restored store may execute orders again, and a received record
-    /// still waiting for the record it refers to waits for one the server no longer has (deleted at another site):
-    /// the conflict inbox says so, once per record, and `sync status` counts them. Such a record stays waiting, and
-    /// applies if its parent ever comes back.
-    /// `listedZones`: the zones the server has; one this store still marks for fetching again but the server no
-    /// longer lists has nothing to fetch, and holds nothing up.
-    public func fullSyncCompleted(listedZones: Set<String>? = nil) async throws(NorthwindError) {
-        try await write { db in
-            if let listedZones {
-                for key in try String.fetchAll(db, sql: "SELECT key FROM sync_state WHERE key LIKE 'refetching:%'")
-                where !listedZones.contains(String(key.dropFirst("refetching:".count))) {
-                    try Self.setState(db, key, nil)
-                }
-            }
-            let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
-            if refetching == 0 {
-                try Self.setState(db, "restoredUntilFullSync", nil)
-                // Every zone fetched in this epoch: the deletions acknowledged in earlier ones were sent again where
-                // a restored server had brought their records back, and are kept no longer.
-                try db.execute(
-                    sql:
-                        "DELETE FROM sync_state WHERE key LIKE 'deletedAck:%' AND value <> ifnull((SELECT value FROM sync_state WHERE key = 'serverEpoch'), '')"
-                )
-            }
-            for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
-                let record = try SyncRecord.decode(Data(body.utf8))
-                let key = "orphan:\(record.zoneID.zoneName)/\(record.recordName)"
-                guard try Self.state(db, key) == nil else { continue }
-                var applied = SyncApplied()
-                try Self.discardWhole(
-                    db,
-                    table: record.recordType,
-                    record: record,
-                    reason: "received, but it refers to a record the server no longer has (deleted at another site): not applied",
-                    applied: &applied
-                )
-                try Self.setState(db, key, Timestamp.now.description)
-            }
-        }
-    }
-
-    // MARK: Server epoch
-
-    /// Notes the server's epoch, which changes when its data is restored from a backup. On a change, every record
-    /// this store wrote and had acknowledged (its own site's zone, and shared records whose fields carry its clocks)
-    /// goes up again, and so does every shared record it holds in a version the server changed after the newest
-    /// change of the restored data (`restoredThrough`), whoever wrote it: the writer may have lost it too, in a
-    /// restore of its own. Each goes with the clocks it had, so that a server that lost it gets it back and one that
-    /// kept it merges it by clock; then every zone is fetched again from scratch. Nothing acknowledged is deleted here
-    /// to match a server that lost it. Returns how many records go up again (0 on the first contact or the same
-    /// epoch).
-    public func noteServerEpoch(_ epoch: String, restoredThrough: Int64? = nil) async throws(NorthwindError) -> Int {
-        try await write { db in
-            guard let site = try syncSite(db) else { return 0 }
-            let known = try Self.state(db, "serverEpoch")
-            try Self.setState(db, "serverEpoch", epoch)
-            guard let known, known != epoch else { return 0 }
-            let ownZone = SyncTable.siteZone(site.siteCode)
-            var queued = 0
-            // Parents' tables first, so that the batches (up to 400 records each) send a record's parent with it or
-            // before it: head office cannot restore another site's parent later.
-            let rows = try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records")
-            func order(_ row: Row) -> (Int, String, String) { (SyncTable.rank(row["tableName"]), row["tableName"], row["recordID"]) }
-            for row in rows.sorted(by: { order($0) < order($1) }) {
-                let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
-                let clocks = FieldClock.clocks(of: try Self.decodeFields(row["fields"]))
-                // A version the server took at or after the newest change its restored data holds: may be lost with the restore.
-                let modified: Int64? = row["modified"]
-                let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 >= through } } ?? false
-                // Another site's zone is written by that site; head office also puts back what the site lost too.
-                let anotherSites = zone != ownZone && !SyncTable.sharedZones.contains(zone)
-                let sendsAgain =
-                    anotherSites
-                    ? lostByTheServer && site.membership.role == "hq"
-                    : zone == ownZone || lostByTheServer || clocks.values.contains(where: { $0.site == site.siteCode })
-                guard sendsAgain else { continue }
-                try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
-                // A version still waiting from an earlier restore keeps the clocks it had.
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO sync_resend (tableName, recordID, fields, zoneName, modified) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [table, recordID, row["fields"] as String, zone, modified]
-                )
-                // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
-                let newest = clocks.values.max().map { Int64($0.text.prefix(while: \.isNumber)) ?? 0 } ?? 0
-                let changedAt =
-                    try String.fetchOne(
-                        db,
-                        sql: """
-                            SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' AND NOT localOnly
-                            ORDER BY seq DESC LIMIT 1
-                            """,
-                        arguments: [recordID, table]
-                    ) ?? Timestamp(milliseconds: newest).description
-                try db.execute(
-                    sql: "INSERT INTO change_log (tableName, recordID, operation, origin, changedAt) VALUES (?, ?, 'update', 'local', ?)",
-                    arguments: [table, recordID, changedAt]
-                )
-                queued += 1
-            }
-            // The restored server may hold an older schema, or none: declare it again.
-            try Self.setState(db, "engine:declaredSchema", nil)
-            // A batch built before the restore may name changes the server has lost with it: build it afresh.
-            try Self.setState(db, "pendingBatch", nil)
-            try Self.setState(db, "pendingBatchID", nil)
-            try Self.refetchEverything(db)
-            try Self.setState(
-                db,
-                "lastServerRestore",
-                "\(Timestamp.now.description): the server's data was restored; \(queued) records it may have lost went up again from here"
-            )
-            return queued
-        }
-    }
-
     // MARK: Outbox
 
     /// Change-log entries not yet acknowledged.
@@ -480,14 +286,6 @@ extension Backoffice {
             sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly",
             arguments: [through]
         ) ?? 0
-    }
-
-    /// The next batch to send: the changes of the oldest unacknowledged local transaction, with any later one that
-    /// changed its records again (entries written outside the domain, such as a bulk load, go up to 400 records at a
-    /// time), each record once, as it is when the batch is first built. Nil when nothing is pending.
-    public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
-        // A write, so that entries with nothing left to say are passed over for good, and the batch's extent is kept.
-        try await write { db in try syncSite(db).flatMap { try Self.nextBatch(db, site: $0) } }
     }
 
     static func nextBatch(_ db: Database, site: SyncSite) throws -> OutboxBatch? {
@@ -587,15 +385,6 @@ extension Backoffice {
         }
     }
 
-    /// Forgets the batch built and not acknowledged, so that the next one is built afresh: only when it is known
-    /// that the server never applied it (a picture it names never reached the server, and is gone here since).
-    public func forgetPendingBatch() async throws(NorthwindError) {
-        try await write { db in
-            try Self.setState(db, "pendingBatch", nil)
-            try Self.setState(db, "pendingBatchID", nil)
-        }
-    }
-
     /// The bytes of the pictures that the operations name (those still here).
     static func assetBytes(_ db: Database, of operations: [OutboxOperation], site: SyncSite) throws -> [String: Data] {
         var bytes: [String: Data] = [:]
@@ -627,7 +416,7 @@ extension Backoffice {
             guard let base else {
                 // Deleted here while its version waited to go up again after a server restore: the deletion goes
                 // up instead, or the restored server's older copy would come back.
-                guard try resendFields(db, table: name, recordID: recordID) != nil else { return nil }
+                guard try SyncEngineSide.resendFields(db, table: name, recordID: recordID) != nil else { return nil }
                 return OutboxOperation(kind: .forceDelete, record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName)))
             }
             // Only the owning site writes its zone; another site's rows are removed here only by a download.
@@ -637,7 +426,7 @@ extension Backoffice {
             )
         }
         // A version sent again after the server's restore: its values go up with the clocks they were written with.
-        let version = try resendVersion(db, table: name, recordID: recordID)
+        let version = try SyncEngineSide.resendVersion(db, table: name, recordID: recordID)
         let held = version?.fields ?? [:]
         let heldClocks = FieldClock.clocks(of: held)
         func clock(_ field: String) -> FieldClock {
@@ -693,6 +482,219 @@ extension Backoffice {
     }
 }
 
+extension SyncEngineSide {
+    /// Why a store that has joined cannot sync when its credential file is missing, and what to do.
+    public func missingCredentialMessage(_ membership: SyncMembership) -> String {
+        let file: String = StoreFiles(path: store.configuration.path).syncCredential.path
+        let site: String = membership.siteCode
+        return "This store has joined \(membership.container) as \(site), but its sync credential (\(file)) is missing: a store "
+            + "restored or copied onto another machine has none, as backups carry none. Ask the sync server's administrator for "
+            + "a token that replaces the site's credential (northwind-sync-server enroll --site \(site) --replace), then run "
+            + "northwind sync join URL TOKEN --again."
+    }
+
+    /// Keeps a rotated credential (in its file beside the store).
+    public func saveCredential(_ credential: String) throws(NorthwindError) {
+        try StoreFiles(path: store.configuration.path).writeSyncCredential(credential)
+    }
+
+    /// Records the membership. A store that holds data may join only a container that holds none (head office's
+    /// first upload); a store that joins a container with data must be empty and downloads everything.
+    public func join(_ membership: SyncMembership, containerHasData: Bool) async throws(NorthwindError) {
+        try await read { db in try ShopSync.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil) }
+        // The credential's file first: a store whose membership is recorded always has its credential beside it.
+        try backoffice.syncEngine.saveCredential(membership.credential)
+        // A watermark left by another store once at this path would take this one for an older copy of that one.
+        try? FileManager.default.removeItem(at: StoreFiles(path: store.configuration.path).syncWatermark)
+        try await write { db in
+            try ShopSync.checkCanJoin(db, containerHasData: containerHasData, siteCode: nil)
+            // A site the administrator chose (`enroll --site`): an empty store takes its code for its order numbers.
+            // (A store with data was refused such a token before it was spent: `checkCanJoin` with the token's site.)
+            if try StoreMetadata.siteCode(db) != membership.siteCode, try Store.isEmpty(db) {
+                try StoreMetadata.setSiteCode(db, membership.siteCode)
+            }
+            try ShopSync.saveMembership(db, membership)
+            // Head office's rows are all to upload: the change log holds every row's insert. An empty store has
+            // nothing to send.
+            let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
+            try ShopSync.setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    /// Whether this store may join a company: refused (before any token is spent) when it has joined already, when
+    /// it holds data and so does the company, or when the token names another site than a store with data uses.
+    public func checkCanJoin(containerHasData: Bool, siteCode: String?) async throws(NorthwindError) {
+        try await read { db in try ShopSync.checkCanJoin(db, containerHasData: containerHasData, siteCode: siteCode) }
+    }
+
+    /// The store's site was given a new credential (`enroll --replace`): it syncs with it from now on, as before.
+    public func replaceCredential(_ membership: SyncMembership) async throws(NorthwindError) {
+        guard let current = try await read({ db in try ShopSync.membership(db) }), current.siteCode == membership.siteCode else {
+            throw NorthwindError.invalidState("This store has not joined as site \(membership.siteCode).")
+        }
+        try backoffice.syncEngine.saveCredential(membership.credential)
+        try await write { db in try ShopSync.saveMembership(db, membership) }
+    }
+
+    /// A value the sync engine keeps in the store (what it last declared, say).
+    public func stateValue(_ key: String) async throws(NorthwindError) -> String? {
+        try await read { db in try ShopSync.state(db, "engine:" + key) }
+    }
+
+    public func setStateValue(_ key: String, _ value: String?) async throws(NorthwindError) {
+        try await write { db in try ShopSync.setState(db, "engine:" + key, value) }
+    }
+
+    // MARK: Lineage
+
+    /// This store's client ID and the sequence of its next batch to the shared database (`SyncLineage`), made on first
+    /// use.
+    public func lineage() async throws(NorthwindError) -> SyncLineage {
+        try await write { db in
+            let clientID: String
+            if let known = try ShopSync.state(db, "clientID") {
+                clientID = known
+            } else {
+                clientID = UUID().uuidString.lowercased()
+                try ShopSync.setState(db, "clientID", clientID)
+            }
+            let taken = Int64(try ShopSync.state(db, "batchesTaken") ?? "0") ?? 0
+            return SyncLineage(clientID: clientID, sequence: taken + 1, takeOver: try ShopSync.state(db, "takeOver") != nil)
+        }
+    }
+
+    /// A full sync ended with every zone fetched: a restored store may execute orders again, and a received record
+    /// still waiting for the record it refers to waits for one the server no longer has (deleted at another site):
+    /// the conflict inbox says so, once per record, and `sync status` counts them. Such a record stays waiting, and
+    /// applies if its parent ever comes back.
+    /// `listedZones`: the zones the server has; one this store still marks for fetching again but the server no
+    /// longer lists has nothing to fetch, and holds nothing up.
+    public func fullSyncCompleted(listedZones: Set<String>? = nil) async throws(NorthwindError) {
+        try await write { db in
+            if let listedZones {
+                for key in try String.fetchAll(db, sql: "SELECT key FROM sync_state WHERE key LIKE 'refetching:%'")
+                where !listedZones.contains(String(key.dropFirst("refetching:".count))) {
+                    try ShopSync.setState(db, key, nil)
+                }
+            }
+            let refetching = try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'refetching:%'") ?? 0
+            if refetching == 0 {
+                try ShopSync.setState(db, "restoredUntilFullSync", nil)
+                // Every zone fetched in this epoch: the deletions acknowledged in earlier ones were sent again where
+                // a restored server had brought their records back, and are kept no longer.
+                try db.execute(
+                    sql:
+                        "DELETE FROM sync_state WHERE key LIKE 'deletedAck:%' AND value <> ifnull((SELECT value FROM sync_state WHERE key = 'serverEpoch'), '')"
+                )
+            }
+            for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
+                let record = try SyncRecord.decode(Data(body.utf8))
+                let key = "orphan:\(record.zoneID.zoneName)/\(record.recordName)"
+                guard try ShopSync.state(db, key) == nil else { continue }
+                var applied = SyncApplied()
+                try Self.discardWhole(
+                    db,
+                    table: record.recordType,
+                    record: record,
+                    reason: "received, but it refers to a record the server no longer has (deleted at another site): not applied",
+                    applied: &applied
+                )
+                try ShopSync.setState(db, key, Timestamp.now.description)
+            }
+        }
+    }
+
+    // MARK: Server epoch
+
+    /// Notes the server's epoch, which changes when its data is restored from a backup. On a change, every record
+    /// this store wrote and had acknowledged (its own site's zone, and shared records whose fields carry its clocks)
+    /// goes up again, and so does every shared record it holds in a version the server changed after the newest
+    /// change of the restored data (`restoredThrough`), whoever wrote it: the writer may have lost it too, in a
+    /// restore of its own. Each goes with the clocks it had, so that a server that lost it gets it back and one that
+    /// kept it merges it by clock; then every zone is fetched again from scratch. Nothing acknowledged is deleted here
+    /// to match a server that lost it. Returns how many records go up again (0 on the first contact or the same
+    /// epoch).
+    public func noteServerEpoch(_ epoch: String, restoredThrough: Int64? = nil) async throws(NorthwindError) -> Int {
+        try await write { db in
+            guard let site = try syncSite(db) else { return 0 }
+            let known = try ShopSync.state(db, "serverEpoch")
+            try ShopSync.setState(db, "serverEpoch", epoch)
+            guard let known, known != epoch else { return 0 }
+            let ownZone = SyncTable.siteZone(site.siteCode)
+            var queued = 0
+            // Parents' tables first, so that the batches (up to 400 records each) send a record's parent with it or
+            // before it: head office cannot restore another site's parent later.
+            let rows = try Row.fetchAll(db, sql: "SELECT tableName, recordID, zoneName, fields, modified FROM sync_records")
+            func order(_ row: Row) -> (Int, String, String) { (SyncTable.rank(row["tableName"]), row["tableName"], row["recordID"]) }
+            for row in rows.sorted(by: { order($0) < order($1) }) {
+                let (table, recordID, zone): (String, String, String) = (row["tableName"], row["recordID"], row["zoneName"])
+                let clocks = FieldClock.clocks(of: try ShopSync.decodeFields(row["fields"]))
+                // A version the server took at or after the newest change its restored data holds: may be lost with the restore.
+                let modified: Int64? = row["modified"]
+                let lostByTheServer = restoredThrough.flatMap { through in modified.map { $0 >= through } } ?? false
+                // Another site's zone is written by that site; head office also puts back what the site lost too.
+                let anotherSites = zone != ownZone && !SyncTable.sharedZones.contains(zone)
+                let sendsAgain =
+                    anotherSites
+                    ? lostByTheServer && site.membership.role == "hq"
+                    : zone == ownZone || lostByTheServer || clocks.values.contains(where: { $0.site == site.siteCode })
+                guard sendsAgain else { continue }
+                try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+                // A version still waiting from an earlier restore keeps the clocks it had.
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO sync_resend (tableName, recordID, fields, zoneName, modified) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [table, recordID, row["fields"] as String, zone, modified]
+                )
+                // The clock the record goes up with is when it last changed here (`changedAt`), as it was.
+                let newest = clocks.values.max().map { Int64($0.text.prefix(while: \.isNumber)) ?? 0 } ?? 0
+                let changedAt =
+                    try String.fetchOne(
+                        db,
+                        sql: """
+                            SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' AND NOT localOnly
+                            ORDER BY seq DESC LIMIT 1
+                            """,
+                        arguments: [recordID, table]
+                    ) ?? Timestamp(milliseconds: newest).description
+                try db.execute(
+                    sql: "INSERT INTO change_log (tableName, recordID, operation, origin, changedAt) VALUES (?, ?, 'update', 'local', ?)",
+                    arguments: [table, recordID, changedAt]
+                )
+                queued += 1
+            }
+            // The restored server may hold an older schema, or none: declare it again.
+            try ShopSync.setState(db, "engine:declaredSchema", nil)
+            // A batch built before the restore may name changes the server has lost with it: build it afresh.
+            try ShopSync.setState(db, "pendingBatch", nil)
+            try ShopSync.setState(db, "pendingBatchID", nil)
+            try ShopSync.refetchEverything(db)
+            try ShopSync.setState(
+                db,
+                "lastServerRestore",
+                "\(Timestamp.now.description): the server's data was restored; \(queued) records it may have lost went up again from here"
+            )
+            return queued
+        }
+    }
+
+    /// The next batch to send: the changes of the oldest unacknowledged local transaction, with any later one that
+    /// changed its records again (entries written outside the domain, such as a bulk load, go up to 400 records at a
+    /// time), each record once, as it is when the batch is first built. Nil when nothing is pending.
+    public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
+        // A write, so that entries with nothing left to say are passed over for good, and the batch's extent is kept.
+        try await write { db in try syncSite(db).flatMap { try ShopSync.nextBatch(db, site: $0) } }
+    }
+
+    /// Forgets the batch built and not acknowledged, so that the next one is built afresh: only when it is known
+    /// that the server never applied it (a picture it names never reached the server, and is gone here since).
+    public func forgetPendingBatch() async throws(NorthwindError) {
+        try await write { db in
+            try ShopSync.setState(db, "pendingBatch", nil)
+            try ShopSync.setState(db, "pendingBatchID", nil)
+        }
+    }
+}
+
 /// What `sync status` shows.
 public struct SyncStatus: Sendable, Codable, Equatable {
     public var server: String?
@@ -725,8 +727,8 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     public var credentialMissing = false
 }
 
-extension Backoffice {
-    public func syncStatus() async throws(NorthwindError) -> SyncStatus {
+extension ShopSync {
+    public func status() async throws(NorthwindError) -> SyncStatus {
         try await read { db in
             let membership = try Self.membership(db)
             return SyncStatus(
@@ -759,20 +761,22 @@ extension Backoffice {
             )
         }
     }
+}
 
+extension SyncEngineSide {
     /// Records how a sync ended: a success clears the error; a failure keeps it, and an unreachable server starts
     /// (or continues) the offline period.
-    public func recordSyncOutcome(error: String?, offline: Bool) async throws(NorthwindError) {
+    public func recordOutcome(error: String?, offline: Bool) async throws(NorthwindError) {
         try await write { db in
             let now = Timestamp.now.description
             if let error {
-                try Self.setState(db, "lastError", error)
-                if offline, try Self.state(db, "offlineSince") == nil { try Self.setState(db, "offlineSince", now) }
-                if !offline { try Self.setState(db, "offlineSince", nil) }
+                try ShopSync.setState(db, "lastError", error)
+                if offline, try ShopSync.state(db, "offlineSince") == nil { try ShopSync.setState(db, "offlineSince", now) }
+                if !offline { try ShopSync.setState(db, "offlineSince", nil) }
             } else {
-                try Self.setState(db, "lastSuccess", now)
-                try Self.setState(db, "lastError", nil)
-                try Self.setState(db, "offlineSince", nil)
+                try ShopSync.setState(db, "lastSuccess", now)
+                try ShopSync.setState(db, "lastError", nil)
+                try ShopSync.setState(db, "offlineSince", nil)
             }
         }
     }
@@ -788,14 +792,14 @@ public struct SyncBadge: Sendable, Equatable {
     public var text: String
 }
 
-extension Backoffice {
+extension ShopSync {
     /// The most pending changes the badge counts: from there on it says "1000+ pending".
     static let badgeCountCap = 1000
 
     /// Nil for a store that has not joined. One bounded statement on the quick readers, since every page asks: a store
     /// that has not joined counts nothing (its whole change log would be pending), and a joined one counts at most
     /// `badgeCountCap` entries (a head office before its first upload has every row of its data pending).
-    public func syncBadge() throws(NorthwindError) -> SyncBadge? {
+    public func badge() throws(NorthwindError) -> SyncBadge? {
         let row = try quickRead { db in
             try Row.fetchOne(
                 db.cachedStatement(
@@ -828,7 +832,7 @@ extension Backoffice {
     }
 }
 
-extension Backoffice {
+extension ShopSync {
     /// Only the installation that took an order changes it (its lines, its execution, its cancellation): the order
     /// lives in that site's zone, which nobody else may write. Another site's order is read-only here.
     static func requireWrittenHere(_ order: Order, _ db: Database) throws {

@@ -4,7 +4,7 @@ import GRDB
 import NorthwindStore
 import SyncProtocol
 
-extension Backoffice {
+extension SyncEngineSide {
     /// Records the server's answer to a batch, in one transaction: each saved record becomes its row's base, records
     /// changed on the server are merged into their rows, and the outbox moves past the batch.
     /// `assets` holds the bytes of the pictures that records changed on the server name (`assetsToFetch`).
@@ -93,17 +93,17 @@ extension Backoffice {
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
             // The server took the batch: the next one follows it in the site's sequence, and no longer takes over.
-            let taken = Int64(try Self.state(db, "batchesTaken") ?? "0") ?? 0
-            try Self.setState(db, "batchesTaken", String(taken + 1))
-            try Self.setState(db, "takeOver", nil)
-            let through = Int64(try Self.state(db, "uploadedThrough") ?? "0") ?? 0
-            try Self.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
+            let taken = Int64(try ShopSync.state(db, "batchesTaken") ?? "0") ?? 0
+            try ShopSync.setState(db, "batchesTaken", String(taken + 1))
+            try ShopSync.setState(db, "takeOver", nil)
+            let through = Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0
+            try ShopSync.setState(db, "uploadedThrough", String(max(through, batch.throughSeq)))
             // Another sync may have answered this batch already and built the next one: that one stays.
-            if try Self.state(db, "pendingBatchID") == batch.batchID {
-                try Self.setState(db, "pendingBatch", nil)
-                try Self.setState(db, "pendingBatchID", nil)
+            if try ShopSync.state(db, "pendingBatchID") == batch.batchID {
+                try ShopSync.setState(db, "pendingBatch", nil)
+                try ShopSync.setState(db, "pendingBatchID", nil)
             }
-            applied.watermark = try Self.state(db, "clientID").map { SyncApplied.Watermark(clientID: $0, batches: taken + 1) }
+            applied.watermark = try ShopSync.state(db, "clientID").map { SyncApplied.Watermark(clientID: $0, batches: taken + 1) }
             return applied
         }
         // After the commit: a watermark lower than the store's (a crash between the two) is harmless; a higher one
@@ -116,7 +116,7 @@ extension Backoffice {
 
     /// Applies one downloaded page of a zone and saves its token, in one transaction. Records that name a row not here
     /// yet wait, and are tried again after every page; so do records whose pictures' bytes are not in `assets`
-    /// (see `assetsToFetch`). While the zone is fetched again from scratch (`resetSyncToken`), the page's record
+    /// (see `assetsToFetch`). While the zone is fetched again from scratch (`syncEngine.resetToken`), the page's record
     /// names are noted, and its last page (`moreComing` false) removes the rows the server no longer has.
     public func applyDownloaded(
         zone: String,
@@ -165,7 +165,7 @@ extension Backoffice {
                 )
             }
             applied.waiting = queue.count
-            if try Self.state(db, "refetching:" + zone) != nil {
+            if try ShopSync.state(db, "refetching:" + zone) != nil {
                 for record in records {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO sync_refetch (zoneName, recordName) VALUES (?, ?)",
@@ -175,7 +175,7 @@ extension Backoffice {
                 if !moreComing { try Self.reconcile(db, zone: zone, site: site, applied: &applied, reupload: &reupload) }
             }
             try Self.finishApply(db, after: before, reupload: reupload)
-            try Self.setState(db, "token:" + zone, token)
+            try ShopSync.setState(db, "token:" + zone, token)
             if !moreComing, let checksum { try Self.compareChecksum(db, zone: zone, server: checksum, applied: &applied) }
             // Everything written, nothing committed: a crash here must leave the page unapplied.
             CrashPoint.reach("apply")
@@ -238,18 +238,18 @@ extension Backoffice {
         let text = String(local, radix: 16)
         let mine = String(repeating: "0", count: max(0, 16 - text.count)) + text
         if mine == server.lowercased() {
-            try setState(db, "checksumRetried:" + zone, nil)
-            try setState(db, "checksumDiffers:" + zone, nil)
+            try ShopSync.setState(db, "checksumRetried:" + zone, nil)
+            try ShopSync.setState(db, "checksumDiffers:" + zone, nil)
             return
         }
-        if try state(db, "checksumRetried:" + zone) == nil {
-            try setState(db, "checksumRetried:" + zone, "1")
-            try setState(db, "token:" + zone, nil)
-            try setState(db, "refetching:" + zone, "1")
+        if try ShopSync.state(db, "checksumRetried:" + zone) == nil {
+            try ShopSync.setState(db, "checksumRetried:" + zone, "1")
+            try ShopSync.setState(db, "token:" + zone, nil)
+            try ShopSync.setState(db, "refetching:" + zone, "1")
             try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
             applied.refetch = true
         } else {
-            try setState(
+            try ShopSync.setState(
                 db,
                 "checksumDiffers:" + zone,
                 "\(Timestamp.now.description): zone \(zone) differs from the server's after fetching it again (server \(server), here \(mine))"
@@ -306,17 +306,17 @@ extension Backoffice {
     }
 
     /// The token to fetch a zone's changes from; nil for a zone never fetched.
-    public func syncToken(zone: String) async throws(NorthwindError) -> String? {
-        try await read { db in try Self.state(db, "token:" + zone) }
+    public func token(zone: String) async throws(NorthwindError) -> String? {
+        try await read { db in try ShopSync.state(db, "token:" + zone) }
     }
 
     /// Forgets a zone's token (the server said CHANGE_TOKEN_EXPIRED): the next fetch starts from scratch.
     /// Starts fetching a zone again from scratch (its token expired). Kept in the store, so that a sync cut off
     /// halfway still ends in the reconciliation when it is taken up again.
-    public func resetSyncToken(zone: String) async throws(NorthwindError) {
+    public func resetToken(zone: String) async throws(NorthwindError) {
         try await write { db in
-            try Self.setState(db, "token:" + zone, nil)
-            try Self.setState(db, "refetching:" + zone, "1")
+            try ShopSync.setState(db, "token:" + zone, nil)
+            try ShopSync.setState(db, "refetching:" + zone, "1")
             try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
         }
     }
@@ -392,7 +392,7 @@ extension Backoffice {
         site: SyncSite,
         applied: inout SyncApplied
     ) throws -> Bool {
-        let base = try decodeFields(
+        let base = try ShopSync.decodeFields(
             String.fetchOne(
                 db,
                 sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
@@ -412,7 +412,7 @@ extension Backoffice {
             return false
         }
         // The local values date from the local edit, not from now: an edit queued offline loses to a later one.
-        let clock = FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: server.recordName), site: site.siteCode)
+        let clock = FieldClock(milliseconds: try ShopSync.changedAt(db, table: table.name, recordID: server.recordName), site: site.siteCode)
         // A version sent again after the server's restore keeps the clocks it was written with.
         let held = try resendFields(db, table: table.name, recordID: server.recordName) ?? [:]
         let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock, held: held)
@@ -592,9 +592,9 @@ extension Backoffice {
             sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
             arguments: [table.name, recordID]
         )
-        return try base.flatMap { FieldClock.clocks(of: try decodeFields($0))[column] }
+        return try base.flatMap { FieldClock.clocks(of: try ShopSync.decodeFields($0))[column] }
             ?? resendFields(db, table: table.name, recordID: recordID).flatMap { FieldClock.clocks(of: $0)[column] }
-            ?? FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
+            ?? FieldClock(milliseconds: try ShopSync.changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
     }
 
     enum LinkClash { case incomingDropped, localRemoved }
@@ -786,7 +786,7 @@ extension Backoffice {
                 DiscardedValue(
                     field: "*",
                     lost: .string(local.json),
-                    lostClock: FieldClock(milliseconds: try changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
+                    lostClock: FieldClock(milliseconds: try ShopSync.changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
                 ),
                 reason: "deleted at another site, which discards the change made here"
             )
@@ -892,7 +892,7 @@ extension Backoffice {
     }
 
     private static func hasPendingChange(_ db: Database, table: String, recordID: String) throws -> Bool {
-        let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        let through = Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0
         return try Bool.fetchOne(
             db.cachedStatement(
                 sql: """
@@ -912,7 +912,7 @@ extension Backoffice {
                   fields = excluded.fields, modified = excluded.modified
                 """
         ).execute(arguments: [
-            table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try encodeFields(record.fields),
+            table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try ShopSync.encodeFields(record.fields),
             record.modified?.timestamp,
         ])
     }
@@ -928,7 +928,7 @@ extension Backoffice {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT fields, modified FROM sync_resend WHERE tableName = ? AND recordID = ?"),
             arguments: [table, recordID]
-        ).map { (try decodeFields($0["fields"]), $0["modified"]) }
+        ).map { (try ShopSync.decodeFields($0["fields"]), $0["modified"]) }
     }
 
     static func isAnotherSitesZone(_ zone: String, site: SyncSite) -> Bool {
@@ -943,14 +943,15 @@ extension Backoffice {
     /// restored from a backup that still has the record, the deletion goes up again (see
     /// `deletedHereBeforeTheServersRestore`).
     static func noteAcknowledgedDeletion(_ db: Database, table: String, recordID: String) throws {
-        try setState(db, "deletedAck:\(table) \(recordID)", try state(db, "serverEpoch") ?? "")
+        try ShopSync.setState(db, "deletedAck:\(table) \(recordID)", try ShopSync.state(db, "serverEpoch") ?? "")
     }
 
     /// Whether a record arriving live is one this store deleted, and the server acknowledged, in an earlier epoch
     /// than the server's now: a restore from a backup brought it back. In the epoch it was acknowledged in, a record
     /// deleted here comes back only when another site restores it on purpose (as the parent of its own record).
     static func deletedHereBeforeTheServersRestore(_ db: Database, table: String, record: SyncRecord) throws -> Bool {
-        guard let epoch = try state(db, "deletedAck:\(table) \(record.recordName)"), epoch != (try state(db, "serverEpoch") ?? "") else {
+        guard let epoch = try ShopSync.state(db, "deletedAck:\(table) \(record.recordName)"), epoch != (try ShopSync.state(db, "serverEpoch") ?? "")
+        else {
             return false
         }
         let here = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE recordID = ?", arguments: [record.recordName]) ?? false
@@ -980,7 +981,7 @@ extension Backoffice {
             sql: "INSERT OR REPLACE INTO sync_refused (tableName, recordID, reason) VALUES (?, ?, ?)",
             arguments: [table, record.recordName, reason]
         )
-        try setState(db, "lastRefusal", "\(Timestamp.now.description): \(table) \(record.recordName): \(reason.prefix(300))")
+        try ShopSync.setState(db, "lastRefusal", "\(Timestamp.now.description): \(table) \(record.recordName): \(reason.prefix(300))")
         applied.refused += 1
     }
 
@@ -1046,7 +1047,7 @@ extension Backoffice {
     }
 }
 
-extension Backoffice {
+extension SyncEngineSide {
     /// The end of fetching a zone again from scratch (its token expired): removes the rows of that zone the server no
     /// longer has (not among the names noted while fetching), unless they have changes not yet sent, which stay and
     /// go up. In the transaction of the last page, so that a sync cut off before it starts over rather than skips it.
@@ -1073,6 +1074,6 @@ extension Backoffice {
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
         }
         try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
-        try setState(db, "refetching:" + zone, nil)
+        try ShopSync.setState(db, "refetching:" + zone, nil)
     }
 }

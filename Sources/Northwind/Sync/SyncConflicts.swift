@@ -19,14 +19,14 @@ public struct SyncConflict: Sendable, Codable, Equatable, Identifiable {
     public var resolvedAt: String?
 }
 
-extension Backoffice {
+extension ShopSync {
     /// The conflict inbox, newest first: open ones only unless `all`.
-    public func syncConflicts(all: Bool = false) async throws(NorthwindError) -> [SyncConflict] {
+    public func conflicts(all: Bool = false) async throws(NorthwindError) -> [SyncConflict] {
         try await read { db in try Self.syncConflicts(db, where: all ? "1" : "resolvedAt IS NULL") }
     }
 
     /// One page of the inbox, newest first, with how many entries there are: a long inbox is read a page at a time.
-    public func syncConflictPage(all: Bool = false, limit: Int = 50, offset: Int = 0) async throws(NorthwindError) -> Page<SyncConflict> {
+    public func conflictPage(all: Bool = false, limit: Int = 50, offset: Int = 0) async throws(NorthwindError) -> Page<SyncConflict> {
         try checkPaging(limit: limit, offset: offset)
         let condition = all ? "1" : "resolvedAt IS NULL"
         return try await read { db in
@@ -70,21 +70,6 @@ extension Backoffice {
         }
     }
 
-    /// A row deleted at another site while a change made here was waiting to go up comes back, as the inbox kept
-    /// it, under its record id; it goes up as a new record (the server holds only its tombstone).
-    private func restoreDeletedRow(_ db: Database, _ json: String?, table: SyncTable, recordID: String) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) == false,
-            let json, case .string(let text) = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)),
-            let kept = try? JSONDecoder().decode(SyncRecord.self, from: Data(text.utf8)), let site = try syncSite(db)
-        else { return }
-        guard try Self.writeRow(db, table: table, recordID: recordID, fields: kept.fields, site: site) else {
-            throw NorthwindError.invalidState(
-                "The \(table.name) row \(recordID) refers to a row, or a picture, that is gone here; put that back first."
-            )
-        }
-        try Self.forgetBase(db, table: table.name, recordID: recordID)
-    }
-
     /// A stored value as a person reads it: text as it is, other types as JSON.
     static func display(_ json: String?) -> String? {
         guard let json else { return nil }
@@ -103,7 +88,7 @@ extension Backoffice {
     /// kept as "theirs", the row goes back to what the server last acknowledged.
     /// Resolves a conflict by the values' places rather than their origin: keep the value that stands, or bring
     /// back the one the merge set aside (whichever installation it came from).
-    public func resolveSyncConflict(id: Int64, restoreLost: Bool) async throws(NorthwindError) {
+    public func resolveConflict(id: Int64, restoreLost: Bool) async throws(NorthwindError) {
         let mineWasLost = try await read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT field, lostSite FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
                 throw NorthwindError.notFound(entity: "conflict", key: "#\(id)")
@@ -111,10 +96,10 @@ extension Backoffice {
             let site = try StoreMetadata.siteCode(db)
             return (row["field"] as String) == "*" || (row["lostSite"] as String?) == site
         }
-        try await resolveSyncConflict(id: id, keepMine: restoreLost == mineWasLost)
+        try await backoffice.sync.resolveConflict(id: id, keepMine: restoreLost == mineWasLost)
     }
 
-    public func resolveSyncConflict(id: Int64, keepMine: Bool) async throws(NorthwindError) {
+    public func resolveConflict(id: Int64, keepMine: Bool) async throws(NorthwindError) {
         try await write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sync_conflicts WHERE id = ?", arguments: [id]) else {
                 throw NorthwindError.notFound(entity: "conflict", key: "#\(id)")
@@ -136,7 +121,7 @@ extension Backoffice {
                     arguments: [table, recordID]
                 )
             {
-                _ = try Self.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), site: syncSite)
+                _ = try SyncEngineSide.writeRow(db, table: syncTable, recordID: recordID, fields: try Self.decodeFields(base), site: syncSite)
             } else if keepMine == mineWasLost, let syncTable = SyncTable.byName[table] {
                 if field == "*" {
                     try restoreDeletedRow(db, row["lostValue"], table: syncTable, recordID: recordID)
@@ -175,6 +160,33 @@ extension Backoffice {
         }
     }
 
+    /// Drops kept pictures that no open conflict names any more.
+    static func forgetDiscardedPictures(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM sync_conflict_assets WHERE NOT EXISTS (
+                  SELECT 1 FROM sync_conflicts WHERE resolvedAt IS NULL AND instr(ifnull(lostValue, ''), sync_conflict_assets.sha256) > 0)
+                """
+        )
+    }
+}
+
+extension ShopSync {
+    /// A row deleted at another site while a change made here was waiting to go up comes back, as the inbox kept
+    /// it, under its record id; it goes up as a new record (the server holds only its tombstone).
+    private func restoreDeletedRow(_ db: Database, _ json: String?, table: SyncTable, recordID: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) == false,
+            let json, case .string(let text) = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)),
+            let kept = try? JSONDecoder().decode(SyncRecord.self, from: Data(text.utf8)), let site = try syncSite(db)
+        else { return }
+        guard try SyncEngineSide.writeRow(db, table: table, recordID: recordID, fields: kept.fields, site: site) else {
+            throw NorthwindError.invalidState(
+                "The \(table.name) row \(recordID) refers to a row, or a picture, that is gone here; put that back first."
+            )
+        }
+        try SyncEngineSide.forgetBase(db, table: table.name, recordID: recordID)
+    }
+
     /// Puts a discarded picture (kept in `sync_conflict_assets`) back on its row, as a new local edit.
     private func restorePicture(_ db: Database, _ value: FieldValue, table: SyncTable, attribute: String, recordID: String, conflict: Int64) throws {
         guard let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
@@ -201,16 +213,6 @@ extension Backoffice {
             table: table.name,
             attribute: attribute,
             id: rowID
-        )
-    }
-
-    /// Drops kept pictures that no open conflict names any more.
-    static func forgetDiscardedPictures(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                DELETE FROM sync_conflict_assets WHERE NOT EXISTS (
-                  SELECT 1 FROM sync_conflicts WHERE resolvedAt IS NULL AND instr(ifnull(lostValue, ''), sync_conflict_assets.sha256) > 0)
-                """
         )
     }
 }

@@ -106,9 +106,9 @@ struct SyncSite: Sendable {
     var siteCode: String { membership.siteCode }
 }
 
-extension Backoffice {
+extension BackofficeFeature {
     func syncSite(_ db: Database, assets: [String: Data] = [:]) throws -> SyncSite? {
-        try Self.membership(db).map { SyncSite(membership: $0, binaries: store.binaries, assets: assets) }
+        try ShopSync.membership(db).map { SyncSite(membership: $0, binaries: store.binaries, assets: assets) }
     }
 }
 
@@ -220,7 +220,7 @@ public struct DeclaredField: Sendable, Equatable, Codable {
     public var ownerBound: Bool
 }
 
-extension Backoffice {
+extension SyncEngineSide {
     /// The container's schema as this version's synced tables make it: one record type per table, a field per
     /// travelling column (a reference for a foreign key, an asset for a picture), required when the column is NOT
     /// NULL with no default (so a column a later version adds, which must have one, never stops an older one), and
@@ -233,10 +233,10 @@ extension Backoffice {
                     let described = info[column.name]
                     return DeclaredField(
                         name: column.name,
-                        type: column.parent != nil ? "REFERENCE" : described.flatMap { Self.fieldType(affinityOf: $0.type) },
+                        type: column.parent != nil ? "REFERENCE" : described.flatMap { ShopSync.fieldType(affinityOf: $0.type) },
                         required: (described?.isNotNull ?? false) && described?.defaultValueSQL == nil,
                         referenceType: column.parent,
-                        ownerBound: Self.ownerBound[table.name] == column.name
+                        ownerBound: ShopSync.ownerBound[table.name] == column.name
                     )
                 }
                 fields += table.assetAttributes.map { DeclaredField(name: $0, type: "ASSET", required: false, referenceType: nil, ownerBound: false) }
@@ -244,7 +244,9 @@ extension Backoffice {
             }
         }
     }
+}
 
+extension ShopSync {
     /// The field of a ledger table that names whose stock it is: always its zone's owner.
     static let ownerBound = ["stock_movements": "location", "stock_transfers": "fromLocation"]
 

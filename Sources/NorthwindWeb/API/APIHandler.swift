@@ -49,7 +49,7 @@ struct APIHandler: APIProtocol {
     }
 
     func getSummary(_ input: Operations.GetSummary.Input) async throws -> Operations.GetSummary.Output {
-        let summary = try await backoffice.shopSummary()
+        let summary = try await backoffice.reports.summary()
         return .ok(.init(body: .json(.init(lowStockProducts: summary.lowStockProducts, newOrders: summary.newOrders))))
     }
 
@@ -70,7 +70,7 @@ struct APIHandler: APIProtocol {
         if let sort = q.sort { query.sort = ProductQuery.Sort(rawValue: sort.rawValue) ?? .name }
         query.descending = q.desc ?? false
         (query.limit, query.offset) = try Paging.check(limit: q.limit, offset: q.offset, cursor: q.cursor)
-        let page = try await backoffice.listProducts(query)
+        let page = try await backoffice.catalogue.list(query)
         return .ok(.init(body: .json(.init(page, ProductBody.init))))
     }
 
@@ -78,12 +78,12 @@ struct APIHandler: APIProtocol {
     func searchProducts(_ input: Operations.SearchProducts.Input) async throws -> Operations.SearchProducts.Output {
         let limit = try Paging.limit(input.query.limit, default: 20)
         guard let text = nonBlank(input.query.q) else { throw NorthwindError.invalid("q", "is required: part of a product name") }
-        let rows = try backoffice.searchProducts(text, limit: limit)
+        let rows = try backoffice.catalogue.search(text, limit: limit)
         return .ok(.init(body: .json(.init(items: rows.map(ProductBody.init)))))
     }
 
     func getProduct(_ input: Operations.GetProduct.Input) async throws -> Operations.GetProduct.Output {
-        .ok(.init(body: .json(ProductBody(try backoffice.product(id: Int64(input.path.id))))))
+        .ok(.init(body: .json(ProductBody(try backoffice.catalogue.product(id: Int64(input.path.id))))))
     }
 
     func createProduct(_ input: Operations.CreateProduct.Input) async throws -> Operations.CreateProduct.Output {
@@ -92,8 +92,8 @@ struct APIHandler: APIProtocol {
         if body.version != nil { throw NorthwindError.invalid("version", "is not a field of a new product: the server gives it") }
         var product = Product(name: body.name ?? "")
         try body.apply(to: &product, creating: true)
-        let created = try await backoffice.createProduct(product, employeeID: me.employeeID)
-        return .created(.init(body: .json(ProductBody(try backoffice.product(id: created.id ?? 0)))))
+        let created = try await backoffice.catalogue.create(product, employeeID: me.employeeID)
+        return .created(.init(body: .json(ProductBody(try backoffice.catalogue.product(id: created.id ?? 0)))))
     }
 
     func updateProduct(_ input: Operations.UpdateProduct.Input) async throws -> Operations.UpdateProduct.Output {
@@ -102,27 +102,27 @@ struct APIHandler: APIProtocol {
         guard let version = body.version else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
         }
-        var product = try backoffice.product(id: id).product
+        var product = try backoffice.catalogue.product(id: id).product
         try body.apply(to: &product, creating: false)
         product.version = version
-        _ = try await backoffice.updateProduct(product)
-        return .ok(.init(body: .json(ProductBody(try backoffice.product(id: id)))))
+        _ = try await backoffice.catalogue.update(product)
+        return .ok(.init(body: .json(ProductBody(try backoffice.catalogue.product(id: id)))))
     }
 
     func deleteProduct(_ input: Operations.DeleteProduct.Input) async throws -> Operations.DeleteProduct.Output {
-        try await backoffice.deleteProduct(id: Int64(input.path.id))
+        try await backoffice.catalogue.delete(id: Int64(input.path.id))
         return .noContent(.init())
     }
 
     func listProductMovements(_ input: Operations.ListProductMovements.Input) async throws -> Operations.ListProductMovements.Output {
         let id = Int64(input.path.id)
-        _ = try backoffice.product(id: id)
-        let movements = try await backoffice.stockMovements(productID: id, limit: 100)
+        _ = try backoffice.catalogue.product(id: id)
+        let movements = try await backoffice.stock.movements(productID: id, limit: 100)
         return .ok(.init(body: .json(.init(items: movements.map(MovementBody.init)))))
     }
 
     func listProductStock(_ input: Operations.ListProductStock.Input) async throws -> Operations.ListProductStock.Output {
-        let levels = try await backoffice.stockByLocation(productID: Int64(input.path.id))
+        let levels = try await backoffice.stock.byLocation(productID: Int64(input.path.id))
         return .ok(.init(body: .json(.init(items: levels.map { .init(here: $0.isHere, location: $0.location, units: $0.units) }))))
     }
 
@@ -131,15 +131,15 @@ struct APIHandler: APIProtocol {
     func listTransfers(_ input: Operations.ListTransfers.Input) async throws -> Operations.ListTransfers.Output {
         let q = input.query
         let productID = q.productID.map(Int64.init)
-        if let productID { _ = try backoffice.product(id: productID) }
-        let transfers = try await backoffice.transfers(productID: productID, inTransitOnly: q.inTransit == true, limit: q.limit ?? 100)
+        if let productID { _ = try backoffice.catalogue.product(id: productID) }
+        let transfers = try await backoffice.stock.transfers(productID: productID, inTransitOnly: q.inTransit == true, limit: q.limit ?? 100)
         return .ok(.init(body: .json(.init(items: transfers.map(TransferBody.init)))))
     }
 
     func sendTransfer(_ input: Operations.SendTransfer.Input) async throws -> Operations.SendTransfer.Output {
         let me = try APIRequest.signedIn()
         guard case let .json(body) = input.body else { preconditionFailure("JSON is the only body") }
-        let sent = try await backoffice.sendTransfer(
+        let sent = try await backoffice.stock.send(
             productID: Int64(body.productID),
             quantity: body.quantity,
             to: body.to,
@@ -152,7 +152,12 @@ struct APIHandler: APIProtocol {
     func receiveTransfer(_ input: Operations.ReceiveTransfer.Input) async throws -> Operations.ReceiveTransfer.Output {
         let me = try APIRequest.signedIn()
         guard case let .json(body) = input.body else { preconditionFailure("JSON is the only body") }
-        let received = try await backoffice.receiveTransfer(id: Int64(input.path.id), units: body.units, employeeID: me.employeeID, note: body.note)
+        let received = try await backoffice.stock.receiveTransfer(
+            id: Int64(input.path.id),
+            units: body.units,
+            employeeID: me.employeeID,
+            note: body.note
+        )
         return .ok(.init(body: .json(TransferBody(received))))
     }
 
@@ -165,29 +170,29 @@ struct APIHandler: APIProtocol {
         query.search = q.q.flatMap(nonBlank)
         query.customerCode = q.customer.flatMap(nonBlank)
         (query.limit, query.offset) = try Paging.check(limit: q.limit, offset: q.offset, cursor: q.cursor)
-        let page = try await backoffice.listOrders(query)
+        let page = try await backoffice.orders.list(query)
         return .ok(.init(body: .json(.init(page, OrderSummaryBody.init))))
     }
 
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
-        .ok(.init(body: .json(OrderBody(try await backoffice.order(number: input.path.number)))))
+        .ok(.init(body: .json(OrderBody(try await backoffice.orders.order(number: input.path.number)))))
     }
 
     func createOrder(_ input: Operations.CreateOrder.Input) async throws -> Operations.CreateOrder.Output {
         let me = try APIRequest.signedIn()
         guard case let .json(body) = input.body else { preconditionFailure("JSON is the only body") }
-        let created = try await backoffice.createOrder(try body.draft(defaultEmployee: me.employeeID))
+        let created = try await backoffice.orders.create(try body.draft(defaultEmployee: me.employeeID))
         return .created(.init(body: .json(OrderBody(created))))
     }
 
     func executeOrder(_ input: Operations.ExecuteOrder.Input) async throws -> Operations.ExecuteOrder.Output {
         let me = try APIRequest.signedIn()
-        let executed = try await backoffice.executeOrder(number: input.path.number, employeeID: me.employeeID)
+        let executed = try await backoffice.orders.execute(number: input.path.number, employeeID: me.employeeID)
         return .ok(.init(body: .json(OrderBody(executed))))
     }
 
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
-        .ok(.init(body: .json(OrderBody(try await backoffice.cancelOrder(number: input.path.number)))))
+        .ok(.init(body: .json(OrderBody(try await backoffice.orders.cancel(number: input.path.number)))))
     }
 
     // MARK: Customers, employees and shippers
@@ -198,14 +203,14 @@ struct APIHandler: APIProtocol {
         if let text = q.q.flatMap(nonBlank) {
             // A lookup lists the best matches only, so it has no later pages to skip to.
             guard offset == 0 else { throw NorthwindError.invalid("offset", "must be 0 with q: a lookup has one page") }
-            let found = try await backoffice.searchCustomers(text, limit: limit)
+            let found = try await backoffice.people.searchCustomers(text, limit: limit)
             return .ok(.init(body: .json(.init(Page(items: found, total: -1, offset: 0, limit: limit), \.body))))
         }
-        return .ok(.init(body: .json(.init(try await backoffice.list(Customer.self, limit: limit, offset: offset), \.body))))
+        return .ok(.init(body: .json(.init(try await backoffice.records.list(Customer.self, limit: limit, offset: offset), \.body))))
     }
 
     func getCustomer(_ input: Operations.GetCustomer.Input) async throws -> Operations.GetCustomer.Output {
-        .ok(.init(body: .json(try backoffice.customer(code: input.path.code).body)))
+        .ok(.init(body: .json(try backoffice.people.customer(code: input.path.code).body)))
     }
 
     func createCustomer(_ input: Operations.CreateCustomer.Input) async throws -> Operations.CreateCustomer.Output {
@@ -218,7 +223,7 @@ struct APIHandler: APIProtocol {
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
-        .ok(.init(body: .json(try backoffice.find(Employee.self, id: Int64(input.path.id)).body)))
+        .ok(.init(body: .json(try backoffice.records.find(Employee.self, id: Int64(input.path.id)).body)))
     }
 
     func listShippers(_ input: Operations.ListShippers.Input) async throws -> Operations.ListShippers.Output {
@@ -238,7 +243,7 @@ struct APIHandler: APIProtocol {
     }
 
     func getCategory(_ input: Operations.GetCategory.Input) async throws -> Operations.GetCategory.Output {
-        .ok(.init(body: .json(try backoffice.find(NorthwindStore.Category.self, id: Int64(input.path.id)).body)))
+        .ok(.init(body: .json(try backoffice.records.find(NorthwindStore.Category.self, id: Int64(input.path.id)).body)))
     }
 
     func createCategory(_ input: Operations.CreateCategory.Input) async throws -> Operations.CreateCategory.Output {
@@ -252,7 +257,7 @@ struct APIHandler: APIProtocol {
     }
 
     func deleteCategory(_ input: Operations.DeleteCategory.Input) async throws -> Operations.DeleteCategory.Output {
-        try await backoffice.delete(NorthwindStore.Category.self, id: Int64(input.path.id))
+        try await backoffice.records.delete(NorthwindStore.Category.self, id: Int64(input.path.id))
         return .noContent(.init())
     }
 
@@ -261,7 +266,7 @@ struct APIHandler: APIProtocol {
     }
 
     func getSupplier(_ input: Operations.GetSupplier.Input) async throws -> Operations.GetSupplier.Output {
-        .ok(.init(body: .json(try backoffice.find(Supplier.self, id: Int64(input.path.id)).body)))
+        .ok(.init(body: .json(try backoffice.records.find(Supplier.self, id: Int64(input.path.id)).body)))
     }
 
     func createSupplier(_ input: Operations.CreateSupplier.Input) async throws -> Operations.CreateSupplier.Output {
@@ -275,7 +280,7 @@ struct APIHandler: APIProtocol {
     }
 
     func deleteSupplier(_ input: Operations.DeleteSupplier.Input) async throws -> Operations.DeleteSupplier.Output {
-        try await backoffice.delete(Supplier.self, id: Int64(input.path.id))
+        try await backoffice.records.delete(Supplier.self, id: Int64(input.path.id))
         return .noContent(.init())
     }
 
@@ -283,7 +288,7 @@ struct APIHandler: APIProtocol {
     /// A page of a managed record kind, in its wire shape.
     func page<R: APIRecord>(_ type: R.Type, limit: Int?, offset: Int?, cursor: String?) async throws -> R.PageBody {
         let (limit, offset) = try Paging.check(limit: limit, offset: offset, cursor: cursor)
-        return R.PageBody(try await backoffice.list(R.self, limit: limit, offset: offset), \.body)
+        return R.PageBody(try await backoffice.records.list(R.self, limit: limit, offset: offset), \.body)
     }
 
     func create<R: ManagedRecord>(_ type: R.Type, from body: RecordInput) async throws -> R {
@@ -292,7 +297,7 @@ struct APIHandler: APIProtocol {
         }
         var record = R.blank()
         try body.apply(to: &record)
-        return try await backoffice.create(record)
+        return try await backoffice.records.create(record)
     }
 
     /// A PATCH body overlays the current record: fields it leaves out keep their values, null clears an optional
@@ -301,10 +306,10 @@ struct APIHandler: APIProtocol {
         guard let version = body.version else {
             throw NorthwindError.invalid("version", "is required: send the version you read, so nobody's edit is lost")
         }
-        var record = try backoffice.find(R.self, id: Int64(id))
+        var record = try backoffice.records.find(R.self, id: Int64(id))
         try body.apply(to: &record)
         record.version = version
-        return try await backoffice.update(record)
+        return try await backoffice.records.update(record)
     }
 
     // MARK: Reports (managers; `OperationGate` checks)
@@ -339,7 +344,7 @@ struct APIHandler: APIProtocol {
                 )
             )
         case .json:
-            let table = try await backoffice.runReport(report.name, parameters: parameters, limit: limit, offset: offset)
+            let table = try await backoffice.reports.run(report.name, parameters: parameters, limit: limit, offset: offset)
             return .ok(.init(body: .json(ReportBody(table, offset: offset, limit: limit))))
         }
     }

@@ -63,7 +63,7 @@ struct OperationGate: ServerMiddleware {
         if operationID == Operations.SearchProducts.id, let path = request.path, let search = ProductSearchJSON.parameters(path) {
             // The low-stock margin is part of the answer, and may change without a write to the store (the file).
             let answer = try cache.body(for: "\(backoffice.rules.lowStockMargin) \(path)") {
-                ProductSearchJSON.list(try backoffice.searchProducts(search.text, limit: try Paging.limit(search.limit, default: 20)))
+                ProductSearchJSON.list(try backoffice.catalogue.search(search.text, limit: try Paging.limit(search.limit, default: 20)))
             }
             let head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"])
             return (head, HTTPBody(answer.readableBytesView))

@@ -12,7 +12,7 @@ import Synchronization
 enum SignInToken {
     static let cookieName = "northwind_signin"
 
-    static func make() -> String { Backoffice.randomToken(byteCount: 24) }
+    static func make() -> String { Accounts.randomToken(byteCount: 24) }
 
     /// `path`: the form's own (`/signin`, or `/setup` for the first run, which has no session either).
     static func cookie(_ token: String, secure: Bool, path: String = "/signin") -> Cookie {

@@ -25,7 +25,7 @@ struct ShopOperations {
     static func checks(_ environment: WebEnvironment) async -> [ReadinessCheck] {
         let figures: ServerFigures
         do {
-            figures = try await environment.backoffice.serverFigures(backups: try environment.settings.backupFolder())
+            figures = try await environment.backoffice.reports.serverFigures(backups: try environment.settings.backupFolder())
         } catch {
             return [ReadinessCheck(name: "store", ok: false, detail: "The store does not answer; the server's log says why.")]
         }
@@ -48,7 +48,7 @@ struct ShopOperations {
     }
 
     static func collect(_ environment: WebEnvironment) async {
-        guard let figures = try? await environment.backoffice.serverFigures(backups: try environment.settings.backupFolder()) else { return }
+        guard let figures = try? await environment.backoffice.reports.serverFigures(backups: try environment.settings.backupFolder()) else { return }
         ProcessMetrics.set("northwind_store_size_bytes", Double(figures.storeBytes), help: "The store file and its write-ahead log, in bytes.")
         // A store that has not joined keeps its changes for a first upload; they wait on nobody.
         ProcessMetrics.set(

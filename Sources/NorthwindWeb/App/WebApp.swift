@@ -56,7 +56,7 @@ public enum WebApp {
             cache: ResponseCache(feed: feed),
             throttle: SignInThrottle(),
             settings: resolved,
-            firstRunPending: FirstRunFlag(options.firstRun == nil ? false : try await backoffice.firstRunState().pending)
+            firstRunPending: FirstRunFlag(options.firstRun == nil ? false : try await backoffice.setup.state().pending)
         )
     }
 

@@ -13,10 +13,10 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
 
     func authenticate(request: Request, context: WebContext) async throws -> SignedIn? {
         if let bearer = request.headers.bearer {
-            return try backoffice.authenticate(token: bearer.token, kind: .api)
+            return try backoffice.accounts.authenticate(token: bearer.token, kind: .api)
         }
         if let cookie = request.cookies[SessionCookie.name] {
-            return try backoffice.authenticate(token: cookie.value, kind: .session)
+            return try backoffice.accounts.authenticate(token: cookie.value, kind: .session)
         }
         return nil
     }

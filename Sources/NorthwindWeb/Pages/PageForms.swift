@@ -83,8 +83,8 @@ struct ProductForm {
     }
 
     func view(action: String, backoffice: Backoffice) async throws -> View {
-        let categories = try await backoffice.choices(NorthwindStore.Category.self)
-        let suppliers = try await backoffice.choices(Supplier.self)
+        let categories = try await backoffice.records.choices(NorthwindStore.Category.self)
+        let suppliers = try await backoffice.records.choices(Supplier.self)
         func message(_ field: String) -> String? {
             errors.first { $0.field == field }.map { $0.message.prefix(1).uppercased() + $0.message.dropFirst() }
         }

@@ -64,7 +64,7 @@ struct PageRoutes: Sendable {
                 firstName: me.employee.firstName,
                 csrf: me.csrfToken ?? "",
                 isManager: env.policy.isManager(me.employee),
-                sync: (try? env.backoffice.syncBadge())?.map { PageSync(state: $0.state.rawValue, text: $0.text) },
+                sync: (try? env.backoffice.sync.badge())?.map { PageSync(state: $0.state.rawValue, text: $0.text) },
                 density: env.setting("display.density", user: me.login)
             )
         }

@@ -28,7 +28,7 @@ enum ReportDownload {
                 var bytes: [UInt8] = []
                 var hasStarted = false
                 do throws(NorthwindError) {
-                    try backoffice.streamReport(report.name, parameters: parameters) { columns in
+                    try backoffice.reports.stream(report.name, parameters: parameters) { columns in
                         ReportTable.appendCSV(columns.map(ReportValue.text), to: &bytes)
                         hasStarted = true
                         started.resume()

@@ -97,7 +97,7 @@ extension PageRoutes {
         do {
             // Only a chart of per-period totals needs every row; otherwise read what the page shows, plus one to
             // know there is more. Invoices' page costs milliseconds instead of a second.
-            table = try await backoffice.runReport(
+            table = try await backoffice.reports.run(
                 report.name,
                 parameters: given,
                 limit: ReportChart.chartsEveryRow(report) ? nil : Self.reportRowLimit

@@ -34,7 +34,7 @@ struct BackupCommand: AsyncParsableCommand {
                 throw ValidationError("\(target.path) exists already; name a new file.")
             }
             let folder = try target.map { BackupFolder(url: $0.deletingLastPathComponent()) } ?? settings.backupFolder()
-            var made = try await backoffice.createBackup(in: folder, kind: .manual)
+            var made = try await backoffice.backups.create(in: folder, kind: .manual)
             if let target {
                 made = try made.moved(to: target)
             }

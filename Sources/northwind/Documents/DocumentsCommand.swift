@@ -37,9 +37,9 @@ struct DocumentsCommand: AsyncParsableCommand {
             let backoffice = try await storeOptions.open()
             let file = URL(fileURLWithPath: output)
             switch kind {
-            case .quote: try await backoffice.exportQuote(number: number ?? "", to: file)
-            case .order: try await backoffice.exportOrder(number: number ?? "", to: file)
-            case .catalog: try await backoffice.exportCatalog(categoryID: category, to: file)
+            case .quote: try await backoffice.documents.exportQuote(number: number ?? "", to: file)
+            case .order: try await backoffice.documents.exportOrder(number: number ?? "", to: file)
+            case .catalog: try await backoffice.documents.exportCatalog(categoryID: category, to: file)
             }
             print("Wrote \(file.path).")
         }
@@ -58,13 +58,13 @@ struct DocumentsCommand: AsyncParsableCommand {
         func run() async throws {
             let backoffice = try await storeOptions.open()
             let url = URL(fileURLWithPath: file)
-            let plan = try await backoffice.importDocument(url, dryRun: true)
+            let plan = try await backoffice.documents.importFile(url, dryRun: true)
             for line in plan.lines { print(line) }
             if dryRun {
                 print("Dry run: nothing changed.")
                 return
             }
-            let done = try await backoffice.importDocument(url, dryRun: false)
+            let done = try await backoffice.documents.importFile(url, dryRun: false)
             print("Imported: \(counted(done.adds.count, "addition")), \(counted(done.updates.count, "update")).")
         }
     }

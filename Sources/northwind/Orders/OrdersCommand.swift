@@ -59,7 +59,7 @@ struct OrdersCommand: AsyncParsableCommand {
             var query = OrderQuery(status: status)
             (query.customerCode, query.employeeID, query.from, query.to) = (customer, employee, from, to)
             (query.limit, query.offset) = (limit, offset)
-            let page = try await storeOptions.open().listOrders(query)
+            let page = try await storeOptions.open().orders.list(query)
             if output.json { return try printJSON(Wire.orders(page)) }
             var table = TextTable("Number", "Customer", "Employee", "Ordered", "Required", "Status", "Total", "Supplyable")
             for s in page.items {
@@ -86,7 +86,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
-            let detail = try await storeOptions.open().order(number: number)
+            let detail = try await storeOptions.open().orders.order(number: number)
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
@@ -134,7 +134,7 @@ struct OrdersCommand: AsyncParsableCommand {
                 freight: freight,
                 lines: lines.map(\.draft)
             )
-            let detail = try await storeOptions.open().createOrder(draft)
+            let detail = try await storeOptions.open().orders.create(draft)
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
@@ -153,7 +153,7 @@ struct OrdersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let detail = try await storeOptions.open().updateOrderLines(number: number, lines: lines.map(\.draft))
+            let detail = try await storeOptions.open().orders.updateLines(number: number, lines: lines.map(\.draft))
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
@@ -166,7 +166,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
-            let lines = try await storeOptions.open().checkAvailability(number: number)
+            let lines = try await storeOptions.open().orders.availability(number: number)
             if output.json { return try printJSON(lines) }
             var table = TextTable("Product", "Name", "Ordered", "In stock", "Status")
             for line in lines {
@@ -194,7 +194,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Option(help: "The employee shipping it (default: who took it).") var employee: Int64?
 
         func run() async throws {
-            let detail = try await storeOptions.open().executeOrder(number: number, employeeID: employee)
+            let detail = try await storeOptions.open().orders.execute(number: number, employeeID: employee)
             if output.json { return try printJSON(Wire.order(detail)) }
             OrdersCommand.print(detail)
         }
@@ -207,7 +207,7 @@ struct OrdersCommand: AsyncParsableCommand {
         @Argument(help: "\(orderNumberHelp)") var number: String
 
         func run() async throws {
-            let detail = try await storeOptions.open().cancelOrder(number: number)
+            let detail = try await storeOptions.open().orders.cancel(number: number)
             if output.json { return try printJSON(Wire.order(detail)) }
             Swift.print("Cancelled order \(detail.order.number).")
         }

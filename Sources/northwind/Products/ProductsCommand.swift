@@ -54,7 +54,7 @@ struct ProductsCommand: AsyncParsableCommand {
             (query.categoryID, query.supplierID, query.lowStock) = (category, supplier, lowStock)
             query.discontinued = discontinued ? true : (active ? false : nil)
             (query.sort, query.descending, query.limit, query.offset) = (sort, desc, limit, offset)
-            let page = try await storeOptions.open().listProducts(query)
+            let page = try await storeOptions.open().catalogue.list(query)
             if output.json { return try printJSON(Wire.products(page)) }
             print(ProductsCommand.table(page.items))
             print(pageFooter(page))
@@ -71,7 +71,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "At most this many results.") var limit = 20
 
         func run() async throws {
-            let rows = try await storeOptions.open().searchProducts(text, limit: limit)
+            let rows = try await storeOptions.open().catalogue.search(text, limit: limit)
             if output.json { return try printJSON(Wire.products(rows)) }
             print(rows.isEmpty ? "No product matches '\(text)'." : ProductsCommand.table(rows))
         }
@@ -91,8 +91,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            let row = try backoffice.product(id: id)
-            let movements = try await backoffice.stockMovements(productID: id, limit: 10)
+            let row = try backoffice.catalogue.product(id: id)
+            let movements = try await backoffice.stock.movements(productID: id, limit: 10)
             if output.json { return try printJSON(Shown(product: Wire.product(row), movements: Wire.movements(movements))) }
             let p = row.product
             print(
@@ -163,8 +163,8 @@ struct ProductsCommand: AsyncParsableCommand {
             fields.apply(to: &product)
             product.unitsInStock = stock
             let backoffice = try await storeOptions.open()
-            let created = try await backoffice.createProduct(product)
-            if output.json { return try printJSON(Wire.product(try backoffice.product(id: created.id ?? 0))) }
+            let created = try await backoffice.catalogue.create(product)
+            if output.json { return try printJSON(Wire.product(try backoffice.catalogue.product(id: created.id ?? 0))) }
             print("Added product #\(created.id ?? 0): \(created.name).")
         }
     }
@@ -178,10 +178,10 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            var product = try backoffice.product(id: id).product
+            var product = try backoffice.catalogue.product(id: id).product
             fields.apply(to: &product)
-            let saved = try await backoffice.updateProduct(product)
-            if output.json { return try printJSON(Wire.product(try backoffice.product(id: saved.id ?? 0))) }
+            let saved = try await backoffice.catalogue.update(product)
+            if output.json { return try printJSON(Wire.product(try backoffice.catalogue.product(id: saved.id ?? 0))) }
             print("Saved product #\(id): \(saved.name).")
         }
     }
@@ -192,7 +192,7 @@ struct ProductsCommand: AsyncParsableCommand {
         @Argument(help: "The product id.") var id: Int64
 
         func run() async throws {
-            try await storeOptions.open().deleteProduct(id: id)
+            try await storeOptions.open().catalogue.delete(id: id)
             print("Deleted product #\(id).")
         }
     }
@@ -208,8 +208,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            let product = try await backoffice.receiveStock(productID: id, quantity: quantity, employeeID: employee, note: note)
-            if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
+            let product = try await backoffice.stock.receive(productID: id, quantity: quantity, employeeID: employee, note: note)
+            if output.json { return try printJSON(Wire.product(try backoffice.catalogue.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock, \(product.unitsOnOrder) on order.")
         }
     }
@@ -225,8 +225,8 @@ struct ProductsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open()
-            let product = try await backoffice.adjustStock(productID: id, countedQuantity: counted, employeeID: employee, note: note)
-            if output.json { return try printJSON(Wire.product(try backoffice.product(id: product.id ?? 0))) }
+            let product = try await backoffice.stock.adjust(productID: id, countedQuantity: counted, employeeID: employee, note: note)
+            if output.json { return try printJSON(Wire.product(try backoffice.catalogue.product(id: product.id ?? 0))) }
             print("\(product.name): \(product.unitsInStock) in stock.")
         }
     }

@@ -35,7 +35,7 @@ struct TransfersCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let transfers = try await storeOptions.open().transfers(productID: product, inTransitOnly: inTransit, limit: limit)
+            let transfers = try await storeOptions.open().stock.transfers(productID: product, inTransitOnly: inTransit, limit: limit)
             if output.json { return try printJSON(Wire.transfers(transfers)) }
             print(transfers.isEmpty ? "No transfers." : TransfersCommand.table(transfers))
         }
@@ -54,7 +54,7 @@ struct TransfersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let status = try await storeOptions.open()
-                .sendTransfer(productID: id, quantity: quantity, to: to, employeeID: employee, note: note)
+                .stock.send(productID: id, quantity: quantity, to: to, employeeID: employee, note: note)
             print("Transfer #\(status.transfer.id ?? 0): \(quantity) × \(status.productName) in transit to \(status.transfer.toLocation).")
         }
     }
@@ -70,7 +70,7 @@ struct TransfersCommand: AsyncParsableCommand {
         @Option(help: "A note for the audit trail.") var note: String?
 
         func run() async throws {
-            let status = try await storeOptions.open().receiveTransfer(id: id, units: units, employeeID: employee, note: note)
+            let status = try await storeOptions.open().stock.receiveTransfer(id: id, units: units, employeeID: employee, note: note)
             let short = status.shortBy > 0 ? ", short by \(status.shortBy)" : ""
             print("Transfer #\(id): \(units) × \(status.productName) received from \(status.transfer.fromLocation)\(short).")
         }

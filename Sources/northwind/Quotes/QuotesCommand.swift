@@ -49,7 +49,7 @@ struct QuotesCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let quotes = try await storeOptions.open().listQuotes(all: all)
+            let quotes = try await storeOptions.open().quotes.list(all: all)
             if output.json { return try printJSON(quotes.map(SummaryJSON.init)) }
             var table = TextTable("Quote", "Customer", "Status", "Valid until", "Lines", "Total", "Order")
             for quote in quotes {
@@ -79,10 +79,10 @@ struct QuotesCommand: AsyncParsableCommand {
         func run() async throws {
             let backoffice = try await storeOptions.open()
             let quoteLines = try lines.map { line throws(NorthwindError) in
-                try backoffice.newQuoteLine(productID: line.draft.productID, quantity: line.draft.quantity, discount: line.draft.discount)
+                try backoffice.quotes.newLine(productID: line.draft.productID, quantity: line.draft.quantity, discount: line.draft.discount)
             }
             let content = QuoteContent(customerCode: customer, validUntil: validUntil ?? .today.adding(days: 30), notes: notes, lines: quoteLines)
-            QuotesCommand.print(try await backoffice.createQuote(content, by: QuotesCommand.editor))
+            QuotesCommand.print(try await backoffice.quotes.create(content, by: QuotesCommand.editor))
         }
     }
 
@@ -93,7 +93,7 @@ struct QuotesCommand: AsyncParsableCommand {
         @Argument(help: "The quote number, e.g. 7KQ2XM-Q3.") var number: String
 
         func run() async throws {
-            let quote = try await storeOptions.open().quote(number: number)
+            let quote = try await storeOptions.open().quotes.quote(number: number)
             if output.json { return try printJSON(QuoteJSON(quote)) }
             QuotesCommand.print(quote)
         }
@@ -106,7 +106,7 @@ struct QuotesCommand: AsyncParsableCommand {
         @Argument(help: "The quote number.") var number: String
 
         func run() async throws {
-            let versions = try await storeOptions.open().quoteVersions(number: number)
+            let versions = try await storeOptions.open().quotes.versions(number: number)
             if output.json { return try printJSON(versions.map(VersionJSON.init)) }
             var table = TextTable("Version", "Saved", "By", "Label", "Total", "Follows")
             for version in versions {
@@ -130,7 +130,7 @@ struct QuotesCommand: AsyncParsableCommand {
         @Option(help: "What this version is, e.g. \"Sent to the customer\".") var label: String
 
         func run() async throws {
-            let version = try await storeOptions.open().saveQuoteVersion(number: number, label: label, editor: QuotesCommand.editor)
+            let version = try await storeOptions.open().quotes.saveVersion(number: number, label: label, editor: QuotesCommand.editor)
             Swift.print("Saved version \(version.id.prefix(8)) of \(number): \(version.label).")
         }
     }
@@ -144,7 +144,7 @@ struct QuotesCommand: AsyncParsableCommand {
         @Option(help: "Required date.") var required: LocalDate?
 
         func run() async throws {
-            let detail = try await storeOptions.open().convertQuote(
+            let detail = try await storeOptions.open().quotes.convert(
                 number: number,
                 employeeID: employee,
                 requiredDate: required,

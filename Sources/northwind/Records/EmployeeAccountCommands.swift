@@ -18,7 +18,7 @@ struct SetPasswordCommand: AsyncParsableCommand {
     func run() async throws {
         let backoffice = try await storeOptions.open()
         let password = try readPassword()
-        let login = try await backoffice.setPassword(employeeID: id, password: password, login: login)
+        let login = try await backoffice.accounts.setPassword(employeeID: id, password: password, login: login)
         print("Employee \(id) signs in as \(login).")
     }
 
@@ -47,6 +47,6 @@ struct TokenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try await storeOptions.open()
-        print(try await backoffice.issueAPIToken(employeeID: id, label: label))
+        print(try await backoffice.accounts.issueAPIToken(employeeID: id, label: label))
     }
 }

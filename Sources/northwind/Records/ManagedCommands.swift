@@ -53,7 +53,7 @@ struct ManagedList<Kind: ManagedKind>: AsyncParsableCommand {
     @Option(help: "Rows to skip.") var offset = 0
 
     func run() async throws {
-        let page = try await storeOptions.open().list(Kind.Record.self, limit: limit, offset: offset)
+        let page = try await storeOptions.open().records.list(Kind.Record.self, limit: limit, offset: offset)
         if output.json { return try printJSON(Wire.records(page)) }
         var table = TextTable(headers: Kind.tableHeaders())
         for record in page.items { table.rows.append(Kind.tableRow(record)) }
@@ -70,7 +70,7 @@ struct ManagedShow<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try await storeOptions.open()
-        let record = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        let record = try backoffice.records.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         if output.json { return try printJSON(Wire.record(record)) }
         print(describe(record))
     }
@@ -95,7 +95,7 @@ struct ManagedAdd<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let record = try Kind.apply(assignments, to: Kind.Record.blank())
-        let created = try await storeOptions.open().create(record)
+        let created = try await storeOptions.open().records.create(record)
         if output.json { return try printJSON(Wire.record(created)) }
         print("Added \(Kind.Record.entityName) #\(created.id.map { String($0) } ?? ""): \(created.displayName).")
     }
@@ -116,8 +116,8 @@ struct ManagedEdit<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try await storeOptions.open()
-        let current = try backoffice.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
-        let saved = try await backoffice.update(try Kind.apply(assignments, to: current))
+        let current = try backoffice.records.find(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        let saved = try await backoffice.records.update(try Kind.apply(assignments, to: current))
         if output.json { return try printJSON(Wire.record(saved)) }
         print("Saved \(Kind.Record.entityName) \(id): \(saved.displayName).")
     }
@@ -132,7 +132,7 @@ struct ManagedDelete<Kind: ManagedKind>: AsyncParsableCommand {
 
     func run() async throws {
         let backoffice = try await storeOptions.open()
-        try await backoffice.delete(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
+        try await backoffice.records.delete(Kind.Record.self, id: try await Kind.resolve(id, backoffice))
         print("Deleted \(Kind.Record.entityName) \(id).")
     }
 }
@@ -162,7 +162,7 @@ enum CustomerKind: ManagedKind {
     /// Customers are known by their code on the phone; an id works too.
     static func resolve(_ key: String, _ backoffice: Backoffice) async throws -> Int64 {
         if let id = Int64(key) { return id }
-        return try backoffice.customer(code: key).id ?? 0
+        return try backoffice.people.customer(code: key).id ?? 0
     }
 }
 
@@ -232,14 +232,14 @@ protocol BinaryAttributeKind {
 enum CategoryPicture: BinaryAttributeKind {
     static let name = "picture"
     static let owner = "category"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.categoryPicture(categoryID: id) }
-    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setCategoryPicture(categoryID: id, c) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.catalogue.picture(categoryID: id) }
+    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.catalogue.setPicture(categoryID: id, c) }
 }
 enum EmployeePhoto: BinaryAttributeKind {
     static let name = "photo"
     static let owner = "employee"
-    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.employeePhoto(employeeID: id) }
-    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.setEmployeePhoto(employeeID: id, c) }
+    static func load(_ b: Backoffice, id: Int64) async throws -> BinaryContent? { try await b.people.photo(employeeID: id) }
+    static func save(_ b: Backoffice, id: Int64, _ c: BinaryContent?) async throws { try await b.people.setPhoto(employeeID: id, c) }
 }
 
 struct BinaryCommand<Kind: BinaryAttributeKind>: AsyncParsableCommand {

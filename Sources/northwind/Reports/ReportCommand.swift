@@ -50,7 +50,7 @@ struct ReportCommand: AsyncParsableCommand {
             // Written as read: a listing of every order line never sits in memory whole.
             var output: [UInt8] = []
             var rows = 0
-            try backoffice.streamReport(name, parameters: parameters) { columns in
+            try backoffice.reports.stream(name, parameters: parameters) { columns in
                 ReportTable.appendCSV(columns.map(ReportValue.text), to: &output)
             } row: { values in
                 ReportTable.appendCSV(values, to: &output)
@@ -63,7 +63,7 @@ struct ReportCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(output))
             return printTiming(rows)
         }
-        let table = try await backoffice.runReport(name, parameters: parameters)
+        let table = try await backoffice.reports.run(name, parameters: parameters)
         printTiming(table.rows.count)
         switch format {
         case .table:

@@ -15,7 +15,7 @@ struct BackupScheduleService: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    if let made = try await backoffice.backUpIfDue(settings: settings) {
+                    if let made = try await backoffice.backups.backUpIfDue(settings: settings) {
                         logger.info("Backed up to \(made.file.path) (\(made.size) bytes, checked).")
                     }
                 } catch {

@@ -94,7 +94,7 @@ enum FirstRunMachine {
 
         func run() async throws {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                if (try? await backoffice.syncMembership()) != nil { return try await sync.run() }
+                if (try? await backoffice.sync.membership()) != nil { return try await sync.run() }
                 try? await Task.sleep(for: .seconds(1))
             }
         }

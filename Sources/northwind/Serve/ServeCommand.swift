@@ -64,20 +64,20 @@ struct ServeCommand: AsyncParsableCommand {
         // Empty: the address the store joined with.
         let syncServer = try settings.value("sync.server").value
         // A store waiting for its first run joins there (head office), once its site code is chosen.
-        let firstRunPending = firstRun ? try await opened.firstRunState().pending : false
+        let firstRunPending = firstRun ? try await opened.setup.state().pending : false
         if firstRun && !firstRunPending { FirstRunMachine.markDone(store: opened.store.configuration.path) }
         // A demo never joins the company this machine's sync server was readied for.
-        if !firstRunPending, try await opened.machineRole() != .demo {
+        if !firstRunPending, try await opened.setup.machineRole() != .demo {
             try await joinIfAsked(opened, settings: settings, server: syncServer)
         }
-        let membership = try await opened.syncMembership()
+        let membership = try await opened.sync.membership()
         if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
         let titles = try settings.value("session.managerTitles")
         // A store waiting for its first run has nobody to hold a title yet: the first run makes the manager.
         if !firstRunPending {
             do {
-                try await backoffice.checkAgainstStore(titles.key, titles.value)
+                try await backoffice.settings.check(titles.key, titles.value)
             } catch {
                 // From the command line the operator can fix it now; from a file or the environment, say so and go on.
                 if titles.origin == .commandLine { throw ValidationError("\(error).") }
@@ -85,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
-        let demo = firstRunPending ? [] : try await backoffice.provisionDemoCredentials(policy: policy)
+        let demo = firstRunPending ? [] : try await backoffice.accounts.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
         let port = Int(try settings.value("server.port").value) ?? 8080
         let insecureCookies = try settings.value("server.secureCookies").value == "false"
@@ -153,7 +153,7 @@ extension ServeCommand {
     /// failure is said and the server serves without sync, so that a shop can still sell.
     func joinIfAsked(_ backoffice: Backoffice, settings: Settings, server: String) async throws {
         let token = try settings.secret("sync.enrolmentToken")
-        guard !token.isEmpty, try await backoffice.syncMembership() == nil else { return }
+        guard !token.isEmpty, try await backoffice.sync.membership() == nil else { return }
         let say = { (line: String) in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         guard !server.isEmpty else {
             return say("warning: sync.enrolmentToken is set but sync.server is not: set the sync server's address to join it.")

@@ -116,7 +116,7 @@ struct SettingsCommand: AsyncParsableCommand {
                 guard let line = readLine(strippingNewline: true) else { throw ValidationError("No value on standard input.") }
                 value = line
             }
-            let stored = try await backoffice.storeSetting(key, value, user: user, by: "cli")
+            let stored = try await backoffice.settings.set(key, value, user: user, by: "cli")
             try await settings.reload(from: backoffice)
             let setting = try Setting.named(key)
             print("\(key) = \(setting.display(stored)), stored \(user.map { "for \($0)" } ?? "at this installation").")
@@ -135,7 +135,7 @@ struct SettingsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (backoffice, settings) = try await settingsOptions.open(storeOptions)
-            try await backoffice.removeSetting(key, user: user)
+            try await backoffice.settings.remove(key, user: user)
             try await settings.reload(from: backoffice)
             let now = try settings.value(key, user: user)
             print("\(key) = \(now.value.isEmpty ? "(empty)" : now.value), from the \(now.origin.rawValue).")
@@ -163,7 +163,7 @@ struct SettingsCommand: AsyncParsableCommand {
                 let line = layer.origin.rawValue.padding(toLength: width + 2, withPad: " ", startingAt: 0) + value + (layer.wins ? "   ← wins" : "")
                 print(line + (layer.problem.map { "   (ignored: \($0))" } ?? ""))
             }
-            if let user, setting.syncs, let state = try await backoffice.userSettingStates(login: user)[key] {
+            if let user, setting.syncs, let state = try await backoffice.settings.syncStates(login: user)[key] {
                 if let reason = state.reason {
                     print("The user's value was \(reason.text)\(state.reasonAt.map { " (\($0))" } ?? "").")
                 }

@@ -16,7 +16,7 @@ struct SetupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open(seedIfCreated: false)
-            let state = try await backoffice.firstRunState()
+            let state = try await backoffice.setup.state()
             guard state.pending else {
                 print(
                     "The first run is done\(state.siteName.map { " (site: \($0))" } ?? ""). Sign in; a lost password is reset with `northwind employees set-password`."
@@ -46,13 +46,13 @@ struct SetupCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open(seedIfCreated: false)
-            guard try await backoffice.firstRunState().pending else {
+            guard try await backoffice.setup.state().pending else {
                 throw ValidationError("The first run is done already: there is nothing to reopen. Sign in instead.")
             }
             guard let boot = FirstRunMachine.bootID() else {
                 throw ValidationError("This system has no boot id (/proc/sys/kernel/random/boot_id); the first-run page answers this machine only.")
             }
-            try await backoffice.openFirstRun(boot: boot)
+            try await backoffice.setup.open(boot: boot)
             print("The first-run page answers the network until this machine restarts.")
         }
     }

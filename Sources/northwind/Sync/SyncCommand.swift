@@ -102,7 +102,7 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let backoffice = try await storeOptions.open(seedIfCreated: false)
-            try await backoffice.resumeAsThisCopy()
+            try await backoffice.sync.resumeAsThisCopy()
             print("This copy is its site's again from its next sync (northwind sync now); any other copy is refused from then on.")
         }
     }
@@ -136,7 +136,7 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let status = try await storeOptions.open(seedIfCreated: false).syncStatus()
+            let status = try await storeOptions.open(seedIfCreated: false).sync.status()
             if output.json { return try printJSON(status) }
             guard let server = status.server, let container = status.container else {
                 print("Not joined to a sync server (site code \(status.siteCode)). Join with `northwind sync join URL TOKEN`.")
@@ -185,7 +185,7 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(help: "Skip this many, to page through a long inbox.") var offset = 0
 
         func run() async throws {
-            let page = try await storeOptions.open(seedIfCreated: false).syncConflictPage(all: all, limit: limit, offset: offset)
+            let page = try await storeOptions.open(seedIfCreated: false).sync.conflictPage(all: all, limit: limit, offset: offset)
             let conflicts = page.items
             if output.json { return try printJSON(conflicts) }
             guard !conflicts.isEmpty else {
@@ -227,7 +227,7 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(help: "mine or theirs.") var keep: Side
 
         func run() async throws {
-            try await storeOptions.open(seedIfCreated: false).resolveSyncConflict(id: id, keepMine: keep == .mine)
+            try await storeOptions.open(seedIfCreated: false).sync.resolveConflict(id: id, keepMine: keep == .mine)
             print("Conflict #\(id) resolved, keeping \(keep == .mine ? "this store's value" : "the other site's value").")
         }
     }

@@ -34,7 +34,7 @@ extension PageRoutes {
         _ = try context.requireManager(env.policy, to: "take a backup")
         let made: BackupListing
         do throws(NorthwindError) {
-            made = try await backoffice.createBackup(in: try env.settings.backupFolder(), kind: .manual)
+            made = try await backoffice.backups.create(in: try env.settings.backupFolder(), kind: .manual)
         } catch {
             return try renderBackups(context: context, error: "The backup failed: \(error.description)", status: .internalServerError)
         }

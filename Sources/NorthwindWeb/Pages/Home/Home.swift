@@ -21,10 +21,10 @@ struct HomePage: PageModel {
 extension PageRoutes {
     @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
         guard let me = context.identity, env.policy.isManager(me.employee) else {
-            let summary = try await backoffice.shopSummary()
+            let summary = try await backoffice.reports.summary()
             return render("home", HomePage(summary: summary, dashboard: nil), context: context)
         }
-        let board = try await backoffice.dashboard()
+        let board = try await backoffice.reports.dashboard()
         let dashboard = HomePage.Figures(
             monthToDate: board.monthToDate.shown,
             orders: board.ordersMonthToDate == 1 ? "1 order" : "\(board.ordersMonthToDate) orders",

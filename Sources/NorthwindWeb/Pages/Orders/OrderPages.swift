@@ -120,7 +120,7 @@ extension PageRoutes {
         try parser.throwIfAny()
         query.limit = pageSize
         query.offset = (page - 1) * pageSize
-        let result = try await backoffice.listOrders(query)
+        let result = try await backoffice.orders.list(query)
         let tabs = [(OrderStatus.new, "New"), (.shipped, "Shipped"), (.cancelled, "Cancelled")].map { tab in
             OrdersPage.Tab(href: "/orders?status=\(tab.0.rawValue)", label: tab.1, current: tab.0 == status)
         }
@@ -140,8 +140,8 @@ extension PageRoutes {
     }
 
     func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) async throws -> Response {
-        let detail = try await backoffice.order(number: number)
-        let awaitingFullSync = try await backoffice.awaitsFullSyncAfterRestore()
+        let detail = try await backoffice.orders.order(number: number)
+        let awaitingFullSync = try await backoffice.sync.awaitsFullSyncAfterRestore()
         let short = detail.lines.filter { $0.short > 0 }
         let order = detail.order
         let model = OrderPage(
@@ -190,7 +190,7 @@ extension PageRoutes {
         let me = try context.requireSignIn()
         let number = try context.pathString("number")
         do {
-            _ = try await backoffice.executeOrder(number: number, employeeID: me.employeeID)
+            _ = try await backoffice.orders.execute(number: number, employeeID: me.employeeID)
             return Response.redirect(to: "/orders/\(number)", type: .normal)
         } catch {
             if case .notFound = error { throw error }
@@ -201,7 +201,7 @@ extension PageRoutes {
     @Sendable func cancelOrder(_ request: Request, context: WebContext) async throws -> Response {
         let number = try context.pathString("number")
         do {
-            _ = try await backoffice.cancelOrder(number: number)
+            _ = try await backoffice.orders.cancel(number: number)
             return Response.redirect(to: "/orders/\(number)", type: .normal)
         } catch {
             if case .notFound = error { throw error }
@@ -219,8 +219,8 @@ extension PageRoutes {
     }
 
     func renderNewOrder(_ form: NewOrderForm, errors: [String], status: HTTPResponse.Status, context: WebContext) async throws -> Response {
-        let employees = try await backoffice.choices(Employee.self)
-        let shippers = try await backoffice.choices(Shipper.self)
+        let employees = try await backoffice.records.choices(Employee.self)
+        let shippers = try await backoffice.records.choices(Shipper.self)
         let blank = NewOrderForm.Line(product: "", productID: "", quantity: "1", discount: "0")
         let model = NewOrderPage(
             form: .init(
@@ -233,7 +233,7 @@ extension PageRoutes {
             shippers: shippers.map { ChoiceOption(id: $0.id, name: $0.name, selected: String($0.id) == form.shipVia) },
             errors: errors,
             hasErrors: !errors.isEmpty,
-            awaitingFullSync: try await backoffice.awaitsFullSyncAfterRestore()
+            awaitingFullSync: try await backoffice.sync.awaitsFullSyncAfterRestore()
         )
         return render("neworder", model, status: status, context: context)
     }
@@ -243,7 +243,7 @@ extension PageRoutes {
         let form = NewOrderForm(try await FormData.read(request, context: context))
         do {
             let draft = try form.draft()
-            let created = try await backoffice.createOrder(draft)
+            let created = try await backoffice.orders.create(draft)
             return Response.redirect(to: "/orders/\(created.order.number)", type: .normal)
         } catch {
             let messages: [String]

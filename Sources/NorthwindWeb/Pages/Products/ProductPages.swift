@@ -151,14 +151,14 @@ extension PageRoutes {
         let total: Int
         if let text {
             // Search ranks by relevance; filters still apply to what it found.
-            rows = try backoffice.searchProducts(text, limit: 200).filter { row in
+            rows = try backoffice.catalogue.search(text, limit: 200).filter { row in
                 (query.categoryID == nil || row.product.categoryID == query.categoryID)
                     && (!query.lowStock || row.isLowStock)
                     && (query.discontinued == nil || row.product.discontinued)
             }
             total = rows.count
         } else {
-            let result = try await backoffice.listProducts(query)
+            let result = try await backoffice.catalogue.list(query)
             (rows, total) = (result.items, result.total)
         }
         let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(pageSize))
@@ -177,7 +177,7 @@ extension PageRoutes {
     /// With hundreds of categories, rendering them was most of the products page's time, the same on every request.
     func categoryOptions(selected: Int64?) async throws -> String {
         let fragment = try await env.cache.body(for: "fragment categoryoptions \(selected ?? 0)") {
-            let categories = try await backoffice.choices(NorthwindStore.Category.self)
+            let categories = try await backoffice.records.choices(NorthwindStore.Category.self)
             let fragment = CategoryOptions(categories: categories.map { ChoiceOption(id: $0.id, name: $0.name, selected: $0.id == selected) })
             return ByteBuffer(string: env.templates.render(fragment, withTemplate: "categoryoptions") ?? "")
         }
@@ -199,11 +199,11 @@ extension PageRoutes {
         status: HTTPResponse.Status = .ok,
         context: WebContext
     ) async throws -> Response {
-        let row = try backoffice.product(id: id)
-        let movements = try await backoffice.stockMovements(productID: id, limit: 20)
-        let locations = try await backoffice.stockByLocation(productID: id)
-        let transit = try await backoffice.transfers(productID: id, inTransitOnly: true)
-        let (here, destinations) = try await backoffice.transferLocations()
+        let row = try backoffice.catalogue.product(id: id)
+        let movements = try await backoffice.stock.movements(productID: id, limit: 20)
+        let locations = try await backoffice.stock.byLocation(productID: id)
+        let transit = try await backoffice.stock.transfers(productID: id, inTransitOnly: true)
+        let (here, destinations) = try await backoffice.stock.locations()
         let canEdit = context.identity.map { env.policy.isManager($0.employee) } ?? false
         let model = ProductPage(
             product: ProductView(row),
@@ -216,7 +216,7 @@ extension PageRoutes {
             transferError: transferError,
             transferDone: transferDone,
             movements: try movements.map { movement in
-                MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orderNumber(id: $0) })
+                MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orders.number(id: $0) })
             },
             hasMovements: !movements.isEmpty,
             canEdit: canEdit,
@@ -238,7 +238,7 @@ extension PageRoutes {
         let form = ProductForm(try await FormData.read(request, context: context))
         do {
             let product = try form.product(base: Product(name: ""), allowStock: true)
-            let created = try await backoffice.createProduct(product, employeeID: me.employeeID)
+            let created = try await backoffice.catalogue.create(product, employeeID: me.employeeID)
             return Response.redirect(to: "/products/\(created.id ?? 0)", type: .normal)
         } catch {
             guard case let .invalid(fields) = error else { throw error }
@@ -254,9 +254,9 @@ extension PageRoutes {
         let id = try context.pathID()
         var form = ProductForm(try await FormData.read(request, context: context))
         do {
-            let current = try backoffice.product(id: id).product
+            let current = try backoffice.catalogue.product(id: id).product
             let edited = try form.product(base: current, allowStock: false)
-            _ = try await backoffice.updateProduct(edited)
+            _ = try await backoffice.catalogue.update(edited)
         } catch {
             switch error {
             case let .invalid(fields):
@@ -283,7 +283,7 @@ extension PageRoutes {
             var parser = FieldParser()
             let quantity = parser.int(form.text("quantity"), "quantity", required: true)
             try parser.throwIfAny()
-            sent = try await backoffice.sendTransfer(
+            sent = try await backoffice.stock.send(
                 productID: id,
                 quantity: quantity ?? 0,
                 to: form.text("to") ?? "",
@@ -303,13 +303,13 @@ extension PageRoutes {
         let me = try context.requireSignIn()
         let id = try context.pathID()
         let form = try await FormData.read(request, context: context)
-        let transfer = try await backoffice.transfer(id: id)
+        let transfer = try await backoffice.stock.transfer(id: id)
         let received: TransferStatus
         do throws(NorthwindError) {
             var parser = FieldParser()
             let units = parser.int(form.text("units"), "units", required: true)
             try parser.throwIfAny()
-            received = try await backoffice.receiveTransfer(id: id, units: units ?? 0, employeeID: me.employeeID, note: form.text("note"))
+            received = try await backoffice.stock.receiveTransfer(id: id, units: units ?? 0, employeeID: me.employeeID, note: form.text("note"))
         } catch {
             if case .notFound = error { throw error }
             return try await renderProduct(

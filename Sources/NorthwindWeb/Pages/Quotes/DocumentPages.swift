@@ -31,20 +31,24 @@ extension PageRoutes {
     @Sendable func downloadQuote(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        return try await download("quote-\(number).nwdoc", kind: .quote) { file in try await backoffice.exportQuote(number: number, to: file) }
+        return try await download("quote-\(number).nwdoc", kind: .quote) { file in
+            try await backoffice.documents.exportQuote(number: number, to: file)
+        }
     }
 
     @Sendable func downloadOrder(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        return try await download("order-\(number).nwdoc", kind: .order) { file in try await backoffice.exportOrder(number: number, to: file) }
+        return try await download("order-\(number).nwdoc", kind: .order) { file in
+            try await backoffice.documents.exportOrder(number: number, to: file)
+        }
     }
 
     @Sendable func downloadCatalog(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireSignIn()
         let category = request.uri.queryParameters["category"].flatMap { Int64(String($0)) }
         return try await download("catalog\(category.map { "-\($0)" } ?? "").nwdoc", kind: .catalog) { file in
-            try await backoffice.exportCatalog(categoryID: category, to: file)
+            try await backoffice.documents.exportCatalog(categoryID: category, to: file)
         }
     }
 
@@ -63,7 +67,7 @@ extension PageRoutes {
             defer { try? FileManager.default.removeItem(at: file) }
             try Data(bytes.readableBytesView).write(to: file)
             let dryRun = request.uri.queryParameters["dryRun"] == "1"
-            let plan = try await backoffice.importDocument(file, dryRun: dryRun)
+            let plan = try await backoffice.documents.importFile(file, dryRun: dryRun)
             return ImportPlanBody(title: plan.title, lines: Array(plan.lines.dropFirst()), imported: !dryRun)
         }
     }

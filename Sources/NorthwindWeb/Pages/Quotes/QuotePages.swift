@@ -112,7 +112,7 @@ extension PageRoutes {
 
     @Sendable func quotesPage(_ request: Request, context: WebContext) async throws -> Response {
         _ = try context.requireSignIn()
-        let quotes = try await backoffice.listQuotes(all: request.uri.queryParameters["all"] == "1")
+        let quotes = try await backoffice.quotes.list(all: request.uri.queryParameters["all"] == "1")
         return render("quotes", QuotesPage(quotes: quotes, defaultValidUntil: LocalDate.today.adding(days: 30).description), context: context)
     }
 
@@ -124,15 +124,15 @@ extension PageRoutes {
             throw NorthwindError.invalid("validUntil", "must be a date, YYYY-MM-DD")
         }
         let content = QuoteContent(customerCode: (form["customer"] ?? "").trimmingCharacters(in: .whitespaces), validUntil: validUntil, lines: [])
-        let quote = try await backoffice.createQuote(content, by: Self.editor(me))
+        let quote = try await backoffice.quotes.create(content, by: Self.editor(me))
         return Response.redirect(to: "/quotes/\(quote.number)", type: .normal)
     }
 
     @Sendable func quotePage(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        let session = try await backoffice.openQuote(number: number, editor: Self.editor(me))
-        let versions = try await backoffice.quoteVersions(number: number)
+        let session = try await backoffice.quotes.open(number: number, editor: Self.editor(me))
+        let versions = try await backoffice.quotes.versions(number: number)
         let quote = session.quote
         let readOnly = session.state.contains(.editingDisabled)
         let document = QuoteDocumentBody(
@@ -200,14 +200,14 @@ extension PageRoutes {
                 QuoteDraftBody.self,
                 from: Data(String(buffer: try await request.collectBody(upTo: context.maxUploadSize)).utf8)
             )
-            let saved = try await backoffice.saveQuoteDraft(
+            let saved = try await backoffice.quotes.saveDraft(
                 number: number,
                 base: body.base,
                 content: body.content,
                 history: body.history,
                 editor: Self.editor(me)
             )
-            let session = try await backoffice.pingQuote(number: number, editor: Self.editor(me))
+            let session = try await backoffice.quotes.ping(number: number, editor: Self.editor(me))
             return QuoteDocumentBody(
                 saved.quote,
                 history: body.history,
@@ -223,7 +223,7 @@ extension PageRoutes {
     @Sendable func pingQuote(_ request: Request, context: WebContext) async throws -> Response {
         await jsonAnswer(request, context) {
             let me = try context.requireSignIn()
-            let session = try await backoffice.pingQuote(number: try context.parameters.require("number"), editor: Self.editor(me))
+            let session = try await backoffice.quotes.ping(number: try context.parameters.require("number"), editor: Self.editor(me))
             return QuoteDocumentBody(
                 session.quote,
                 history: session.history,
@@ -237,7 +237,7 @@ extension PageRoutes {
     /// `POST /quotes/:number/close`: the page is closing; the next person need not wait for the lease.
     @Sendable func closeQuote(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
-        try await backoffice.closeQuote(number: try context.parameters.require("number"), editor: Self.editor(me))
+        try await backoffice.quotes.close(number: try context.parameters.require("number"), editor: Self.editor(me))
         return Response(status: .noContent)
     }
 
@@ -246,7 +246,7 @@ extension PageRoutes {
     @Sendable func takeOverQuote(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        _ = try await backoffice.takeOverQuote(number: number, editor: Self.editor(me))
+        _ = try await backoffice.quotes.takeOver(number: number, editor: Self.editor(me))
         return Response.redirect(to: "/quotes/\(number)", type: .normal)
     }
 
@@ -254,21 +254,21 @@ extension PageRoutes {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
         let form = try await FormData.read(request, context: context)
-        _ = try await backoffice.saveQuoteVersion(number: number, label: form["label"] ?? "", editor: Self.editor(me))
+        _ = try await backoffice.quotes.saveVersion(number: number, label: form["label"] ?? "", editor: Self.editor(me))
         return Response.redirect(to: "/quotes/\(number)", type: .normal)
     }
 
     @Sendable func restoreQuoteVersion(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        _ = try await backoffice.restoreQuoteVersion(number: number, versionID: try context.parameters.require("id"), editor: Self.editor(me))
+        _ = try await backoffice.quotes.restoreVersion(number: number, versionID: try context.parameters.require("id"), editor: Self.editor(me))
         return Response.redirect(to: "/quotes/\(number)", type: .normal)
     }
 
     @Sendable func convertQuote(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.parameters.require("number")
-        let order = try await backoffice.convertQuote(number: number, employeeID: me.employee.id, editor: Self.editor(me))
+        let order = try await backoffice.quotes.convert(number: number, employeeID: me.employee.id, editor: Self.editor(me))
         return Response.redirect(to: "/orders/\(order.order.number)", type: .normal)
     }
 
@@ -278,7 +278,7 @@ extension PageRoutes {
         let number = try context.parameters.require("number")
         let form = try await FormData.read(request, context: context)
         guard let id = Int64(try context.parameters.require("id")) else { throw NorthwindError.notFound(entity: "conflict", key: "") }
-        try await backoffice.resolveSyncConflict(id: id, restoreLost: form["keep"] == "other")
+        try await backoffice.sync.resolveConflict(id: id, restoreLost: form["keep"] == "other")
         return Response.redirect(to: "/quotes/\(number)", type: .normal)
     }
 

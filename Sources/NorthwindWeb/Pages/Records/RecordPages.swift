@@ -114,7 +114,7 @@ struct EmployeePage: PageModel {
 
 extension PageRoutes {
     @Sendable func categories(_ request: Request, context: WebContext) async throws -> Response {
-        let categories = try backoffice.categoryListing().map { category in
+        let categories = try backoffice.catalogue.categories().map { category in
             CategoriesPage.Row(id: category.id, name: category.name, description: category.detail ?? "", hasPicture: category.hasImage)
         }
         return render("categories", CategoriesPage(categories: categories), context: context)
@@ -122,11 +122,11 @@ extension PageRoutes {
 
     @Sendable func category(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
-        let category = try backoffice.find(NorthwindStore.Category.self, id: id)
-        let products = try await backoffice.products(categoryID: id)
+        let category = try backoffice.records.find(NorthwindStore.Category.self, id: id)
+        let products = try await backoffice.catalogue.products(categoryID: id)
         let model = CategoryPage(
             category: .init(id: id, name: category.name, description: category.description ?? ""),
-            hasPicture: try backoffice.categoryHasPicture(id: id),
+            hasPicture: try backoffice.catalogue.hasPicture(id: id),
             products: products.map {
                 CategoryPage.Product(id: $0.id ?? 0, name: $0.name, unitPrice: $0.unitPrice.shown, unitsInStock: $0.unitsInStock)
             }
@@ -135,7 +135,7 @@ extension PageRoutes {
     }
 
     @Sendable func categoryPicture(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try await backoffice.categoryPicture(categoryID: try context.pathID()))
+        try binary(try await backoffice.catalogue.picture(categoryID: try context.pathID()))
     }
 
     @Sendable func customers(_ request: Request, context: WebContext) async throws -> Response {
@@ -146,9 +146,9 @@ extension PageRoutes {
         let customers: [Customer]
         var pagerView: Pager?
         if let text = request.query("q") {
-            customers = try await backoffice.searchCustomers(text, limit: 100)
+            customers = try await backoffice.people.searchCustomers(text, limit: 100)
         } else {
-            let result = try await backoffice.list(Customer.self, limit: pageSize, offset: (page - 1) * pageSize)
+            let result = try await backoffice.records.list(Customer.self, limit: pageSize, offset: (page - 1) * pageSize)
             customers = result.items
             pagerView = pager(request, page: page, total: result.total, pageSize: pageSize)
         }
@@ -157,13 +157,13 @@ extension PageRoutes {
     }
 
     @Sendable func customer(_ request: Request, context: WebContext) async throws -> Response {
-        let customer = try backoffice.customer(code: try context.pathString("code"))
-        let orders = try await backoffice.orders(customerID: customer.id ?? 0)
+        let customer = try backoffice.people.customer(code: try context.pathString("code"))
+        let orders = try await backoffice.orders.history(customerID: customer.id ?? 0)
         return render("customer", CustomerPage(customer: CustomerView(customer), orders: orders.map(OrderSummaryView.init)), context: context)
     }
 
     @Sendable func employees(_ request: Request, context: WebContext) async throws -> Response {
-        let employees = try backoffice.employeeListing().map { employee in
+        let employees = try backoffice.people.employees().map { employee in
             EmployeesPage.Row(id: employee.id, name: employee.name, title: employee.detail ?? "", hasPhoto: employee.hasImage)
         }
         return render("employees", EmployeesPage(employees: employees), context: context)
@@ -171,8 +171,8 @@ extension PageRoutes {
 
     @Sendable func employee(_ request: Request, context: WebContext) async throws -> Response {
         let id = try context.pathID()
-        let employee = try backoffice.find(Employee.self, id: id)
-        let manager = try employee.reportsTo.map { try backoffice.find(Employee.self, id: $0) }
+        let employee = try backoffice.records.find(Employee.self, id: id)
+        let manager = try employee.reportsTo.map { try backoffice.records.find(Employee.self, id: $0) }
         let model = EmployeePage(
             employee: .init(
                 id: id,
@@ -184,13 +184,13 @@ extension PageRoutes {
                 notes: employee.notes ?? ""
             ),
             name: employee.fullName,
-            hasPhoto: try backoffice.employeeHasPhoto(id: id),
+            hasPhoto: try backoffice.people.hasPhoto(id: id),
             manager: manager.map { EmployeePage.Manager(id: $0.id ?? 0, name: $0.fullName) }
         )
         return render("employee", model, context: context)
     }
 
     @Sendable func employeePhoto(_ request: Request, context: WebContext) async throws -> Response {
-        try binary(try await backoffice.employeePhoto(employeeID: try context.pathID()))
+        try binary(try await backoffice.people.photo(employeeID: try context.pathID()))
     }
 }

@@ -67,7 +67,7 @@ extension PageRoutes {
             return try await renderSettings(context: context, saved: "\(setting.title): unchanged.")
         }
         do throws(NorthwindError) {
-            try await backoffice.storeSetting(
+            try await backoffice.settings.set(
                 setting.key,
                 text,
                 user: setting.scope == .user ? me.login : nil,
@@ -88,7 +88,7 @@ extension PageRoutes {
     /// `POST /settings/reset`: removes the stored value, so the next layer (in the end the factory default) shows.
     @Sendable func resetSetting(_ request: Request, context: WebContext) async throws -> Response {
         let (me, setting, _) = try await settingForm(request, context: context, to: "reset this installation's settings")
-        try await backoffice.removeSetting(setting.key, user: setting.scope == .user ? me.login : nil)
+        try await backoffice.settings.remove(setting.key, user: setting.scope == .user ? me.login : nil)
         return try await renderSettings(context: context, saved: "\(setting.title): reset to \(Self.defaultText(setting)).")
     }
 
@@ -113,7 +113,7 @@ extension PageRoutes {
         // Read the stored layers now, not at the change feed's next tick: this page shows what was just saved.
         try await env.settings.reload(from: backoffice)
         let isManager = env.policy.isManager(me.employee)
-        let states = try await backoffice.userSettingStates(login: me.login)
+        let states = try await backoffice.settings.syncStates(login: me.login)
         let groups = Setting.groups.compactMap { group -> SettingsPage.Group? in
             let fields = Setting.all.filter { $0.group == group.key && ($0.scope == .user || isManager) }.map { setting in
                 field(setting, login: me.login, state: states[setting.key], error: error?.key == setting.key ? error : nil)

@@ -119,7 +119,7 @@ struct FirstRunPage {
     /// CLI meanwhile); once it is not, every page is released.
     func stillPending() async throws -> Bool {
         guard env.firstRunPending.isPending else { return false }
-        if try await backoffice.firstRunState().pending { return true }
+        if try await backoffice.setup.state().pending { return true }
         env.firstRunPending.done()
         return false
     }
@@ -175,7 +175,7 @@ struct FirstRunPage {
         }
         defer { env.firstRunBusy.release() }
         do {
-            try Backoffice.validate(firstRun)
+            try Setup.validate(firstRun)
             notes = try await carryOut(firstRun, support: support)
         } catch let error as NorthwindError {
             if case .invalid(let errors) = error { model.errors = errors } else { model.error = error.description }
@@ -188,7 +188,7 @@ struct FirstRunPage {
         env.firstRunPending.done()
         support.onDone()
         let hours = Int(env.setting("session.lifetimeHours")) ?? 168
-        let (token, _) = try await backoffice.signIn(login: firstRun.login, password: firstRun.password, lifetimeHours: hours)
+        let (token, _) = try await backoffice.accounts.signIn(login: firstRun.login, password: firstRun.password, lifetimeHours: hours)
         var response =
             notes.map { PageRoutes(env).render("setupdone", FirstRunDone(notes: $0), context: context) } ?? Response.redirect(to: "/", type: .found)
         response.setCookie(SessionCookie.make(token: token, secure: env.options.secureCookies, lifetimeHours: hours))
@@ -203,14 +203,14 @@ struct FirstRunPage {
         let title = Self.managerTitle(env.policy)
         switch form.role {
         case .demo:
-            try await backoffice.beginFirstRunAttempt()
+            try await backoffice.setup.beginAttempt()
             // Before the demo's orders are numbered with it.
-            try await backoffice.setSiteCodeForFirstRun(form.siteCode)
+            try await backoffice.setup.setSiteCode(form.siteCode)
             try await support.loadDemo(backoffice)
-            _ = try await backoffice.completeFirstRun(form, title: title, keepData: true)
+            _ = try await backoffice.setup.complete(form, title: title, keepData: true)
             return nil
         case .shop:
-            if let joined = try await backoffice.syncMembership() {
+            if let joined = try await backoffice.sync.membership() {
                 // An attempt cut short after joining: the same company carries on; another is refused.
                 guard URL(string: joined.server)?.host == URL(string: form.server)?.host else {
                     throw NorthwindError.invalid(
@@ -219,14 +219,14 @@ struct FirstRunPage {
                     )
                 }
             } else {
-                try await backoffice.beginFirstRunAttempt()
-                try await backoffice.setSiteCodeForFirstRun(form.siteCode)
+                try await backoffice.setup.beginAttempt()
+                try await backoffice.setup.setSiteCode(form.siteCode)
                 try await support.joinCompany(backoffice, form.server, form.token, form.fingerprint)
             }
-            _ = try await backoffice.completeFirstRun(form, title: title)
+            _ = try await backoffice.setup.complete(form, title: title)
             return nil
         case .headOffice, nil:
-            _ = try await backoffice.completeFirstRun(form, title: title)
+            _ = try await backoffice.setup.complete(form, title: title)
             // Head office is set up whether or not its sync server answers now: `serve` joins at its next start.
             do {
                 return try await support.joinAsHeadOffice(backoffice)
@@ -249,7 +249,7 @@ struct FirstRunPage {
     func refusedFromTheLAN(_ request: Request, context: WebContext, support: FirstRunSupport) async throws -> Response? {
         guard !OperationsRoutes.isLocal(request, remote: context.remoteAddress) else { return nil }
         // Closed unless this boot is known to be the one that opened it: an unknown boot never opens it.
-        let state = try await backoffice.firstRunState()
+        let state = try await backoffice.setup.state()
         if let boot = support.bootID(), let open = state.openBoot, open == boot { return nil }
         let page = ErrorPage(
             title: "First run closed to the network",

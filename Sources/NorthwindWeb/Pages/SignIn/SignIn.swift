@@ -53,7 +53,7 @@ extension PageRoutes {
         }
         do {
             let hours = Int(env.setting("session.lifetimeHours")) ?? 168
-            let (token, signedIn) = try await backoffice.signIn(login: login, password: form["password"] ?? "", lifetimeHours: hours)
+            let (token, signedIn) = try await backoffice.accounts.signIn(login: login, password: form["password"] ?? "", lifetimeHours: hours)
             env.throttle.succeeded(login)
             // Nowhere in particular to go back to: the page this person chose to start on.
             let start =
@@ -71,7 +71,7 @@ extension PageRoutes {
 
     @Sendable func signOut(_ request: Request, context: WebContext) async throws -> Response {
         if let token = request.cookies[SessionCookie.name]?.value {
-            try await backoffice.signOut(token: token)
+            try await backoffice.accounts.signOut(token: token)
         }
         var response = Response.redirect(to: "/signin", type: .found)
         response.setCookie(SessionCookie.cleared(secure: env.options.secureCookies))
