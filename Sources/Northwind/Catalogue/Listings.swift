@@ -45,23 +45,6 @@ extension BackofficeFeature {
     }
 }
 
-extension Orders {
-    /// The number of the order with local id `id`.
-    public func number(id: Int64) throws(NorthwindError) -> String {
-        try quickRead { db in
-            guard
-                let number = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT number FROM orders WHERE id = ?"),
-                    arguments: [id]
-                )
-            else {
-                throw NorthwindError.notFound(entity: "order", key: "#\(id)")
-            }
-            return number
-        }
-    }
-}
-
 /// A category or employee in a list: its name, a line about it (description, title), and whether it has an image.
 public struct Listing: Sendable, Hashable {
     public var id: Int64

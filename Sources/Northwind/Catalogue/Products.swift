@@ -31,6 +31,9 @@ public struct ProductQuery: Sendable {
     public enum Sort: String, Sendable, CaseIterable, Codable {
         case name, price, stock, id
     }
+    /// Words to search product names for, each as a prefix, ignoring case and accents (as `search`); the filters and
+    /// the sort still apply, and `total` counts every match.
+    public var text: String?
     public var categoryID: Int64?
     public var supplierID: Int64?
     /// nil lists both.
@@ -52,6 +55,11 @@ extension Catalogue {
         // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
         var conditions: [String] = []
         var arguments: StatementArguments = []
+        if let text = query.text {
+            guard let pattern = Self.prefixPattern(text) else { return Page(items: [], total: 0, offset: query.offset, limit: query.limit) }
+            conditions.append("products.id IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)")
+            arguments += [pattern]
+        }
         if let categoryID = query.categoryID {
             conditions.append("products.categoryID = ?")
             arguments += [categoryID]
@@ -303,12 +311,34 @@ extension Stock {
     /// own stock, not this shelf, so they are counted in `stock.byLocation` instead.
     public func movements(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [StockMovement] {
         try checkPaging(limit: limit, offset: 0)
+        return try await read { db in try Self.movements(productID: productID, limit: limit, db) }
+    }
+
+    /// The same movements, each with the number of the order it shipped or returned, as a product's page shows them:
+    /// one query for the numbers, not one per movement.
+    public func ledger(productID: Int64, limit: Int = 50) async throws(NorthwindError) -> [MovementEntry] {
+        try checkPaging(limit: limit, offset: 0)
         return try await read { db in
-            _ = try Catalogue.productRow(id: productID, db)
-            return try StockMovement.filter(StockMovement.Columns.productID == productID).filter(sql: "location IS NULL")
-                .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
-                .limit(limit).fetchAll(db)
+            let movements = try Self.movements(productID: productID, limit: limit, db)
+            let orderIDs = Array(Set(movements.compactMap(\.orderID)))
+            var numbers: [Int64: String] = [:]
+            if !orderIDs.isEmpty {
+                let marks = Array(repeating: "?", count: orderIDs.count).joined(separator: ",")
+                for row in try Row.fetchAll(db, sql: "SELECT id, number FROM orders WHERE id IN (\(marks))", arguments: StatementArguments(orderIDs))
+                {
+                    numbers[row[0]] = row[1]
+                }
+            }
+            return movements.map { MovementEntry(movement: $0, orderNumber: $0.orderID.flatMap { numbers[$0] }) }
         }
+    }
+
+    /// This location's movements of a product, newest first.
+    static func movements(productID: Int64, limit: Int, _ db: Database) throws -> [StockMovement] {
+        _ = try Catalogue.productRow(id: productID, db)
+        return try StockMovement.filter(StockMovement.Columns.productID == productID).filter(sql: "location IS NULL")
+            .order(StockMovement.Columns.createdAt.desc, StockMovement.Columns.id.desc)
+            .limit(limit).fetchAll(db)
     }
 
     /// A product's stock at every location this store knows of: here first (its shelf, `unitsInStock`), then each
@@ -376,4 +406,10 @@ extension ProductRow {
         categoryName = try row.decode(atIndex: 12)
         supplierName = try row.decode(atIndex: 13)
     }
+}
+
+/// A stock movement with the number of the order it belongs to, if any.
+public struct MovementEntry: Sendable {
+    public var movement: StockMovement
+    public var orderNumber: String?
 }

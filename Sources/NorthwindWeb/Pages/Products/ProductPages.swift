@@ -147,21 +147,10 @@ extension PageRoutes {
         query.limit = pageSize
         query.offset = (page - 1) * pageSize
         let text = request.query("q")
-        let rows: [ProductRow]
-        let total: Int
-        if let text {
-            // Search ranks by relevance; filters still apply to what it found.
-            rows = try backoffice.catalogue.search(text, limit: 200).filter { row in
-                (query.categoryID == nil || row.product.categoryID == query.categoryID)
-                    && (!query.lowStock || row.isLowStock)
-                    && (query.discontinued == nil || row.product.discontinued)
-            }
-            total = rows.count
-        } else {
-            let result = try await backoffice.catalogue.list(query)
-            (rows, total) = (result.items, result.total)
-        }
-        let shown = text == nil ? rows : Array(rows.dropFirst(query.offset).prefix(pageSize))
+        // Search applies the filters and the sort too, and pages over every match.
+        query.text = text
+        let result = try await backoffice.catalogue.list(query)
+        let (shown, total) = (result.items, result.total)
         let model = ProductsPage(
             query: .init(q: text ?? "", lowStock: query.lowStock, discontinued: query.discontinued == true),
             categoryOptions: try await categoryOptions(selected: query.categoryID),
@@ -200,7 +189,7 @@ extension PageRoutes {
         context: WebContext
     ) async throws -> Response {
         let row = try backoffice.catalogue.product(id: id)
-        let movements = try await backoffice.stock.movements(productID: id, limit: 20)
+        let movements = try await backoffice.stock.ledger(productID: id, limit: 20)
         let locations = try await backoffice.stock.byLocation(productID: id)
         let transit = try await backoffice.stock.transfers(productID: id, inTransitOnly: true)
         let (here, destinations) = try await backoffice.stock.locations()
@@ -215,9 +204,7 @@ extension PageRoutes {
             hasDestinations: !destinations.isEmpty,
             transferError: transferError,
             transferDone: transferDone,
-            movements: try movements.map { movement in
-                MovementView(movement, orderNumber: try movement.orderID.map { try backoffice.orders.number(id: $0) })
-            },
+            movements: movements.map { MovementView($0.movement, orderNumber: $0.orderNumber) },
             hasMovements: !movements.isEmpty,
             canEdit: canEdit,
             saved: saved,
