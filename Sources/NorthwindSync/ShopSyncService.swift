@@ -70,52 +70,73 @@ public struct ShopSyncService: Service {
                 }
                 group.addTask { await Self.listen(client, siteCode: membership.siteCode, pending: pending, wake: wake, logger: logger) }
                 group.addTask {
-                    var backoff = Duration.seconds(1)
-                    for await _ in wakes {
-                        // Local commits come in bursts (a form, an import); the server's notice is already one.
-                        if pending.onlyLocalCommits { try? await Task.sleep(for: debounce) }
-                        if Task.isCancelled { return }
-                        let work = pending.take()
-                        do throws(ShopSyncError) {
-                            // A local commit only pushes; what others saved comes with the server's notices, which
-                            // name their zone, and with the periodic sync.
-                            let report = try await engine.syncNow(pulling: work.pullEverything ? nil : work.zones)
-                            if report.uploaded + report.downloaded > 0 {
-                                logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
-                            }
-                            if report.sentAgainAfterServerRestore > 0 {
-                                logger.warning(
-                                    "sync: the sync server's data was restored from a backup; \(report.sentAgainAfterServerRestore) records this store had sent go up again"
-                                )
-                            }
-                            if report.refused > 0 {
-                                // Each refusal is in the inbox once and is not sent again; the wait keeps whatever
-                                // follows from it (a user retrying, a bug of ours) from becoming a busy loop.
-                                let last = (try? await backoffice.sync.status().lastRefusal) ?? nil
-                                logger.warning(
-                                    "sync: the server refused \(report.refused) changes; they are in the conflict inbox (northwind sync conflicts). Last: \(last ?? "")"
-                                )
-                                try? await Task.sleep(for: backoff)
-                                backoff = min(backoff * 2, .seconds(60))
-                            } else {
-                                backoff = .seconds(1)
-                            }
-                        } catch {
-                            // Shutting down interrupts a sync in flight: that is no failure to report.
-                            if Task.isCancelled { return }
-                            var wait = backoff
-                            if case .busy(let seconds) = error.kind { wait = max(wait, .seconds(seconds)) }
-                            logger.warning("sync failed, trying again in \(wait): \(error.message)")
-                            backoff = min(backoff * 2, .seconds(60))
-                            try? await Task.sleep(for: wait)
-                            // The retry pulls everything: a notice may have come while the server was out of reach.
-                            pending.add(.everything)
-                            wake.yield()
-                        }
-                    }
+                    await Self.syncOnEveryWake(
+                        engine,
+                        wakes: wakes,
+                        wake: wake,
+                        pending: pending,
+                        debounce: debounce,
+                        backoffice: backoffice,
+                        logger: logger
+                    )
                 }
                 await group.next()
                 group.cancelAll()
+            }
+        }
+    }
+
+    /// Syncs at each wake-up; after a failure or a refusal it waits, longer each time up to a minute.
+    static func syncOnEveryWake(
+        _ engine: ShopSyncEngine,
+        wakes: AsyncStream<Void>,
+        wake: AsyncStream<Void>.Continuation,
+        pending: PendingWork,
+        debounce: Duration,
+        backoffice: Backoffice,
+        logger: Logger
+    ) async {
+        var backoff = Duration.seconds(1)
+        for await _ in wakes {
+            // Local commits come in bursts (a form, an import); the server's notice is already one.
+            if pending.onlyLocalCommits { try? await Task.sleep(for: debounce) }
+            if Task.isCancelled { return }
+            let work = pending.take()
+            do throws(ShopSyncError) {
+                // A local commit only pushes; what others saved comes with the server's notices, which
+                // name their zone, and with the periodic sync.
+                let report = try await engine.syncNow(pulling: work.pullEverything ? nil : work.zones)
+                if report.uploaded + report.downloaded > 0 {
+                    logger.info("sync: sent \(report.uploaded), received \(report.downloaded), merged \(report.merged)")
+                }
+                if report.sentAgainAfterServerRestore > 0 {
+                    logger.warning(
+                        "sync: the sync server's data was restored from a backup; \(report.sentAgainAfterServerRestore) records this store had sent go up again"
+                    )
+                }
+                if report.refused > 0 {
+                    // Each refusal is in the inbox once and is not sent again; the wait keeps whatever
+                    // follows from it (a user retrying, a bug of ours) from becoming a busy loop.
+                    let last = (try? await backoffice.sync.status().lastRefusal) ?? nil
+                    logger.warning(
+                        "sync: the server refused \(report.refused) changes; they are in the conflict inbox (northwind sync conflicts). Last: \(last ?? "")"
+                    )
+                    try? await Task.sleep(for: backoff)
+                    backoff = min(backoff * 2, .seconds(60))
+                } else {
+                    backoff = .seconds(1)
+                }
+            } catch {
+                // Shutting down interrupts a sync in flight: that is no failure to report.
+                if Task.isCancelled { return }
+                var wait = backoff
+                if case .busy(let seconds) = error.kind { wait = max(wait, .seconds(seconds)) }
+                logger.warning("sync failed, trying again in \(wait): \(error.message)")
+                backoff = min(backoff * 2, .seconds(60))
+                try? await Task.sleep(for: wait)
+                // The retry pulls everything: a notice may have come while the server was out of reach.
+                pending.add(.everything)
+                wake.yield()
             }
         }
     }

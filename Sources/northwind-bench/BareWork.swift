@@ -152,17 +152,26 @@ enum BareSeeder {
         for index in indexes { try db.exec("DROP INDEX \(index[0] as? String ?? "")") }
         for trigger in triggers { try db.exec("DROP TRIGGER \(trigger[0] as? String ?? "")") }
 
-        var random = SeededRandom(seed: 42)
-        var lines = 0
-        // Ascending ids, as the demo data's are, so both sides fill the unique index the same way.
-        var counter = 0
-        func uuid() -> String {
-            counter += 1
-            let hex = String(counter, radix: 16)
-            return "00000000-0000-8000-9000-" + String(repeating: "0", count: 12 - hex.count) + hex
+        var ids = AscendingIDs()
+        try seedCatalogue(db, scale: scale, ids: &ids)
+        try seedPeople(db, scale: scale, ids: &ids)
+        try seedShipping(db, scale: scale, ids: &ids)
+        let lines = try seedOrders(db, scale: scale, ids: &ids)
+
+        for index in indexes { try db.exec(index[1] as? String ?? "") }
+        for trigger in triggers {
+            let table = trigger[2] as? String ?? ""
+            try db.exec("INSERT INTO change_log (tableName, recordID, operation) SELECT '\(table)', recordID, 'insert' FROM \(table) ORDER BY id")
+            try db.exec(trigger[1] as? String ?? "")
         }
+        try db.exec("COMMIT")
+        let rows = scale * (8 + 29 + 77 + 77 + 91 + 9 + 3 + 53 + 53 + 830) + 4 + lines
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, rows)
+    }
+
+    private static func seedCatalogue(_ db: BareSQLite, scale: Int, ids: inout AscendingIDs) throws {
         var categories = Bulk(db: db, prefix: "INSERT INTO categories (id, recordID, name, description)", columns: 4)
-        for id in 1...(8 * scale) { try categories.append(id, uuid(), "Category \(id)", "Things") }
+        for id in 1...(8 * scale) { try categories.append(id, ids.next(), "Category \(id)", "Things") }
         try categories.flush()
         var suppliers = Bulk(
             db: db,
@@ -170,7 +179,7 @@ enum BareSeeder {
             columns: 10
         )
         for id in 1...(29 * scale) {
-            try suppliers.append(id, uuid(), "Supplier \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555")
+            try suppliers.append(id, ids.next(), "Supplier \(id)", "Ann Smith", "Owner", "1 Main Street", "Lyon", "69001", "France", "(555) 555-5555")
         }
         try suppliers.flush()
         var products = Bulk(
@@ -181,11 +190,14 @@ enum BareSeeder {
         )
         var movements = Bulk(db: db, prefix: "INSERT INTO stock_movements (recordID, productID, delta, reason, createdAt)", columns: 5)
         for id in 1...(77 * scale) {
-            try products.append(id, uuid(), "Product \(id)", 1 + id % (29 * scale), 1 + id % (8 * scale), "12 jars", 1850, 0, 10, 0)
-            try movements.append(uuid(), id, 50, "initial", "2026-06-30T08:00:00.000Z")
+            try products.append(id, ids.next(), "Product \(id)", 1 + id % (29 * scale), 1 + id % (8 * scale), "12 jars", 1850, 0, 10, 0)
+            try movements.append(ids.next(), id, 50, "initial", "2026-06-30T08:00:00.000Z")
         }
         try products.flush()
         try movements.flush()
+    }
+
+    private static func seedPeople(_ db: BareSQLite, scale: Int, ids: inout AscendingIDs) throws {
         var customers = Bulk(
             db: db,
             prefix:
@@ -195,7 +207,7 @@ enum BareSeeder {
         for id in 1...(91 * scale) {
             try customers.append(
                 id,
-                uuid(),
+                ids.next(),
                 "C\(id)",
                 "Customer \(id)",
                 "Ann Smith",
@@ -218,7 +230,7 @@ enum BareSeeder {
         for id in 1...(9 * scale) {
             try employees.append(
                 id,
-                uuid(),
+                ids.next(),
                 "Smith",
                 "Ann",
                 "Sales Representative",
@@ -236,18 +248,25 @@ enum BareSeeder {
             )
         }
         try employees.flush()
+    }
+
+    private static func seedShipping(_ db: BareSQLite, scale: Int, ids: inout AscendingIDs) throws {
         var shippers = Bulk(db: db, prefix: "INSERT INTO shippers (id, recordID, companyName, phone)", columns: 4)
-        for id in 1...(3 * scale) { try shippers.append(id, uuid(), "Shipper \(id)", "(555) 555-5555") }
+        for id in 1...(3 * scale) { try shippers.append(id, ids.next(), "Shipper \(id)", "(555) 555-5555") }
         try shippers.flush()
-        for id in 1...4 { try db.run("INSERT INTO regions (id, recordID, description) VALUES (?, ?, ?)", id, uuid(), "Region \(id)") }
+        for id in 1...4 { try db.run("INSERT INTO regions (id, recordID, description) VALUES (?, ?, ?)", id, ids.next(), "Region \(id)") }
         var territories = Bulk(db: db, prefix: "INSERT INTO territories (id, recordID, code, description, regionID)", columns: 5)
         var assignments = Bulk(db: db, prefix: "INSERT INTO employee_territories (recordID, employeeID, territoryID)", columns: 3)
         for id in 1...(53 * scale) {
-            try territories.append(id, uuid(), "T\(id)", "Territory", 1 + id % 4)
-            try assignments.append(uuid(), 1 + id % (9 * scale), id)
+            try territories.append(id, ids.next(), "T\(id)", "Territory", 1 + id % 4)
+            try assignments.append(ids.next(), 1 + id % (9 * scale), id)
         }
         try territories.flush()
         try assignments.flush()
+    }
+
+    /// Returns the number of order lines.
+    private static func seedOrders(_ db: BareSQLite, scale: Int, ids: inout AscendingIDs) throws -> Int {
         var orders = Bulk(
             db: db,
             prefix:
@@ -259,11 +278,13 @@ enum BareSeeder {
             prefix: "INSERT INTO order_lines (recordID, orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)",
             columns: 7
         )
+        var random = SeededRandom(seed: 42)
+        var lines = 0
         let extendedPrice = ReportFunctions.extendedPriceCents(unitPriceCents: 1850, quantity: 12, discount: 0.05)
         for id in 1...(830 * scale) {
             try orders.append(
                 id,
-                uuid(),
+                ids.next(),
                 "BARE-\(id)",
                 1 + id % (9 * scale),
                 "2025-01-01",
@@ -286,7 +307,7 @@ enum BareSeeder {
                 let product = 1 + Int(random.next() % UInt64(77 * scale))
                 if !used.contains(product) { used.append(product) }
             }
-            for product in used { try orderLines.append(uuid(), id, product, 1850, 12, 0.05, extendedPrice) }
+            for product in used { try orderLines.append(ids.next(), id, product, 1850, 12, 0.05, extendedPrice) }
             if id % 50 == 0 {
                 try orders.flush()
                 try orderLines.flush()
@@ -294,15 +315,17 @@ enum BareSeeder {
         }
         try orders.flush()
         try orderLines.flush()
+        return lines
+    }
 
-        for index in indexes { try db.exec(index[1] as? String ?? "") }
-        for trigger in triggers {
-            let table = trigger[2] as? String ?? ""
-            try db.exec("INSERT INTO change_log (tableName, recordID, operation) SELECT '\(table)', recordID, 'insert' FROM \(table) ORDER BY id")
-            try db.exec(trigger[1] as? String ?? "")
-        }
-        try db.exec("COMMIT")
-        let rows = scale * (8 + 29 + 77 + 77 + 91 + 9 + 3 + 53 + 53 + 830) + 4 + lines
-        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, rows)
+}
+
+/// Ascending record ids, as the demo data's are, so both sides fill the unique index the same way.
+struct AscendingIDs {
+    private var counter = 0
+    mutating func next() -> String {
+        counter += 1
+        let hex = String(counter, radix: 16)
+        return "00000000-0000-8000-9000-" + String(repeating: "0", count: 12 - hex.count) + hex
     }
 }

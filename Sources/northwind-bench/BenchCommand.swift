@@ -121,7 +121,19 @@ struct Bench {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
         }
 
-        // Seeding: our generator through GRDB against the same row shapes through the C API.
+        let backoffice = try seedBoth(path: path, barePath: barePath)
+        let bare = try BareSQLite(path: path)
+        try await benchReads(backoffice, bare)
+        let order = try await benchWrites(backoffice, bare)
+        print(table.render())
+        if reportRuns > 0 { try await reports(backoffice, bare) }
+        if backupWrites > 0 {
+            try await BackupBench(backoffice: backoffice, path: path, folder: folder, writes: backupWrites, order: order).run()
+        }
+    }
+
+    /// Seeding: our generator through GRDB against the same row shapes through the C API.
+    func seedBoth(path: String, barePath: String) throws -> Backoffice {
         let backoffice = try Backoffice.open(StoreConfiguration(path: path), seedIfCreated: false)
         let summary = try DemoData.seed(
             into: backoffice.store,
@@ -145,7 +157,11 @@ struct Bench {
             )
         )
 
-        let bare = try BareSQLite(path: path)
+        return backoffice
+    }
+
+    /// Search, lookup, a setting and a list page, ours against the same SQL through the C API.
+    mutating func benchReads(_ backoffice: Backoffice, _ bare: BareSQLite) async throws {
         let productCount = Int(try bare.run("SELECT count(*) FROM products")[0][0] as? Int64 ?? 1)
         let terms = ["cote", "pât", "saumon fu", "chocolat", "crème", "jam", "earl grey", "moutarde", "kr", "tomates sé"]
         let searchSQL = Catalogue.searchSQL
@@ -202,7 +218,11 @@ struct Bench {
         }
         report("product list page (50, with category)", ours, raw)
 
-        // Writes: a three-line order for a customer, then its execution, on products stocked up for the purpose.
+    }
+
+    /// A three-line order for a customer, then its execution, on products stocked up for the purpose. Returns how
+    /// the i-th order is drafted, for the backup bench.
+    mutating func benchWrites(_ backoffice: Backoffice, _ bare: BareSQLite) async throws -> (Int) -> OrderDraft {
         let stocked = try bare.run("SELECT id FROM products WHERE discontinued = 0 ORDER BY id LIMIT 30").compactMap { $0[0] as? Int64 }
         for id in stocked { _ = try await backoffice.stock.receive(productID: id, quantity: 10_000_000) }
         let customerCode = try bare.run("SELECT code FROM customers ORDER BY id LIMIT 1")[0][0] as? String ?? ""
@@ -221,7 +241,7 @@ struct Bench {
 
         // Each side writes in its own run: alternating two writer connections would make each reload its page cache
         // at every transaction (another connection changed the file), which measures that, not the code.
-        (ours, raw) = (Sample(), Sample())
+        var (ours, raw) = (Sample(), Sample())
         var ourNumbers: [String] = []
         var bareNumbers: [String] = []
         for i in 0..<writes {
@@ -237,11 +257,7 @@ struct Bench {
         for number in ourNumbers { _ = try await ours.time { try await backoffice.orders.execute(number: number) } }
         for number in bareNumbers { try await raw.time { try BareOrders.execute(bare, number: number) } }
         report("order execution", ours, raw)
-        print(table.render())
-        if reportRuns > 0 { try await reports(backoffice, bare) }
-        if backupWrites > 0 {
-            try await BackupBench(backoffice: backoffice, path: path, folder: folder, writes: backupWrites, order: order).run()
-        }
+        return order
     }
 
     /// Every report, through `reports.run` (values checked, rows read into report values) and as its bare SQL through

@@ -53,6 +53,80 @@ struct ServerBench: AsyncParsableCommand {
         return Double(count) / (ContinuousClock.now - started).seconds
     }
 
+    /// 2. changes/zone: a client catching up on everything from scratch.
+    func benchCatchUp(_ hq: Caller) async throws {
+        let catchUp = ContinuousClock.now
+        var token: String? = nil
+        var fetched = 0
+        while true {
+            var query: [String: Any] = ["zoneID": ["zoneName": "catalog"], "resultsLimit": SyncLimits.recordsPerChangesPage]
+            if let token { query["syncToken"] = token }
+            let answer = try await hq.send("changes/zone", body: try JSONSerialization.data(withJSONObject: ["zones": [query]]))
+            let zone = try JSONDecoder().decode(ChangesProbe.self, from: answer).zones[0]
+            fetched += zone.records.count
+            token = zone.syncToken
+            if !zone.moreComing { break }
+        }
+        let catchUpRate = Double(fetched) / (ContinuousClock.now - catchUp).seconds
+        say(label("changes/zone, catching up") + String(format: "%10.0f records/s (%d records; goal ≥ 50,000/s on SQLite)", catchUpRate, fetched))
+
+    }
+
+    /// 3. From a commit on one instance to the notice on another (the same one on SQLite, which has one).
+    func benchNotices(_ hq: Caller, listeningOn other: Instance, sameInstance: Bool) async throws {
+        try await hq.post(
+            "subscriptions/modify",
+            [
+                "operations": [
+                    [
+                        "operationType": "save",
+                        "subscription": ["subscriptionID": "catalog", "subscriptionType": "zone", "zoneID": ["zoneName": "catalog"]],
+                    ]
+                ]
+            ]
+        )
+        let listener = try await EventCounter.open(other.client(credential: hq.credential))
+        var latencies: [Double] = []
+        for index in 0..<notices {
+            let seen = await listener.count
+            let sent = ContinuousClock.now
+            _ = try await hq.post("records/modify", body: Workload.batch(from: records + index, count: 1))
+            while await listener.count == seen {
+                if ContinuousClock.now - sent > .seconds(10) { throw ValidationError("no notice 10 s after commit \(index)") }
+                try await Task.sleep(for: .microseconds(200))
+            }
+            latencies.append((await listener.lastArrival! - sent).seconds * 1000)
+        }
+        listener.close()
+        latencies.sort()
+        let where_ = sameInstance ? "the same instance" : "another instance"
+        say(
+            label("commit → notice on \(where_)")
+                + String(
+                    format: "p50 %.1f ms, p99 %.1f ms (goal p99 < 100 ms on PostgreSQL)",
+                    latencies[latencies.count / 2],
+                    latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+                )
+        )
+
+    }
+
+    /// 4. Memory with many event streams open.
+    func benchStreams(_ hq: Caller, on other: Instance) async throws {
+        let before = other.residentMegabytes()
+        // A client of its own: the shared one holds few connections per host.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: streams + 8)
+        let streamClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        var open: [EventCounter] = []
+        for _ in 0..<streams { open.append(try await EventCounter.open(other.client(credential: hq.credential), using: streamClient)) }
+        try await Task.sleep(for: .seconds(1))
+        let after = other.residentMegabytes()
+        for stream in open { stream.close() }
+        try? await streamClient.shutdown()
+        say(label("server memory, \(streams) event streams open") + String(format: "%.0f MB resident (%.0f MB before them)", after, before))
+    }
+
     func run() async throws {
         let binary =
             server ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("northwind-sync-server").path
@@ -80,73 +154,12 @@ struct ServerBench: AsyncParsableCommand {
         say(row("records/modify, \(writers) clients at once (records/s)", ours: concurrent, bare: bare.same, goal: "≥ 25% of bare"))
         say(label("") + String(format: "(%.0f%% of the bare rate for the record rows only)", concurrent / bare.rows * 100))
 
-        // 2. changes/zone: a client catching up on everything from scratch.
-        let catchUp = ContinuousClock.now
-        var token: String? = nil
-        var fetched = 0
-        while true {
-            var query: [String: Any] = ["zoneID": ["zoneName": "catalog"], "resultsLimit": SyncLimits.recordsPerChangesPage]
-            if let token { query["syncToken"] = token }
-            let answer = try await hq.send("changes/zone", body: try JSONSerialization.data(withJSONObject: ["zones": [query]]))
-            let zone = try JSONDecoder().decode(ChangesProbe.self, from: answer).zones[0]
-            fetched += zone.records.count
-            token = zone.syncToken
-            if !zone.moreComing { break }
-        }
-        let catchUpRate = Double(fetched) / (ContinuousClock.now - catchUp).seconds
-        say(label("changes/zone, catching up") + String(format: "%10.0f records/s (%d records; goal ≥ 50,000/s on SQLite)", catchUpRate, fetched))
-
-        // 3. From a commit on one instance to the notice on another (the same one on SQLite, which has one).
+        try await benchCatchUp(hq)
+        // 3 and 4 on another instance on PostgreSQL; SQLite has one.
         let other = target.engine == "PostgreSQL" ? try await Instance.start(binary: binary, database: ours.database) : ours
         defer { if other !== ours { other.stop() } }
-        try await hq.post(
-            "subscriptions/modify",
-            [
-                "operations": [
-                    [
-                        "operationType": "save",
-                        "subscription": ["subscriptionID": "catalog", "subscriptionType": "zone", "zoneID": ["zoneName": "catalog"]],
-                    ]
-                ]
-            ]
-        )
-        let listener = try await EventCounter.open(other.client(credential: hq.credential))
-        var latencies: [Double] = []
-        for index in 0..<notices {
-            let seen = await listener.count
-            let sent = ContinuousClock.now
-            _ = try await hq.post("records/modify", body: Workload.batch(from: records + index, count: 1))
-            while await listener.count == seen {
-                if ContinuousClock.now - sent > .seconds(10) { throw ValidationError("no notice 10 s after commit \(index)") }
-                try await Task.sleep(for: .microseconds(200))
-            }
-            latencies.append((await listener.lastArrival! - sent).seconds * 1000)
-        }
-        listener.close()
-        latencies.sort()
-        let where_ = other === ours ? "the same instance" : "another instance"
-        say(
-            label("commit → notice on \(where_)")
-                + String(
-                    format: "p50 %.1f ms, p99 %.1f ms (goal p99 < 100 ms on PostgreSQL)",
-                    latencies[latencies.count / 2],
-                    latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-                )
-        )
-
-        // 4. Memory with many event streams open.
-        let before = other.residentMegabytes()
-        // A client of its own: the shared one holds few connections per host.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: streams + 8)
-        let streamClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        var open: [EventCounter] = []
-        for _ in 0..<streams { open.append(try await EventCounter.open(other.client(credential: hq.credential), using: streamClient)) }
-        try await Task.sleep(for: .seconds(1))
-        let after = other.residentMegabytes()
-        for stream in open { stream.close() }
-        try? await streamClient.shutdown()
-        say(label("server memory, \(streams) event streams open") + String(format: "%.0f MB resident (%.0f MB before them)", after, before))
+        try await benchNotices(hq, listeningOn: other, sameInstance: other === ours)
+        try await benchStreams(hq, on: other)
     }
 
     private func row(_ name: String, ours: Double, bare: Double, goal: String) -> String {

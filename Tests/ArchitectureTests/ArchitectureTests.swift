@@ -14,7 +14,8 @@ enum Layout {
     /// Target name → the modules it may import, from the "Dependency rule" table.
     static func rule() throws -> [String: Set<String>] {
         let text = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
-        let section = try #require(text.components(separatedBy: "## Dependency rule").dropFirst().first)
+        let after = try #require(text.components(separatedBy: "## Dependency rule").dropFirst().first)
+        let section = after.components(separatedBy: "\n## ").first ?? after
         var rule: [String: Set<String>] = [:]
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -46,9 +47,14 @@ enum Layout {
         return files.sorted { $0.0 < $1.0 }
     }
 
-    /// The module an `import` line names: `import GRDB`, `@testable import X`, `import struct Foo.Bar`.
+    /// The module an `import` line names: `import GRDB`, `@testable import X`, `@_spi(S) import X`, `public import X`,
+    /// `import struct Foo.Bar`.
     static func importedModule(_ line: Substring) -> String? {
-        guard let match = line.firstMatch(of: /^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([\w]+)/)
+        guard
+            let match = line.firstMatch(
+                of:
+                    /^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([\w]+)/
+            )
         else { return nil }
         return String(match.1)
     }

@@ -42,6 +42,16 @@ public enum DocumentPackages {
                 "\(name) was made by \(manifest.generator.app) \(manifest.generator.version) in document format \(manifest.formatVersion), which this Northwind (\(NorthwindVersion.current)) cannot read: upgrade Northwind to import it."
             )
         }
+        let bytes = try entries(of: archive, as: manifest, name)
+        guard manifest.root == manifest.kind.root, let content = bytes[manifest.root] else {
+            throw .importFailed("\(name) is refused: its content should be \(manifest.kind.root).")
+        }
+        let decoded = try decode(content, as: manifest.kind, media: bytes, name)
+        return ValidatedPackage(manifest: manifest, content: decoded)
+    }
+
+    /// Every entry the manifest lists, read and checked against its size and SHA-256; nothing more, nothing missing.
+    private static func entries(of archive: SafeArchive, as manifest: DocumentManifest, _ name: String) throws(NorthwindError) -> [String: Data] {
         let listed = Set(manifest.entries.map(\.path))
         guard listed.count == manifest.entries.count else { throw .importFailed("\(name) is refused: its manifest lists an entry twice.") }
         for path in archive.paths where !["mimetype", "manifest.json"].contains(path) && !listed.contains(path) {
@@ -59,24 +69,30 @@ public enum DocumentPackages {
             }
             bytes[entry.path] = data
         }
-        guard manifest.root == manifest.kind.root, let content = bytes[manifest.root] else {
-            throw .importFailed("\(name) is refused: its content should be \(manifest.kind.root).")
-        }
-        let decoded: ValidatedPackage.Content
-        switch manifest.kind {
+        return bytes
+    }
+
+    /// The content as its kind's JSON, checked by the kind's own rules; a catalogue's pictures come from `media`.
+    private static func decode(
+        _ content: Data,
+        as kind: DocumentKind,
+        media bytes: [String: Data],
+        _ name: String
+    ) throws(NorthwindError) -> ValidatedPackage.Content {
+        switch kind {
         case .quote:
             let document = try decode(QuoteDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, QuoteDocument.schemaVersion, name)
             try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
             if document.notes.count > 4000 { throw .importFailed("\(name) is refused: its notes are longer than 4000 characters.") }
-            decoded = .quote(document)
+            return .quote(document)
         case .order:
             let document = try decode(OrderDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, OrderDocument.schemaVersion, name)
             try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
-            decoded = .order(document)
+            return .order(document)
         case .catalog:
             let document = try decode(CatalogDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, CatalogDocument.schemaVersion, name)
@@ -99,9 +115,8 @@ public enum DocumentPackages {
                     throw .importFailed("\(name) is refused: a product's name is empty or longer than 200 characters.")
                 }
             }
-            decoded = .catalog(document, media: media)
+            return .catalog(document, media: media)
         }
-        return ValidatedPackage(manifest: manifest, content: decoded)
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ name: String) throws(NorthwindError) -> T {
@@ -204,141 +219,154 @@ extension Documents {
 
     private static func importPackage(_ package: ValidatedPackage, binaries: ExternalStorage, _ db: Database) throws -> DocumentImportPlan {
         switch package.content {
-        case .quote(let document):
-            var plan = DocumentImportPlan(kind: .quote, title: "Quote \(document.number)", adds: [], updates: [], unchanged: 0)
-            let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
-            let lines = try document.lines.map { line in
-                QuoteLine(
-                    lineID: line.lineID,
-                    productID: try productID(line.product, db),
-                    productName: line.product.name,
-                    quantity: line.quantity,
-                    unitPrice: line.unitPrice,
-                    discount: line.discount
-                )
+        case .quote(let document): try importQuote(document, recordID: package.manifest.documentId, db)
+        case .order(let document): try importOrder(document, recordID: package.manifest.documentId, db)
+        case .catalog(let document, let media): try importCatalog(document, media: media, binaries: binaries, db)
+        }
+    }
+
+    private static func importQuote(_ document: QuoteDocument, recordID: String, _ db: Database) throws -> DocumentImportPlan {
+        var plan = DocumentImportPlan(kind: .quote, title: "Quote \(document.number)", adds: [], updates: [], unchanged: 0)
+        let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
+        let lines = try document.lines.map { line in
+            QuoteLine(
+                lineID: line.lineID,
+                productID: try productID(line.product, db),
+                productName: line.product.name,
+                quantity: line.quantity,
+                unitPrice: line.unitPrice,
+                discount: line.discount
+            )
+        }
+        let content = QuoteContent(customerCode: customerCode, validUntil: document.validUntil, notes: document.notes, lines: lines)
+        // Two references that name one product here would make a quote no order could take.
+        do throws(NorthwindError) { try Quotes.validate(content) } catch {
+            throw NorthwindError.importFailed("The quote cannot be imported here: \(error.description)")
+        }
+        if let number = try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE recordID = ?", arguments: [recordID]) {
+            let current = try Quotes.quote(number: number, db)
+            // Names are this store's: the package's may differ and still name the same products.
+            func unnamed(_ content: QuoteContent) -> QuoteContent {
+                var content = content
+                for index in content.lines.indices { content.lines[index].productName = "" }
+                return content
             }
-            let content = QuoteContent(customerCode: customerCode, validUntil: document.validUntil, notes: document.notes, lines: lines)
-            // Two references that name one product here would make a quote no order could take.
-            do throws(NorthwindError) { try Quotes.validate(content) } catch {
-                throw NorthwindError.importFailed("The quote cannot be imported here: \(error.description)")
-            }
-            if let number = try String.fetchOne(db, sql: "SELECT number FROM quotes WHERE recordID = ?", arguments: [package.manifest.documentId]) {
-                let current = try Quotes.quote(number: number, db)
-                // Names are this store's: the package's may differ and still name the same products.
-                func unnamed(_ content: QuoteContent) -> QuoteContent {
-                    var content = content
-                    for index in content.lines.indices { content.lines[index].productName = "" }
-                    return content
-                }
-                if unnamed(current.content) == unnamed(content) {
-                    plan.unchanged += 1
-                } else {
-                    try Quotes.applyImported(content, over: current, db)
-                    plan.updates.append("quote \(number) to the package's content")
-                }
-            } else {
-                // Numbers are this site's series, so that no import takes another shop's: the package's is kept as
-                // the quote's source number. A restored store gives out none until its first full sync.
-                try ShopSync.requireSyncedSinceRestore(db)
-                let number = try StoreMetadata.nextQuoteNumber(db)
-                try Quotes.insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: package.manifest.documentId, db)
-                plan.adds.append(
-                    "quote \(number) (their \(document.number)) for \(document.customer.companyName), \(counted(lines.count, "line"))"
-                )
-            }
-            return plan
-        case .order(let document):
-            var plan = DocumentImportPlan(kind: .order, title: "Order \(document.number)", adds: [], updates: [], unchanged: 0)
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM orders WHERE recordID = ?)", arguments: [package.manifest.documentId]) == true
-            {
+            if unnamed(current.content) == unnamed(content) {
                 plan.unchanged += 1
-                return plan
+            } else {
+                try Quotes.applyImported(content, over: current, db)
+                plan.updates.append("quote \(number) to the package's content")
             }
-            let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
-            let draft = OrderDraft(
-                customerCode: customerCode,
-                employeeID: nil,
-                orderDate: document.orderDate,
-                requiredDate: document.requiredDate,
-                freight: document.freight,
-                lines: try document.lines.map {
-                    OrderLineDraft(productID: try productID($0.product, db), quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
-                }
-            )
-            // This site's next number, as for any order taken here; the package's is kept as the source number.
-            let detail = try Orders.insertOrder(draft, orderDate: document.orderDate, recordID: package.manifest.documentId, db)
-            try db.execute(sql: "UPDATE orders SET sourceNumber = ? WHERE id = ?", arguments: [document.number, detail.order.id])
+        } else {
+            // Numbers are this site's series, so that no import takes another shop's: the package's is kept as
+            // the quote's source number. A restored store gives out none until its first full sync.
+            try ShopSync.requireSyncedSinceRestore(db)
+            let number = try StoreMetadata.nextQuoteNumber(db)
+            try Quotes.insertImportedQuote(content, number: number, sourceNumber: document.number, recordID: recordID, db)
             plan.adds.append(
-                "order \(detail.order.number) (their \(document.number)) for \(document.customer.companyName), "
-                    + "\(counted(draft.lines.count, "line")), to ship from here"
+                "quote \(number) (their \(document.number)) for \(document.customer.companyName), \(counted(lines.count, "line"))"
             )
-            return plan
-        case .catalog(let document, let media):
-            var plan = DocumentImportPlan(
-                kind: .catalog,
-                title: document.onlyCategory.map { "Catalogue: \($0)" } ?? "Catalogue",
-                adds: [],
-                updates: [],
-                unchanged: 0
-            )
-            var categoryIDs: [String: Int64] = [:]
-            for category in document.categories {
-                if let id = try Int64.fetchOne(
-                    db,
-                    sql: "SELECT id FROM categories WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
-                    arguments: [category.recordID, category.name, category.recordID]
-                ) {
-                    categoryIDs[category.name] = id
-                    plan.unchanged += 1
-                    continue
-                }
-                var row = Category(recordID: category.recordID, name: category.name, description: category.description)
-                try row.insert(db)
-                let id = row.id ?? 0
-                if let path = category.picture, let bytes = media[path], let picture = Picture.unwrap([UInt8](bytes)) {
-                    try binaries.save(
-                        db,
-                        BinaryContent(bytes: Data(picture.bytes), contentType: picture.contentType),
-                        table: "categories",
-                        attribute: "picture",
-                        id: id
-                    )
-                }
-                categoryIDs[category.name] = id
-                plan.adds.append("category \(category.name)\(category.picture == nil ? "" : ", with its picture")")
-            }
-            for product in document.products {
-                if let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT id, unitPriceCents FROM products WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
-                    arguments: [product.recordID, product.name, product.recordID]
-                ) {
-                    let price = Money(cents: row["unitPriceCents"])
-                    if price == product.unitPrice {
-                        plan.unchanged += 1
-                    } else {
-                        try db.execute(
-                            sql: "UPDATE products SET unitPriceCents = ?, version = version + 1 WHERE id = ?",
-                            arguments: [product.unitPrice.cents, row["id"] as Int64]
-                        )
-                        plan.updates.append("the price of \(product.name): \(price) → \(product.unitPrice)")
-                    }
-                    continue
-                }
-                var row = Product(
-                    name: product.name,
-                    categoryID: product.category.flatMap { categoryIDs[$0] },
-                    quantityPerUnit: product.quantityPerUnit,
-                    unitPrice: product.unitPrice,
-                    reorderLevel: product.reorderLevel,
-                    discontinued: product.discontinued
-                )
-                row.recordID = product.recordID
-                try row.insert(db)
-                plan.adds.append("product \(product.name) at \(product.unitPrice)")
-            }
+        }
+        return plan
+    }
+
+    private static func importOrder(_ document: OrderDocument, recordID: String, _ db: Database) throws -> DocumentImportPlan {
+        var plan = DocumentImportPlan(kind: .order, title: "Order \(document.number)", adds: [], updates: [], unchanged: 0)
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM orders WHERE recordID = ?)", arguments: [recordID]) == true {
+            plan.unchanged += 1
             return plan
         }
+        let customerCode = try ensureCustomer(document.customer, plan: &plan, db)
+        let draft = OrderDraft(
+            customerCode: customerCode,
+            employeeID: nil,
+            orderDate: document.orderDate,
+            requiredDate: document.requiredDate,
+            freight: document.freight,
+            lines: try document.lines.map {
+                OrderLineDraft(productID: try productID($0.product, db), quantity: $0.quantity, discount: $0.discount, unitPrice: $0.unitPrice)
+            }
+        )
+        // This site's next number, as for any order taken here; the package's is kept as the source number.
+        let detail = try Orders.insertOrder(draft, orderDate: document.orderDate, recordID: recordID, db)
+        try db.execute(sql: "UPDATE orders SET sourceNumber = ? WHERE id = ?", arguments: [document.number, detail.order.id])
+        plan.adds.append(
+            "order \(detail.order.number) (their \(document.number)) for \(document.customer.companyName), "
+                + "\(counted(draft.lines.count, "line")), to ship from here"
+        )
+        return plan
+    }
+
+    private static func importCatalog(
+        _ document: CatalogDocument,
+        media: [String: Data],
+        binaries: ExternalStorage,
+        _ db: Database
+    ) throws -> DocumentImportPlan {
+        var plan = DocumentImportPlan(
+            kind: .catalog,
+            title: document.onlyCategory.map { "Catalogue: \($0)" } ?? "Catalogue",
+            adds: [],
+            updates: [],
+            unchanged: 0
+        )
+        var categoryIDs: [String: Int64] = [:]
+        for category in document.categories {
+            if let id = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM categories WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
+                arguments: [category.recordID, category.name, category.recordID]
+            ) {
+                categoryIDs[category.name] = id
+                plan.unchanged += 1
+                continue
+            }
+            var row = Category(recordID: category.recordID, name: category.name, description: category.description)
+            try row.insert(db)
+            let id = row.id ?? 0
+            if let path = category.picture, let bytes = media[path], let picture = Picture.unwrap([UInt8](bytes)) {
+                try binaries.save(
+                    db,
+                    BinaryContent(bytes: Data(picture.bytes), contentType: picture.contentType),
+                    table: "categories",
+                    attribute: "picture",
+                    id: id
+                )
+            }
+            categoryIDs[category.name] = id
+            plan.adds.append("category \(category.name)\(category.picture == nil ? "" : ", with its picture")")
+        }
+        for product in document.products {
+            if let row = try Row.fetchOne(
+                db,
+                sql: "SELECT id, unitPriceCents FROM products WHERE recordID = ? OR name = ? ORDER BY recordID = ? DESC LIMIT 1",
+                arguments: [product.recordID, product.name, product.recordID]
+            ) {
+                let price = Money(cents: row["unitPriceCents"])
+                if price == product.unitPrice {
+                    plan.unchanged += 1
+                } else {
+                    try db.execute(
+                        sql: "UPDATE products SET unitPriceCents = ?, version = version + 1 WHERE id = ?",
+                        arguments: [product.unitPrice.cents, row["id"] as Int64]
+                    )
+                    plan.updates.append("the price of \(product.name): \(price) → \(product.unitPrice)")
+                }
+                continue
+            }
+            var row = Product(
+                name: product.name,
+                categoryID: product.category.flatMap { categoryIDs[$0] },
+                quantityPerUnit: product.quantityPerUnit,
+                unitPrice: product.unitPrice,
+                reorderLevel: product.reorderLevel,
+                discontinued: product.discontinued
+            )
+            row.recordID = product.recordID
+            try row.insert(db)
+            plan.adds.append("product \(product.name) at \(product.unitPrice)")
+        }
+        return plan
     }
 
     /// The customer's code here: theirs if a customer has it, after adding them when none does.

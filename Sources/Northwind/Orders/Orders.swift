@@ -220,7 +220,7 @@ extension Orders {
         try Self.validate(lines: lines)
         return try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try ShopSync.requireWrittenHere(order, db)
+            try Orders.requireWrittenHere(order, db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be edited.")
             }
@@ -248,7 +248,7 @@ extension Orders {
     public func execute(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
         let detail = try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try ShopSync.requireWrittenHere(order, db)
+            try Orders.requireWrittenHere(order, db)
             try ShopSync.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is already \(order.status.rawValue); only new orders can be executed.")
@@ -294,7 +294,7 @@ extension Orders {
     public func cancel(number: String) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
-            try ShopSync.requireWrittenHere(order, db)
+            try Orders.requireWrittenHere(order, db)
             try ShopSync.requireSyncedSinceRestore(db)
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be cancelled.")

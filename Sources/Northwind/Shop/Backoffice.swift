@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 import NorthwindStore
 
-/// The domain layer: every operation the shop floor, the web app, reports and sync perform on a store.
+/// One opened store and the domain's features over it: `catalogue`, `records`, `people`, `accounts`, `orders`,
+/// `quotes`, `stock`, `documents`, `reports`, `settings`, `backups`, `setup` and `sync` (`Features.swift`). It holds
+/// the transaction paths they share, and no domain method of its own.
 ///
 /// Each public write is validated and runs in exactly one transaction, so a failure leaves the store as it was.
 ///
@@ -11,7 +13,8 @@ import NorthwindStore
 ///
 /// Lookups by key and search are synchronous: they take microseconds. Every other read is `async` and runs on a
 /// reader thread unless it was measured cheap (see `measuredRead`); writes are `async` too, as they may wait for the
-/// write lock and the disk.
+/// write lock and the disk. `Backoffice.open` (in NorthwindLoading) opens or makes a store, and seeds demo data into
+/// a new one unless told not to.
 public struct Backoffice: Sendable {
     public let store: Store
     let readCosts = ReadCosts()

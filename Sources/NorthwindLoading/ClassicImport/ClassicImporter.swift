@@ -215,6 +215,18 @@ private struct Loader {
     }
 
     mutating func run() throws -> [DemoData.TableCount] {
+        try importCatalogue()
+        try importPeople()
+        try importShipping()
+        try importOrders()
+        if let violation = try db.foreignKeyViolations().next() {
+            throw NorthwindError.importFailed("\(source): a \(violation.originTable) row refers to a record the file does not contain.")
+        }
+        return counts
+    }
+
+    /// Categories, suppliers and products, with an opening stock movement for each product's stock.
+    private mutating func importCatalogue() throws {
         let categories = rows("Categories")
         for f in categories {
             var category = Category(
@@ -265,7 +277,10 @@ private struct Loader {
             }
         }
         count("products", products.count)
+    }
 
+    /// Customers with their demographics, and employees.
+    private mutating func importPeople() throws {
         let customers = rows("Customers")
         for f in customers {
             let code = try f.requiredText("CustomerID")
@@ -317,7 +332,10 @@ private struct Loader {
             }
         }
         count("employees", employees.count)
+    }
 
+    /// Shippers, regions, territories and who covers them.
+    private mutating func importShipping() throws {
         let shippers = rows("Shippers")
         for f in shippers {
             var s = Shipper(id: try f.requiredInt("ShipperID"), companyName: try f.requiredText("CompanyName"), phone: try f.text("Phone"))
@@ -348,7 +366,10 @@ private struct Loader {
             try insert.append([try f.requiredInt("EmployeeID"), territory])
         }
         count("employee territories", assignments.count)
+    }
 
+    /// Orders and their lines.
+    private mutating func importOrders() throws {
         let orders = rows("Orders")
         for f in orders {
             let id = try f.requiredInt("OrderID")
@@ -396,10 +417,5 @@ private struct Loader {
             try insert(&line, f)
         }
         count("order lines", lines.count)
-
-        if let violation = try db.foreignKeyViolations().next() {
-            throw NorthwindError.importFailed("\(source): a \(violation.originTable) row refers to a record the file does not contain.")
-        }
-        return counts
     }
 }

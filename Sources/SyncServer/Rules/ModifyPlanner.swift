@@ -214,46 +214,78 @@ struct ModifyPlanner {
             incoming.deleted = false
             records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: operation.operationType == .append)
         case .update, .forceUpdate:
-            guard var current = live else {
-                if operation.operationType == .forceUpdate {
-                    incoming.created = stamp
-                    incoming.modified = stamp
-                    incoming.deleted = false
-                    records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
-                    return incoming
-                }
-                throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName); create it instead")
-            }
-            if operation.operationType == .update { try checkTag(incoming, against: current.record) }
-            if !incoming.recordType.isEmpty && incoming.recordType != current.record.recordType {
-                throw SyncError(.badRequest, "record \(incoming.recordName) is a \(current.record.recordType), not a \(incoming.recordType)")
-            }
-            // An update sends only the fields it changes.
-            current.record.fields.merge(incoming.fields) { _, new in new }
-            for name in removed { current.record.fields[name] = nil }
-            current.record.modified = stamp
-            records[key] = current
+            return try update(operation, incoming, removing: removed, live: live, stamp: stamp, key: key, in: &records)
         case .delete, .forceDelete:
-            guard var current = live else {
-                // A record deleted where the server lacks it (lost in a restore) leaves a tombstone all the same, so
-                // that another installation's copy put back later does not bring it back.
-                if operation.operationType == .forceDelete, existing == nil {
-                    incoming.fields = [:]
-                    incoming.created = stamp
-                    incoming.modified = stamp
-                    incoming.deleted = true
-                    records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
-                    return incoming
-                }
-                throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName)")
-            }
-            if operation.operationType == .delete { try checkTag(incoming, against: current.record) }
-            current.record.fields = [:]
-            current.record.deleted = true
-            current.record.modified = stamp
-            records[key] = current
+            return try delete(operation, incoming, existing: existing, live: live, stamp: stamp, key: key, in: &records)
         }
         return records[key]!.record
+    }
+
+    /// An update merges the fields sent into the live record; a forced one makes the record if the server lacks it.
+    private func update(
+        _ operation: Operation,
+        _ incoming: SyncRecord,
+        removing removed: [String],
+        live: StoredRecord?,
+        stamp: Stamp,
+        key: RecordKey,
+        in records: inout [RecordKey: StoredRecord]
+    ) throws(SyncError) -> SyncRecord {
+        var incoming = incoming
+        let zoneName = key.zoneName
+        guard var current = live else {
+            if operation.operationType == .forceUpdate {
+                incoming.created = stamp
+                incoming.modified = stamp
+                incoming.deleted = false
+                records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
+                return incoming
+            }
+            throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName); create it instead")
+        }
+        if operation.operationType == .update { try checkTag(incoming, against: current.record) }
+        if !incoming.recordType.isEmpty && incoming.recordType != current.record.recordType {
+            throw SyncError(.badRequest, "record \(incoming.recordName) is a \(current.record.recordType), not a \(incoming.recordType)")
+        }
+        // An update sends only the fields it changes.
+        current.record.fields.merge(incoming.fields) { _, new in new }
+        for name in removed { current.record.fields[name] = nil }
+        current.record.modified = stamp
+        records[key] = current
+        return current.record
+    }
+
+    /// A deletion leaves a tombstone; a forced one leaves one even where the server lacks the record.
+    private func delete(
+        _ operation: Operation,
+        _ incoming: SyncRecord,
+        existing: StoredRecord?,
+        live: StoredRecord?,
+        stamp: Stamp,
+        key: RecordKey,
+        in records: inout [RecordKey: StoredRecord]
+    ) throws(SyncError) -> SyncRecord {
+        var incoming = incoming
+        let zoneName = key.zoneName
+        guard var current = live else {
+            // A record deleted where the server lacks it (lost in a restore) leaves a tombstone all the same, so
+            // that another installation's copy put back later does not bring it back.
+            if operation.operationType == .forceDelete, existing == nil {
+                incoming.fields = [:]
+                incoming.created = stamp
+                incoming.modified = stamp
+                incoming.deleted = true
+                records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
+                return incoming
+            }
+            throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName)")
+        }
+        if operation.operationType == .delete { try checkTag(incoming, against: current.record) }
+        current.record.fields = [:]
+        current.record.deleted = true
+        current.record.modified = stamp
+        records[key] = current
+        return current.record
     }
 
     private func checkTag(_ incoming: SyncRecord, against current: SyncRecord) throws(SyncError) {

@@ -62,7 +62,7 @@ final class PostgresStorage: SyncStorage {
     // MARK: Transactions
 
     /// Runs `body` in one transaction on one connection; a thrown error rolls it back and reaches the caller as is.
-    private func transaction<T: Sendable>(
+    func transaction<T: Sendable>(
         readOnly: Bool = false,
         _ body: @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -160,161 +160,6 @@ final class PostgresStorage: SyncStorage {
     func restoredThrough() async throws -> Int64? {
         try await client.query("SELECT value FROM meta WHERE key = 'restoredThrough'", logger: logger).all(String.self).first
             .flatMap { Int64($0) }
-    }
-
-    // MARK: Enrolment
-
-    func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws {
-        try await client.query(
-            """
-            INSERT INTO enrollments (tokenhash, container, role, created, expires, sitecode, replaces)
-            VALUES (\(tokenHash), \(container), \(role.rawValue), \(Clock.now()), \(expires), \(siteCode), \(replaces))
-            """,
-            logger: logger
-        )
-    }
-
-    private typealias GrantRow = (String, String, String, String?, Bool, Int64, Int64, String?)
-    private static let grantColumns = "tokenhash, container, role, sitecode, replaces, created, expires, usedby"
-
-    private static func grant(_ row: GrantRow) -> EnrollmentGrant {
-        EnrollmentGrant(
-            id: String(row.0.prefix(12)),
-            container: row.1,
-            role: Role(rawValue: row.2) ?? .shop,
-            siteCode: row.3,
-            replaces: row.4,
-            created: row.5,
-            expires: row.6,
-            usedBy: row.7
-        )
-    }
-
-    func enrollment(tokenHash: String, now: Int64) async throws -> EnrollmentGrant? {
-        try await client.query(
-            """
-            SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE tokenhash = \(tokenHash) AND usedby IS NULL AND expires > \(now)
-            """,
-            logger: logger
-        ).all(GrantRow.self).first.map(Self.grant)
-    }
-
-    func redeemEnrollment(tokenHash: String, siteCode: String, credentialHash: String, now: Int64) async throws -> Installation {
-        try await transaction { connection in
-            let rows = try await connection.query(
-                "SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE tokenhash = \(tokenHash) FOR UPDATE",
-                logger: self.logger
-            )
-            guard let grant = try await rows.all(GrantRow.self).first.map(Self.grant), grant.usedBy == nil, grant.expires > now
-            else { throw SyncError(.authenticationFailed, "the enrolment token is unknown, used or expired; ask for a new one") }
-            let site = grant.siteCode ?? siteCode
-            let installation = Installation(container: grant.container, siteCode: site, role: grant.role, enrolled: now)
-            let replacing =
-                grant.replaces
-                ? """
-                DO UPDATE SET credentialhash = excluded.credentialhash, role = excluded.role, enrolled = excluded.enrolled, revoked = NULL,
-                    credentialissued = excluded.credentialissued, nextcredentialhash = NULL
-                """
-                : "DO NOTHING"
-            let inserted = try await connection.query(
-                """
-                INSERT INTO installations (container, sitecode, role, credentialhash, enrolled, credentialissued)
-                VALUES (\(grant.container), \(site), \(grant.role.rawValue), \(credentialHash), \(now), \(now))
-                ON CONFLICT (container, sitecode) \(unescaped: replacing) RETURNING 1
-                """,
-                logger: self.logger
-            ).all(Int32.self)
-            guard !inserted.isEmpty else {
-                throw SyncError(
-                    .exists,
-                    "site code \(site) is already enrolled in \(grant.container); choose another, or ask the administrator for a token "
-                        + "that replaces its credential (northwind-sync-server enroll --site \(site) --replace)"
-                )
-            }
-            try await connection.query("UPDATE enrollments SET usedby = \(site) WHERE tokenhash = \(tokenHash)", logger: self.logger)
-            return installation
-        }
-    }
-
-    func enrollments(container: String) async throws -> [EnrollmentGrant] {
-        try await client.query(
-            "SELECT \(unescaped: Self.grantColumns) FROM enrollments WHERE container = \(container) ORDER BY created DESC",
-            logger: logger
-        ).all(GrantRow.self).map(Self.grant)
-    }
-
-    func revokeEnrollment(container: String, id: String) async throws -> Bool {
-        let deleted = try await client.query(
-            """
-            DELETE FROM enrollments WHERE container = \(container) AND usedby IS NULL AND left(tokenhash, \(id.count)) = \(id) RETURNING 1
-            """,
-            logger: logger
-        ).all(Int32.self)
-        return !deleted.isEmpty
-    }
-
-    func installation(credentialHash: String, now: Int64) async throws -> Installation? {
-        let current = try await installations(
-            client.query(
-                "SELECT \(unescaped: Self.installationColumns) FROM installations WHERE credentialhash = \(credentialHash)",
-                logger: logger
-            )
-        ).first
-        if let current { return current }
-        // An unknown credential costs a read, never a write.
-        let rotated = try await client.query(
-            "SELECT 1 FROM installations WHERE nextcredentialhash = \(credentialHash)",
-            logger: logger
-        ).all(Int32.self)
-        guard !rotated.isEmpty else { return nil }
-        // The first use of a rotated credential: it becomes the current one.
-        return try await installations(
-            client.query(
-                """
-                UPDATE installations SET credentialhash = nextcredentialhash, nextcredentialhash = NULL, credentialissued = \(now)
-                WHERE nextcredentialhash = \(credentialHash) RETURNING \(unescaped: Self.installationColumns)
-                """,
-                logger: logger
-            )
-        ).first
-    }
-
-    func rotateCredential(container: String, siteCode: String, nextHash: String) async throws {
-        try await client.query(
-            """
-            UPDATE installations SET nextcredentialhash = \(nextHash)
-            WHERE container = \(container) AND sitecode = \(siteCode) AND revoked IS NULL
-            """,
-            logger: logger
-        )
-    }
-
-    private static let installationColumns = "container, sitecode, role, enrolled, revoked, credentialissued"
-
-    func installations(container: String) async throws -> [Installation] {
-        try await installations(
-            client.query(
-                "SELECT \(unescaped: Self.installationColumns) FROM installations WHERE container = \(container) ORDER BY sitecode",
-                logger: logger
-            )
-        )
-    }
-
-    private func installations(_ rows: PostgresRowSequence) async throws -> [Installation] {
-        try await rows.all((String, String, String, Int64, Int64?, Int64?).self).map {
-            Installation(container: $0.0, siteCode: $0.1, role: Role(rawValue: $0.2) ?? .shop, enrolled: $0.3, revoked: $0.4, credentialIssued: $0.5)
-        }
-    }
-
-    func revoke(container: String, siteCode: String, now: Int64) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            UPDATE installations SET revoked = \(now) WHERE container = \(container) AND sitecode = \(siteCode) AND revoked IS NULL
-            RETURNING sitecode
-            """,
-            logger: logger
-        )
-        return try await rows.all(String.self).first != nil
     }
 
     // MARK: Zones
@@ -441,50 +286,18 @@ final class PostgresStorage: SyncStorage {
                 try ModifyAnswer.checkReplay(batchID: batchID, stored: storedDigest, sent: digest)
                 return (ModifyAnswer.replayed(response), false)
             }
-            if let lineage {
-                // Locked, so that two copies sending at once are ordered: the second sees the first's sequence.
-                let remembered = try await connection.query(
-                    """
-                    SELECT clientid, sequence FROM site_lineage WHERE container = \(container) AND sitecode = \(lineage.siteCode) FOR UPDATE
-                    """,
-                    logger: self.logger
-                ).all((String, Int64).self).first
-                try lineage.check(rememberedClient: remembered?.0, rememberedSequence: remembered?.1 ?? 0)
-                try await connection.query(
-                    """
-                    INSERT INTO site_lineage (container, sitecode, clientid, sequence)
-                    VALUES (\(container), \(lineage.siteCode), \(lineage.clientID), \(lineage.sequence))
-                    ON CONFLICT (container, sitecode) DO UPDATE SET clientid = excluded.clientid, sequence = excluded.sequence
-                    """,
-                    logger: self.logger
-                )
-            }
+            if let lineage { try await self.check(lineage, container: container, connection) }
             #if NORTHWIND_TEST_HOOKS
             let zones = self.plainSequence ? try await self.takePlainNumbers(connection, locked) : locked
             #else
             let zones = locked
             #endif
             let records = try await self.records(connection, container: container, scope: scope, keys: Array(planner.keysToRead))
-            var assets = Set<String>()
-            if !planner.assetsToCheck.isEmpty {
-                let rows = try await connection.query(
-                    "SELECT sha256 FROM assets WHERE container = \(container) AND sha256 = ANY(\(Array(planner.assetsToCheck)))",
-                    logger: self.logger
-                )
-                for try await hash in rows.decode(String.self) { assets.insert(hash) }
-            }
+            let assets = try await self.existingAssets(planner.assetsToCheck, container: container, connection)
             // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in
             // the zones it shares with it), which is what `restoredThrough` relies on.
             let now = max(now, Clock.now())
-            var window: Range<Int64>?
-            if planner.hasPutBack {
-                let meta = try await connection.query(
-                    "SELECT key, value FROM meta WHERE key IN ('restored', 'restoredThrough')",
-                    logger: self.logger
-                ).all((String, String).self)
-                let values = Dictionary(uniqueKeysWithValues: meta.map { ($0.0, Int64($0.1) ?? 0) })
-                if let through = values["restoredThrough"], let restored = values["restored"], through < restored { window = through..<restored }
-            }
+            let window = planner.hasPutBack ? try await self.restoreWindow(connection) : nil
             let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
             if !self.plainSequence {
                 for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
@@ -509,6 +322,47 @@ final class PostgresStorage: SyncStorage {
         }
         if wrote { try await notify(container: container) }
         return answer
+    }
+
+    /// Checks a batch's place in its site's sequence and remembers it. Locked, so that two copies sending at once
+    /// are ordered: the second sees the first's sequence.
+    private func check(_ lineage: SiteLineage, container: String, _ connection: PostgresConnection) async throws {
+        let remembered = try await connection.query(
+            """
+            SELECT clientid, sequence FROM site_lineage WHERE container = \(container) AND sitecode = \(lineage.siteCode) FOR UPDATE
+            """,
+            logger: self.logger
+        ).all((String, Int64).self).first
+        try lineage.check(rememberedClient: remembered?.0, rememberedSequence: remembered?.1 ?? 0)
+        try await connection.query(
+            """
+            INSERT INTO site_lineage (container, sitecode, clientid, sequence)
+            VALUES (\(container), \(lineage.siteCode), \(lineage.clientID), \(lineage.sequence))
+            ON CONFLICT (container, sitecode) DO UPDATE SET clientid = excluded.clientid, sequence = excluded.sequence
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Which of the pictures a batch names the server already holds.
+    private func existingAssets(_ hashes: Set<String>, container: String, _ connection: PostgresConnection) async throws -> Set<String> {
+        var assets = Set<String>()
+        if hashes.isEmpty { return assets }
+        let rows = try await connection.query(
+            "SELECT sha256 FROM assets WHERE container = \(container) AND sha256 = ANY(\(Array(hashes)))",
+            logger: logger
+        )
+        for try await hash in rows.decode(String.self) { assets.insert(hash) }
+        return assets
+    }
+
+    /// The span of stamps a restore from a backup lost, while put-backs may still arrive for it.
+    private func restoreWindow(_ connection: PostgresConnection) async throws -> Range<Int64>? {
+        let meta = try await connection.query("SELECT key, value FROM meta WHERE key IN ('restored', 'restoredThrough')", logger: logger)
+            .all((String, String).self)
+        let values = Dictionary(uniqueKeysWithValues: meta.map { ($0.0, Int64($0.1) ?? 0) })
+        guard let through = values["restoredThrough"], let restored = values["restored"], through < restored else { return nil }
+        return through..<restored
     }
 
     /// Tells every instance that the container changed: after the commit, so that a listener that reads at once
@@ -664,161 +518,6 @@ final class PostgresStorage: SyncStorage {
         ).all(RecordRow.self).map(Self.storedRecord)
     }
 
-    // MARK: Assets
-
-    func presentAssets(container: String, hashes: [String]) async throws -> Set<String> {
-        Set(
-            try await client.query(
-                "SELECT sha256 FROM assets WHERE container = \(container) AND sha256 = ANY(\(hashes))",
-                logger: logger
-            ).all(String.self).map { $0 }
-        )
-    }
-
-    func saveAsset(container: String, sha256: String, data: Data) async throws {
-        // The bytes live in the database, so every instance serves them; they are shared between containers.
-        try await transaction { connection in
-            try await connection.query(
-                "INSERT INTO asset_bytes (sha256, data) VALUES (\(sha256), \(data)) ON CONFLICT DO NOTHING",
-                logger: self.logger
-            )
-            try await connection.query(
-                """
-                INSERT INTO assets (container, sha256, size, created) VALUES (\(container), \(sha256), \(data.count), \(Clock.now()))
-                ON CONFLICT DO NOTHING
-                """,
-                logger: self.logger
-            )
-        }
-    }
-
-    func asset(container: String, sha256: String) async throws -> Data? {
-        try await client.query(
-            """
-            SELECT b.data FROM assets a JOIN asset_bytes b ON b.sha256 = a.sha256
-            WHERE a.container = \(container) AND a.sha256 = \(sha256)
-            """,
-            logger: logger
-        ).all(Data.self).first
-    }
-
-    func assetBytes(container: String) async throws -> Int64 {
-        try await client.query("SELECT coalesce(sum(size), 0)::int8 FROM assets WHERE container = \(container)", logger: logger)
-            .all(Int64.self).first ?? 0
-    }
-
-    // MARK: Subscriptions
-
-    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {
-        try await transaction(readOnly: true) { connection in
-            try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
-        }
-    }
-
-    private func subscriptions(
-        _ connection: PostgresConnection,
-        container: String,
-        scope: DatabaseScope,
-        siteCode: String
-    ) async throws -> [Components.Schemas.Subscription] {
-        try await connection.query(
-            """
-            SELECT body FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)
-            ORDER BY subscriptionid
-            """,
-            logger: logger
-        ).all(String.self).map { try JSONDecoder().decode(Components.Schemas.Subscription.self, from: Data($0.utf8)) }
-    }
-
-    func modifySubscriptions<Answer: Sendable>(
-        container: String,
-        scope: DatabaseScope,
-        siteCode: String,
-        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
-    ) async throws -> Answer {
-        try await transaction { connection in
-            // One installation's edits, one at a time, so two saves never lose each other.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtextextended(\("subscriptions|" + container + "|" + scope.key + "|" + siteCode), 0))",
-                logger: self.logger
-            )
-            let current = try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
-            let (subscriptions, answer) = decide(current)
-            try await connection.query(
-                "DELETE FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)",
-                logger: self.logger
-            )
-            for subscription in subscriptions {
-                let body = String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self)
-                try await connection.query(
-                    """
-                    INSERT INTO subscriptions (container, scope, sitecode, subscriptionid, body)
-                    VALUES (\(container), \(scope.key), \(siteCode), \(subscription.subscriptionID), \(body))
-                    """,
-                    logger: self.logger
-                )
-            }
-            return answer
-        }
-    }
-
-    // MARK: Notifications
-
-    func listen(_ changed: @escaping @Sendable (String) async -> Void, ready: @escaping @Sendable () -> Void) -> Task<Void, Never>? {
-        let client = client
-        let logger = logger
-        return Task {
-            // One connection holds LISTEN; when it drops, listen again. Polling covers the gap.
-            while !Task.isCancelled {
-                do {
-                    try await client.withConnection { connection in
-                        try await connection.listen(on: "northwind_sync") { notifications in
-                            // LISTEN is in force once this runs.
-                            ready()
-                            for try await notification in notifications { await changed(notification.payload) }
-                        }
-                    }
-                } catch {
-                    logger.warning("listening for changes from other instances failed, retrying: \(String(reflecting: error))")
-                }
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-    }
-
-    func purgeTombstones(before: Int64) async throws -> Int {
-        try await transaction { connection in
-            // Writers hold their zones' rows while they write: the purge takes the same locks (in name order, as
-            // writers do), so no deletion commits in a zone between raising its floor and removing its tombstones.
-            _ = try await connection.query(
-                """
-                SELECT 1 FROM zones z WHERE EXISTS (SELECT 1 FROM records r
-                    WHERE r.container = z.container AND r.scope = z.scope AND r.zonename = z.zonename
-                      AND r.deleted AND r.modified < \(before))
-                ORDER BY z.container, z.scope, z.zonename COLLATE "C" FOR UPDATE
-                """,
-                logger: self.logger
-            ).all(Int32.self)
-            // One statement, so one snapshot: each floor is raised past exactly the tombstones removed. Counted in the
-            // database: a purge may remove millions of rows.
-            let purged: Int64 =
-                try await connection.query(
-                    """
-                    WITH purged AS (
-                        DELETE FROM records WHERE deleted AND modified < \(before) RETURNING container, scope, zonename, seq
-                    ), floors AS (
-                        SELECT container, scope, zonename, max(seq) AS seq FROM purged GROUP BY container, scope, zonename
-                    ), raised AS (
-                        UPDATE zones z SET purgedthrough = GREATEST(z.purgedthrough, f.seq) FROM floors f
-                        WHERE z.container = f.container AND z.scope = f.scope AND z.zonename = f.zonename RETURNING 1
-                    )
-                    SELECT count(*) FROM purged
-                    """,
-                    logger: self.logger
-                ).all(Int64.self).first ?? 0
-            return Int(purged)
-        }
-    }
 }
 
 extension PostgresRowSequence {
@@ -827,86 +526,6 @@ extension PostgresRowSequence {
         var rows: [(repeat each T)] = []
         for try await row in decode((repeat each T).self) { rows.append(row) }
         return rows
-    }
-}
-
-/// The PostgreSQL schema, one list of statements per version. Names are lower case, as PostgreSQL folds them.
-enum PostgresSchema {
-    static let migrations: [[String]] = [
-        [
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            "INSERT INTO meta (key, value) VALUES ('epoch', gen_random_uuid()::text)",
-            """
-            CREATE TABLE enrollments (tokenhash TEXT PRIMARY KEY, container TEXT NOT NULL, role TEXT NOT NULL,
-                created BIGINT NOT NULL, expires BIGINT NOT NULL, usedby TEXT)
-            """,
-            """
-            CREATE TABLE installations (container TEXT NOT NULL, sitecode TEXT NOT NULL, role TEXT NOT NULL,
-                credentialhash TEXT NOT NULL UNIQUE, enrolled BIGINT NOT NULL, revoked BIGINT, PRIMARY KEY (container, sitecode))
-            """,
-            """
-            CREATE TABLE zones (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, owner TEXT,
-                writers TEXT NOT NULL, seq BIGINT NOT NULL, purgedthrough BIGINT NOT NULL, checksum BIGINT NOT NULL,
-                deleted BOOLEAN NOT NULL, PRIMARY KEY (container, scope, zonename))
-            """,
-            """
-            CREATE TABLE records (container TEXT NOT NULL, scope TEXT NOT NULL, zonename TEXT NOT NULL, recordname TEXT NOT NULL,
-                recordtype TEXT NOT NULL, seq BIGINT NOT NULL, appendonly BOOLEAN NOT NULL, deleted BOOLEAN NOT NULL,
-                modified BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, zonename, recordname))
-            """,
-            "CREATE INDEX records_by_change ON records (container, scope, zonename, seq)",
-            """
-            CREATE TABLE batches (container TEXT NOT NULL, clientid TEXT NOT NULL, batchid TEXT NOT NULL, response TEXT NOT NULL,
-                created BIGINT NOT NULL, PRIMARY KEY (container, clientid, batchid))
-            """,
-            """
-            CREATE TABLE assets (container TEXT NOT NULL, sha256 TEXT NOT NULL, size BIGINT NOT NULL, created BIGINT NOT NULL,
-                PRIMARY KEY (container, sha256))
-            """,
-            "CREATE TABLE asset_bytes (sha256 TEXT PRIMARY KEY, data BYTEA NOT NULL)",
-        ],
-        [SyncSchema.subscriptions],
-        // Pages are read in (seq, recordname) order: with the name in the index they need no sort.
-        [
-            "DROP INDEX records_by_change",
-            "CREATE INDEX records_by_change ON records (container, scope, zonename, seq, recordname)",
-        ],
-        [SyncSchema.batchDigests],
-        [SyncSchema.siteLineage],
-        [SyncSchema.containerSchemas],
-        SyncSchema.boundEnrollments,
-        SyncSchema.credentialRotation,
-        // The commit-order test's sequence was made here for every database; debug builds now make it when asked.
-        ["DROP SEQUENCE IF EXISTS plain_change_numbers"],
-    ]
-}
-
-/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`, as PostgresNIO's configuration.
-public enum PostgresURL {
-    public static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
-            let host = parts.host, !host.isEmpty
-        else {
-            throw SyncError(.badRequest, "\(url) is not a PostgreSQL URL; write postgres://user:password@host:5432/database")
-        }
-        let mode = parts.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS =
-            switch mode {
-            case "disable": .disable
-            case "require", "verify-full": .require(.makeClientConfiguration())
-            default: .prefer(.makeClientConfiguration())
-            }
-        let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
-        var configuration = PostgresClient.Configuration(
-            host: host,
-            port: parts.port ?? 5432,
-            username: parts.user ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres",
-            password: parts.password,
-            database: database.isEmpty ? nil : database,
-            tls: tls
-        )
-        configuration.options.maximumConnections = 40
-        return configuration
     }
 }
 

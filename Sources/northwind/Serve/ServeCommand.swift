@@ -73,17 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
         let membership = try await opened.sync.membership()
         if membership != nil { opened.refreshBeforeEdit = ShopSyncEngine.refresher(for: opened, server: syncServer) }
         let backoffice = opened
-        let titles = try settings.value("session.managerTitles")
         // A store waiting for its first run has nobody to hold a title yet: the first run makes the manager.
-        if !firstRunPending {
-            do {
-                try await backoffice.settings.check(titles.key, titles.value)
-            } catch {
-                // From the command line the operator can fix it now; from a file or the environment, say so and go on.
-                if titles.origin == .commandLine { throw ValidationError("\(error).") }
-                FileHandle.standardError.write(Data("warning: \(error) (set in the \(titles.origin.rawValue))\n".utf8))
-            }
-        }
+        if !firstRunPending { try await checkManagerTitles(backoffice, settings) }
         let policy = AccessPolicy(managerTitles: AccessPolicy.titles(try settings.value("session.managerTitles").value))
         let demo = firstRunPending ? [] : try await backoffice.accounts.provisionDemoCredentials(policy: policy)
         let host = try settings.value("server.host").value
@@ -129,22 +120,54 @@ struct ServeCommand: AsyncParsableCommand {
             settings: settings,
             logger: Logger(label: "northwind.web"),
             services: services,
-            onServerRunning: { port in
-                // Unbuffered, so a script waiting for this line sees it at once.
-                var lines = ["Northwind is serving \(backoffice.store.configuration.path) at http://\(host):\(port)/"]
-                if let syncing { lines.append(syncing) }
-                if firstRunPending { lines.append("First run: open http://\(host):\(port)/setup to make the first manager and set this machine up.") }
-                for credential in demo {
-                    lines.append(
-                        "Demo sign-in (shown once): login \(credential.login), password \(credential.password)"
-                            + " — \(credential.employeeName), \(credential.title ?? "no title")"
-                    )
-                }
-                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-                SystemdNotify.ready(status: "Serving on \(host):\(port).")
-            }
+            onServerRunning: Self.announce(
+                path: backoffice.store.configuration.path,
+                host: host,
+                syncing: syncing,
+                firstRunPending: firstRunPending,
+                demo: demo
+            )
         )
         try await app.runService()
+    }
+}
+
+extension ServeCommand {
+    /// A title that no employee holds is a mistake: from the command line an error, from a file or the environment
+    /// a warning.
+    func checkManagerTitles(_ backoffice: Backoffice, _ settings: Settings) async throws {
+        let titles = try settings.value("session.managerTitles")
+        do {
+            try await backoffice.settings.check(titles.key, titles.value)
+        } catch {
+            // From the command line the operator can fix it now; from a file or the environment, say so and go on.
+            if titles.origin == .commandLine { throw ValidationError("\(error).") }
+            FileHandle.standardError.write(Data("warning: \(error) (set in the \(titles.origin.rawValue))\n".utf8))
+        }
+    }
+
+    /// What the server says once it listens: where, whether it syncs, the first run, the demo sign-ins.
+    static func announce(
+        path: String,
+        host: String,
+        syncing: String?,
+        firstRunPending: Bool,
+        demo: [DemoCredential]
+    ) -> @Sendable (Int) async -> Void {
+        { port in
+            // Unbuffered, so a script waiting for this line sees it at once.
+            var lines = ["Northwind is serving \(path) at http://\(host):\(port)/"]
+            if let syncing { lines.append(syncing) }
+            if firstRunPending { lines.append("First run: open http://\(host):\(port)/setup to make the first manager and set this machine up.") }
+            for credential in demo {
+                lines.append(
+                    "Demo sign-in (shown once): login \(credential.login), password \(credential.password)"
+                        + " — \(credential.employeeName), \(credential.title ?? "no title")"
+                )
+            }
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            SystemdNotify.ready(status: "Serving on \(host):\(port).")
+        }
     }
 }
 

@@ -1,0 +1,215 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+extension ShopSync {
+    // MARK: Outbox
+
+    /// Change-log entries not yet acknowledged.
+    public func pendingChanges() async throws(NorthwindError) -> Int {
+        try await read { db in try Self.pendingCount(db) }
+    }
+
+    static func pendingCount(_ db: Database) throws -> Int {
+        let through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        return try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly",
+            arguments: [through]
+        ) ?? 0
+    }
+
+    static func nextBatch(_ db: Database, site: SyncSite) throws -> OutboxBatch? {
+        // A batch built and not acknowledged goes again as it was, whatever was committed since: the server
+        // recognises a replay by the batch's ID and answers it with its first answer, which must fit.
+        if let stored = try state(db, "pendingBatch") {
+            var batch = try OutboxBatch(stored: stored)
+            batch.assets = try assetBytes(db, of: batch.operations, site: site)
+            return batch
+        }
+        var through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        while true {
+            let entries = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly
+                    ORDER BY seq LIMIT 2000
+                    """,
+                arguments: [through]
+            )
+            guard let first = entries.first else { return nil }
+            let txn: Int64? = first["txn"]
+            var keys: [(String, String)] = []
+            var seen = Set<String>()
+            var last: Int64 = first["seq"]
+            for entry in entries {
+                // One transaction's entries, or a run of entries made outside the domain. (Several small
+                // transactions in one request measured no faster: docs/performance.md.)
+                guard (entry["txn"] as Int64?) == txn else { break }
+                let table: String = entry["tableName"]
+                let recordID: String = entry["recordID"]
+                if seen.insert(table + "/" + recordID).inserted {
+                    if keys.count == SyncLimits.operationsPerRequest { break }
+                    keys.append((table, recordID))
+                }
+                last = entry["seq"]
+            }
+            try extendToLaterChanges(db, after: through, last: &last, keys: &keys, seen: &seen)
+            var operations: [OutboxOperation] = []
+            for (table, recordID) in keys {
+                if let operation = try operation(db, table: table, recordID: recordID, site: site) { operations.append(operation) }
+            }
+            if !operations.isEmpty {
+                // Random, kept with the batch: a store reverted to an older copy, or copied, repeats its change-log
+                // positions, and an ID made from them would be answered with another batch's answer.
+                let batchID = "\(site.siteCode)-\(UUID().uuidString.lowercased())"
+                var batch = OutboxBatch(throughSeq: last, batchID: batchID, operations: operations)
+                try setState(db, "pendingBatch", batch.stored)
+                try setState(db, "pendingBatchID", batch.batchID)
+                batch.assets = try assetBytes(db, of: operations, site: site)
+                return batch
+            }
+            // Nothing left to say (a row made and removed before upload, an update back to what the server has):
+            // pass over it.
+            through = last
+            try setState(db, "uploadedThrough", String(through))
+        }
+    }
+
+    /// Rows go up as they are now, so a record a later transaction changed again carries that transaction's values:
+    /// the batch takes in that transaction too, and any later one that changed its records again, or the server
+    /// would show part of a transaction (an order shipped, without the movements its execution made). Up to the
+    /// limit of a request; beyond it, the later transactions follow in their own batches.
+    private static func extendToLaterChanges(
+        _ db: Database,
+        after through: Int64,
+        last: inout Int64,
+        keys: inout [(String, String)],
+        seen: inout Set<String>
+    ) throws {
+        while let later = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT c.seq, c.txn FROM change_log b JOIN change_log c ON c.recordID = b.recordID AND c.tableName = b.tableName
+                    WHERE b.seq > ?1 AND b.seq <= ?2 AND b.origin = 'local' AND NOT b.localOnly
+                      AND c.seq > ?2 AND c.origin = 'local' AND NOT c.localOnly
+                    ORDER BY c.seq DESC LIMIT 1
+                    """
+            ),
+            arguments: [through, last]
+        ) {
+            let end: Int64 =
+                try (later["txn"] as Int64?).flatMap {
+                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM change_log WHERE txn = ?"), arguments: [$0])
+                } ?? later["seq"]
+            var (extended, extendedSeen) = (keys, seen)
+            for entry in try Row.fetchAll(
+                db,
+                sql: "SELECT tableName, recordID FROM change_log WHERE seq > ? AND seq <= ? AND origin = 'local' AND NOT localOnly ORDER BY seq",
+                arguments: [last, end]
+            ) {
+                let (table, recordID): (String, String) = (entry["tableName"], entry["recordID"])
+                if extendedSeen.insert(table + "/" + recordID).inserted { extended.append((table, recordID)) }
+            }
+            guard extended.count <= SyncLimits.operationsPerRequest else { return }
+            (keys, seen, last) = (extended, extendedSeen, end)
+        }
+    }
+
+    /// The bytes of the pictures that the operations name (those still here).
+    static func assetBytes(_ db: Database, of operations: [OutboxOperation], site: SyncSite) throws -> [String: Data] {
+        var bytes: [String: Data] = [:]
+        for operation in operations {
+            guard let table = SyncTable.byName[operation.record.recordType], !table.assetAttributes.isEmpty,
+                operation.record.fields.values.contains(where: { !$0.assets.isEmpty }),
+                let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [operation.record.recordName])
+            else { continue }
+            for attribute in table.assetAttributes {
+                if let asset = try RecordMapping.asset(db, table: table, attribute: attribute, rowID: rowID, site: site) {
+                    bytes[asset.reference.sha256] = asset.content.bytes
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// The operation that brings the server to this row's present state, or nil when there is nothing to send.
+    static func operation(_ db: Database, table name: String, recordID: String, site: SyncSite) throws -> OutboxOperation? {
+        guard let table = SyncTable.byName[name] else { return nil }
+        let base = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT zoneName, changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
+            arguments: [name, recordID]
+        )
+        let zoneName = try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode)
+        let now = FieldClock(milliseconds: try changedAt(db, table: name, recordID: recordID), site: site.siteCode)
+        guard var record = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: zoneName)
+        else {
+            guard let base else {
+                // Deleted here while its version waited to go up again after a server restore: the deletion goes
+                // up instead, or the restored server's older copy would come back.
+                guard try SyncEngineSide.resendFields(db, table: name, recordID: recordID) != nil else { return nil }
+                return OutboxOperation(kind: .forceDelete, record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName)))
+            }
+            // Only the owning site writes its zone; another site's rows are removed here only by a download.
+            return OutboxOperation(
+                kind: .delete,
+                record: SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName), recordChangeTag: base["changeTag"])
+            )
+        }
+        // A version sent again after the server's restore: its values go up with the clocks they were written with.
+        let version = try SyncEngineSide.resendVersion(db, table: name, recordID: recordID)
+        let held = version?.fields ?? [:]
+        let heldClocks = FieldClock.clocks(of: held)
+        func clock(_ field: String) -> FieldClock {
+            heldClocks[field].flatMap { held[field] == record.fields[field] ? $0 : nil } ?? now
+        }
+        guard let base else {
+            let clocks = Dictionary(uniqueKeysWithValues: record.fields.keys.map { ($0, clock($0)) })
+            record.fields[FieldClock.fieldName] = FieldClock.field(clocks)
+            // With the server's time of the version held, so that a deletion the server took after it stands.
+            record.modified = version?.modified.map { Stamp(timestamp: $0, site: site.siteCode) }
+            return OutboxOperation(kind: table.appendOnly ? .append : .create, record: record)
+        }
+        if table.appendOnly { return nil }
+        let baseFields = try decodeFields(base["fields"])
+        var clocks = FieldClock.clocks(of: baseFields)
+        var changed: [String: FieldValue] = [:]
+        for name in Set(baseFields.keys).union(record.fields.keys).subtracting([FieldClock.fieldName]) where baseFields[name] != record.fields[name] {
+            changed[name] = record.fields[name] ?? .null
+            clocks[name] = clock(name)
+        }
+        guard !changed.isEmpty else { return nil }
+        changed[FieldClock.fieldName] = FieldClock.field(clocks)
+        record.fields = changed
+        record.recordChangeTag = base["changeTag"]
+        return OutboxOperation(kind: .update, record: record)
+    }
+
+    /// When the row last changed here (not by a download): its newest local change-log entry.
+    static func changedAt(_ db: Database, table: String, recordID: String) throws -> Int64 {
+        let text = try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT changedAt FROM change_log WHERE recordID = ? AND tableName = ? AND origin = 'local' AND NOT localOnly
+                    ORDER BY seq DESC LIMIT 1
+                    """
+            ),
+            arguments: [recordID, table]
+        )
+        // Never later than now: an edit made while the clock ran ahead, synced once it is right, must not carry a
+        // clock the server refuses (CLOCK_SKEW) or that wins every later merge.
+        return min((text.flatMap(Timestamp.init) ?? .now).milliseconds, Timestamp.now.milliseconds)
+    }
+
+    static func decodeFields(_ json: String?) throws -> [String: FieldValue] {
+        guard let json else { return [:] }
+        return try JSONDecoder().decode([String: FieldValue].self, from: Data(json.utf8))
+    }
+
+    static func encodeFields(_ fields: [String: FieldValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+    }
+}
