@@ -71,6 +71,48 @@ struct ProductTests {
         #expect(names == (11...30).map { String(format: "Tea %02d", $0) })
     }
 
+    @Test func aSearchInTheListCountsEveryMatchAndPagesPastTheFirstFifty() async throws {
+        // Given 60 teas, 10 of them discontinued, beside products that are no tea
+        let store = try TemporaryStore()
+        let b = store.backoffice
+        _ = try await World.make(b)
+        for number in 1...60 {
+            _ = try await b.catalogue.create(Product(name: String(format: "Tea %02d", number), discontinued: number > 50))
+        }
+        // When the list is asked for "tea", discontinued only, 4 to a page, the second page
+        var query = ProductQuery()
+        (query.text, query.discontinued, query.limit, query.offset) = ("tea", true, 4, 4)
+        let page = try await b.catalogue.list(query)
+        // Then the total counts every match the filter keeps (Old Tea and Tea 51 to 60), and the page is in name order
+        #expect(page.total == 11)
+        #expect(page.items.map(\.product.name) == ["Tea 54", "Tea 55", "Tea 56", "Tea 57"])
+        // And all 61 matches are counted without the filter, beyond the 50 a quick search looks at
+        query.discontinued = nil
+        #expect(try await b.catalogue.list(query).total == 61)
+        // And words that match nothing, or no words at all, give an empty page
+        query.text = "nothing like this"
+        #expect(try await b.catalogue.list(query).total == 0)
+        query.text = "  "
+        #expect(try await b.catalogue.list(query).items.isEmpty)
+    }
+
+    @Test func aProductsLedgerNamesTheOrderOfEachMovement() async throws {
+        // Given an order executed for chai, after a delivery
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let draft = OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: w.chai.key, quantity: 3)])
+        let order = try await b.orders.create(draft)
+        _ = try await b.orders.execute(number: order.order.number)
+        // When the product's ledger is read
+        let ledger = try await b.stock.ledger(productID: w.chai.key)
+        // Then the shipment names its order's number, and movements of no order name none
+        #expect(ledger.first?.movement.delta == -3)
+        #expect(ledger.first?.orderNumber == order.order.number)
+        #expect(ledger.dropFirst().allSatisfy { $0.orderNumber == nil })
+        #expect(ledger.map(\.movement) == (try await b.stock.movements(productID: w.chai.key)))
+    }
+
     @Test func aPageOfResultsIsInSQLitesNameOrderWithTiesByID() async throws {
         // Given tarts whose names differ by case, by accent, by composed and decomposed é, and two with the same name
         let store = try TemporaryStore()
