@@ -19,25 +19,8 @@ extension Catalogue {
     }
 }
 
-extension People {
-    /// Every employee as the list shows them, by last name: the title, and whether a photo exists.
-    public func employees() throws(NorthwindError) -> [Listing] {
-        try listing(
-            """
-            SELECT id, firstName || ' ' || lastName, title, photo IS NOT NULL OR photoFile IS NOT NULL
-            FROM employees ORDER BY lastName, firstName, id
-            """
-        )
-    }
-
-    public func hasPhoto(id: Int64) throws(NorthwindError) -> Bool {
-        try listing("SELECT id, '', NULL, photo IS NOT NULL OR photoFile IS NOT NULL FROM employees WHERE id = ?", [id])
-            .first?.hasImage ?? false
-    }
-}
-
 extension BackofficeFeature {
-    fileprivate func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
+    func listing(_ sql: String, _ arguments: StatementArguments = []) throws(NorthwindError) -> [Listing] {
         try quickRead { db in
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
                 .map { Listing(id: $0[0], name: $0[1], detail: $0[2], hasImage: $0[3]) }
@@ -66,6 +49,25 @@ extension Records {
         try await read { db in
             try R.select([Column("id"), R.choiceName], as: Row.self).order(R.defaultOrdering + [Column("id")])
                 .fetchAll(db).map { Choice(id: $0[0], name: $0[1]) }
+        }
+    }
+}
+
+extension Catalogue {
+    public func picture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
+        try await binary(Category.self, attribute: "picture", id: categoryID)
+    }
+
+    public func setPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
+        try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
+    }
+}
+
+extension Catalogue {
+    /// The products of one category, by name.
+    public func products(categoryID: Int64) async throws(NorthwindError) -> [Product] {
+        try await read { db in
+            try Product.filter(Product.Columns.categoryID == categoryID).order(Product.Columns.name).fetchAll(db)
         }
     }
 }

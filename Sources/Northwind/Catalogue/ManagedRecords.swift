@@ -268,33 +268,8 @@ extension Shipper: ManagedRecord {
 
 // MARK: - Binary attributes and lookups
 
-extension Catalogue {
-    public func picture(categoryID: Int64) async throws(NorthwindError) -> BinaryContent? {
-        try await binary(Category.self, attribute: "picture", id: categoryID)
-    }
-
-    public func setPicture(categoryID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
-        try await setBinary(Category.self, attribute: "picture", id: categoryID, content)
-    }
-}
-
-extension People {
-    public func photo(employeeID: Int64) async throws(NorthwindError) -> BinaryContent? {
-        try await binary(Employee.self, attribute: "photo", id: employeeID)
-    }
-
-    public func setPhoto(employeeID: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
-        try await setBinary(Employee.self, attribute: "photo", id: employeeID, content)
-    }
-
-    /// Finds a customer by the code staff use on the phone ("VINET"), case-insensitively.
-    public func customer(code: String) throws(NorthwindError) -> Customer {
-        try quickRead { db in try Records.customer(code: code, db) }
-    }
-}
-
 extension BackofficeFeature {
-    fileprivate func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
+    func binary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64) async throws(NorthwindError) -> BinaryContent? {
         let binaries = store.binaries
         return try await read { db in
             _ = try Records.fetch(R.self, id: id, db)
@@ -302,8 +277,7 @@ extension BackofficeFeature {
         }
     }
 
-    fileprivate func setBinary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64, _ content: BinaryContent?) async throws(NorthwindError)
-    {
+    func setBinary<R: ManagedRecord>(_ type: R.Type, attribute: String, id: Int64, _ content: BinaryContent?) async throws(NorthwindError) {
         if let content, !content.contentType.contains("/") {
             throw .invalid(attribute, "needs a MIME type such as image/jpeg, not '\(content.contentType)'")
         }

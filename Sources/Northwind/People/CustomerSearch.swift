@@ -31,23 +31,3 @@ extension People {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 }
-
-extension Orders {
-    /// The orders of one customer, newest first: the customer page's history.
-    public func history(customerID: Int64, limit: Int = 50) async throws(NorthwindError) -> [OrderSummary] {
-        try await read { db in
-            try Order.filter(Order.Columns.customerID == customerID)
-                .order(Order.Columns.orderDate.desc, Order.Columns.id.desc).limit(limit).fetchAll(db)
-                .map { try Self.summary($0, db) }
-        }
-    }
-}
-
-extension Catalogue {
-    /// The products of one category, by name.
-    public func products(categoryID: Int64) async throws(NorthwindError) -> [Product] {
-        try await read { db in
-            try Product.filter(Product.Columns.categoryID == categoryID).order(Product.Columns.name).fetchAll(db)
-        }
-    }
-}
