@@ -86,7 +86,8 @@ struct ProductTests {
         // Then the total counts every match the filter keeps (Old Tea and Tea 51 to 60), and the page is in name order
         #expect(page.total == 11)
         #expect(page.items.map(\.product.name) == ["Tea 54", "Tea 55", "Tea 56", "Tea 57"])
-        // And all 61 matches are counted without the filter, beyond the 50 a quick search looks at
+        // And all 61 matches are counted without the filter, beyond the 50 a quick search looks at (a list looks at
+        // up to Catalogue.listSearchCap)
         query.discontinued = nil
         #expect(try await b.catalogue.list(query).total == 61)
         // And words that match nothing, or no words at all, give an empty page

@@ -156,7 +156,8 @@ extension PageRoutes {
             categoryOptions: try await categoryOptions(selected: query.categoryID),
             sorts: ProductQuery.Sort.allCases.map { SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0 == query.sort) },
             products: shown.map(ProductView.init),
-            resultText: total == 1 ? "1 product" : "\(total) products",
+            resultText: text != nil && total >= Catalogue.listSearchCap
+                ? "The first \(total) matches: add a word to narrow them" : total == 1 ? "1 product" : "\(total) products",
             pager: pager(request, page: page, total: total, pageSize: pageSize)
         )
         return render("products", model, context: context)
