@@ -52,12 +52,23 @@ products=(northwind northwind-sync-server)
 if [ -n "$prebuilt" ]; then
     bin="$prebuilt"
 else
+    # One build at a time: two concurrent SwiftPM builds on one build folder break each other.
     # --disable-local-rpath: no $ORIGIN RUNPATH, which lintian rejects and nothing needs.
     # guide: begin package-build
-    # Every product in one build, as the README's `swift build -c release` makes them: a target that only a
-    # release build refuses fails here, not on a newcomer's machine. Only the two servers are packaged.
-    (cd "$root" && swift build -c release --static-swift-stdlib --disable-local-rpath --build-path .build-static)
+    for product in "${products[@]}"; do
+        (cd "$root" && swift build -c release --static-swift-stdlib --disable-local-rpath \
+            --build-path .build-static --product "$product")
+    done
     # guide: end package-build
+    # Every other target compiled in release too, as the README's and the docs' `swift build -c release --product`
+    # commands build them: a target that only a release build refuses fails here, not on a newcomer's machine.
+    # Compiled, not linked: the guide's HTTP client needs FoundationNetworking, which links libcurl, and a static
+    # build has no libcurl to link.
+    targets=$(cd "$root" && swift package describe --type json | jq -r '.targets[] | select(.type != "test") | .name')
+    for target in $targets; do
+        (cd "$root" && swift build -c release --static-swift-stdlib --disable-local-rpath \
+            --build-path .build-static --target "$target")
+    done
     bin="$root/.build-static/release"
 fi
 for product in "${products[@]}"; do
