@@ -162,4 +162,36 @@ struct TemplateKeysTests {
         #expect(checker.checkedKeys > 200)
         #expect(checker.missing.isEmpty, "Keys no model has:\n\(Set(checker.missing).sorted().joined(separator: "\n"))")
     }
+
+    @Test func everyHandWrittenLookupNamesEachPropertyOnce() throws {
+        // Given the models that answer Mustache by name, without reflection (`MustacheParent`), for speed
+        let types = try Self.types()
+        var checked = 0
+        var drift: [String] = []
+        for file in try Layout.files(of: "NorthwindWeb") {
+            var current: String?
+            var named: [String] = []
+            for line in file.lines {
+                if let match = line.firstMatch(of: /^extension ([\w.]+): MustacheParent/) {
+                    current = String(match.1.split(separator: ".").last ?? match.1)
+                    named = []
+                } else if current != nil, let match = line.firstMatch(of: /^\s*case "(\w+)":\s*(?:self\.)?(\w+)/) {
+                    // Each name must give the property of the same name, not another one.
+                    if match.1 != match.2 { drift.append("\(file.path): \"\(match.1)\" gives \(match.2)") }
+                    named.append(String(match.1))
+                } else if let type = current, line.hasPrefix("}") {
+                    // When its lookup is compared with its properties
+                    let properties = Set(types[type, default: [:]].keys)
+                    if Set(named) != properties || named.count != Set(named).count {
+                        drift.append("\(type): names \(named.sorted()), properties \(properties.sorted())")
+                    }
+                    checked += 1
+                    current = nil
+                }
+            }
+        }
+        // Then each lookup names every property, once, and nothing else: a new field cannot be left out of a page
+        #expect(checked >= 5)
+        #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
+    }
 }
