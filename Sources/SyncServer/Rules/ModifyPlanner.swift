@@ -209,10 +209,7 @@ struct ModifyPlanner {
                     "record \(incoming.recordName) was deleted in zone \(zoneName) after the version sent again; it stays deleted"
                 )
             }
-            incoming.created = stamp
-            incoming.modified = stamp
-            incoming.deleted = false
-            records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: operation.operationType == .append)
+            records[key] = Self.new(incoming, stamp: stamp, deleted: false, appendOnly: operation.operationType == .append)
         case .update, .forceUpdate:
             return try update(operation, incoming, removing: removed, live: live, stamp: stamp, key: key, in: &records)
         case .delete, .forceDelete:
@@ -231,15 +228,11 @@ struct ModifyPlanner {
         key: RecordKey,
         in records: inout [RecordKey: StoredRecord]
     ) throws(SyncError) -> SyncRecord {
-        var incoming = incoming
         let zoneName = key.zoneName
         guard var current = live else {
             if operation.operationType == .forceUpdate {
-                incoming.created = stamp
-                incoming.modified = stamp
-                incoming.deleted = false
-                records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
-                return incoming
+                records[key] = Self.new(incoming, stamp: stamp, deleted: false)
+                return records[key]!.record
             }
             throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName); create it instead")
         }
@@ -265,18 +258,13 @@ struct ModifyPlanner {
         key: RecordKey,
         in records: inout [RecordKey: StoredRecord]
     ) throws(SyncError) -> SyncRecord {
-        var incoming = incoming
         let zoneName = key.zoneName
         guard var current = live else {
             // A record deleted where the server lacks it (lost in a restore) leaves a tombstone all the same, so
             // that another installation's copy put back later does not bring it back.
             if operation.operationType == .forceDelete, existing == nil {
-                incoming.fields = [:]
-                incoming.created = stamp
-                incoming.modified = stamp
-                incoming.deleted = true
-                records[key] = StoredRecord(record: incoming, seq: 0, appendOnly: false)
-                return incoming
+                records[key] = Self.new(incoming, stamp: stamp, deleted: true)
+                return records[key]!.record
             }
             throw SyncError(.notFound, "record \(incoming.recordName) does not exist in zone \(zoneName)")
         }
@@ -286,6 +274,16 @@ struct ModifyPlanner {
         current.record.modified = stamp
         records[key] = current
         return current.record
+    }
+
+    /// A record the server did not hold, as it is stored: made and changed now, a tombstone without fields if deleted.
+    private static func new(_ record: SyncRecord, stamp: Stamp, deleted: Bool, appendOnly: Bool = false) -> StoredRecord {
+        var record = record
+        if deleted { record.fields = [:] }
+        record.created = stamp
+        record.modified = stamp
+        record.deleted = deleted
+        return StoredRecord(record: record, seq: 0, appendOnly: appendOnly)
     }
 
     private func checkTag(_ incoming: SyncRecord, against current: SyncRecord) throws(SyncError) {
