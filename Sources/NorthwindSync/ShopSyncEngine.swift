@@ -1,6 +1,7 @@
 import Foundation
 @_spi(SyncEngine) import Northwind
 import NorthwindStore
+import SyncAPI
 import SyncProtocol
 
 /// What one sync moved.

@@ -5,6 +5,7 @@ import NIOCore
 import Northwind
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 import Synchronization
 

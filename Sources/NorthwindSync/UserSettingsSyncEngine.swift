@@ -1,6 +1,7 @@
 import Foundation
 @_spi(SyncEngine) import Northwind
 import NorthwindStore
+import SyncAPI
 import SyncProtocol
 
 /// Users' own settings follow them between installations, through each user's private database on the sync server:

@@ -4,6 +4,7 @@ import Glibc
 import NorthwindLoading
 import NorthwindStore
 import NorthwindSync
+import SyncAPI
 import SyncProtocol
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@ import Northwind
 import NorthwindLoading
 import NorthwindStore
 import NorthwindSync
+import SyncAPI
 import SyncProtocol
 import Testing
 

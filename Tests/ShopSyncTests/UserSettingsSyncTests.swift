@@ -2,6 +2,7 @@ import Foundation
 @_spi(SyncEngine) import Northwind
 import NorthwindStore
 import NorthwindSync
+import SyncAPI
 import SyncProtocol
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 import SyncServer
 import Testing

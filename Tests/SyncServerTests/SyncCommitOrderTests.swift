@@ -1,4 +1,5 @@
 import Foundation
+import SyncAPI
 import SyncProtocol
 import SyncServer
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 import SyncServer
 import Testing

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 import SyncServer
 import Testing

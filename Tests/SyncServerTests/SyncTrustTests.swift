@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 import SyncServer
 import Testing

@@ -4,6 +4,7 @@ import Northwind
 import NorthwindStore
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import ServerOperations
 
 /// `/api/v1`: everything the pages do, with the same rules and permissions, as JSON. The routes, parameters and
 /// bodies are generated from openapi.yaml (`APIProtocol`); each method here only calls the domain. Permissions,
@@ -25,7 +26,7 @@ struct APIHandler: APIProtocol {
             serverURL: URL(string: "/")!,
             // Compact, as machines read it; sorted, so an answer is the same bytes each time.
             configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [OperationGate(policy: { [env] in env.policy }, cache: env.cache, backoffice: backoffice)]
+            middlewares: [OperationGate(policy: { [env] in env.policy }), RawAnswer.Middleware()]
         )
     }
 
@@ -74,12 +75,16 @@ struct APIHandler: APIProtocol {
         return .ok(.init(body: .json(.init(page, ProductBody.init))))
     }
 
-    /// Plain searches are answered before this, by `OperationGate` (`ProductSearchJSON`); this one reads the rest.
+    /// Written by `ProductSearchJSON` and kept in `ResponseCache` until the store changes: every till sends it as
+    /// people type.
     func searchProducts(_ input: Operations.SearchProducts.Input) async throws -> Operations.SearchProducts.Output {
         let limit = try Paging.limit(input.query.limit, default: 20)
         guard let text = nonBlank(input.query.q) else { throw NorthwindError.invalid("q", "is required: part of a product name") }
-        let rows = try backoffice.catalogue.search(text, limit: limit)
-        return .ok(.init(body: .json(.init(items: rows.map(ProductBody.init)))))
+        // The low-stock margin is part of the answer, and may change without a write to the store (the file).
+        let answer = try env.cache.body(for: "\(backoffice.rules.lowStockMargin) \(APIRequest.path ?? "\(text)&\(limit)")") {
+            ProductSearchJSON.list(try backoffice.catalogue.search(text, limit: limit))
+        }
+        return .ok(.init(body: .json(try RawAnswer.send(Array(answer.readableBytesView), standIn: .init(items: [])))))
     }
 
     func getProduct(_ input: Operations.GetProduct.Input) async throws -> Operations.GetProduct.Output {

@@ -9,6 +9,8 @@ import OpenAPIRuntime
 /// OpenAPI input.
 enum APIRequest {
     @TaskLocal static var context: WebContext?
+    /// The path with its query, as sent: what the answer cache keys on.
+    @TaskLocal static var path: String?
 
     static func signedIn() throws(WebError) -> SignedIn {
         guard let context else { throw .unauthorized() }
@@ -26,13 +28,11 @@ enum APIRequest {
 
 /// What happens to an API call before the generated code reads it, so that a client learns the most useful thing
 /// first: who may do it (403 before any 400), whether the address names a record (an id that is no number is a
-/// 404), and whether the body is strict JSON of a size we take (415, 413, 400). Product searches are answered
-/// here, written by `ProductSearchJSON` and kept in `ResponseCache` until the store changes.
+/// 404), and whether the body is strict JSON of a size we take (415, 413, 400). Every rule here comes from the
+/// contract or holds for every operation.
 struct OperationGate: ServerMiddleware {
     /// Who is a manager as `session.managerTitles` says now: asked at each request, so a change applies at once.
     let policy: @Sendable () -> AccessPolicy
-    let cache: ResponseCache
-    let backoffice: Backoffice
 
     /// Operations for managers only, and what the refusal says they tried to do: `x-managers-only` in openapi.yaml.
     static var managersOnly: [String: String] { get throws { try Contract.document.get().managersOnly } }
@@ -60,16 +60,8 @@ struct OperationGate: ServerMiddleware {
             let bytes = try await Self.strictJSON(request, body, upTo: context.maxUploadSize)
             return try await next(request, HTTPBody(bytes), metadata)
         }
-        if operationID == Operations.SearchProducts.id, let path = request.path, let search = ProductSearchJSON.parameters(path) {
-            // The low-stock margin is part of the answer, and may change without a write to the store (the file).
-            let answer = try cache.body(for: "\(backoffice.rules.lowStockMargin) \(path)") {
-                ProductSearchJSON.list(try backoffice.catalogue.search(search.text, limit: try Paging.limit(search.limit, default: 20)))
-            }
-            let head = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json; charset=utf-8"])
-            return (head, HTTPBody(answer.readableBytesView))
-        }
         do {
-            var (response, answer) = try await next(request, body, metadata)
+            var (response, answer) = try await APIRequest.$path.withValue(request.path) { try await next(request, body, metadata) }
             if operationID == Operations.RunReport.id, response.headerFields[.contentType]?.hasPrefix("text/csv") == true,
                 let name = metadata.pathParameters["name"]
             {

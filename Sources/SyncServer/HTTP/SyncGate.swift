@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenAPIRuntime
+import SyncAPI
 import SyncProtocol
 
 /// Before the generated code: the protocol version, the body's size, the caller's credential and rate; after it,
@@ -23,6 +24,8 @@ struct SyncGate: RouterMiddleware {
         do {
             try checkVersion(request)
             let body = try await collect(&request)
+            // For the types that read their own JSON (a batch of records: `ModifyRequest`).
+            let json = request.method == .post ? body.map { Data($0.readableBytesView) } : nil
             var caller: Installation? = nil
             if request.uri.path != "/sync/v1/enroll" && request.uri.path != "/sync/v1/enroll/check" {
                 caller = try await authenticate(request)
@@ -30,7 +33,9 @@ struct SyncGate: RouterMiddleware {
             let user = try Self.user(request)
             return try await SyncRequest.$caller.withValue(caller) {
                 try await SyncRequest.$user.withValue(user) {
-                    try await SyncRequest.$bodySize.withValue(body) { try await next(request, context) }
+                    try await SyncRequest.$bodySize.withValue(body?.readableBytes ?? 0) {
+                        try await RawRequestBody.$bytes.withValue(json) { try await next(request, context) }
+                    }
                 }
             }
         } catch {
@@ -82,20 +87,22 @@ struct SyncGate: RouterMiddleware {
 
     /// Reads the body whole, up to the request limit (an asset's, for an asset upload), so its size is known
     /// before decoding.
-    private func collect(_ request: inout Request) async throws -> Int {
+    /// The body, all of it, once: nil for a POST without one, which reads as `{}`.
+    private func collect(_ request: inout Request) async throws -> ByteBuffer? {
         let limit = request.method == .put ? SyncLimits.bytesPerAsset : SyncLimits.bytesPerRequest
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw SyncError(.limitExceeded, "the request body has \(length) bytes. " + SyncLimits.summary)
         }
         do {
-            let size = try await request.collectBody(upTo: limit).readableBytes
+            let body = try await request.collectBody(upTo: limit)
             // A POST with no body at all (curl -X POST) means "no options", as `{}` does.
-            if size == 0 && request.method == .post && request.headers[.contentType] == nil {
+            if body.readableBytes == 0 && request.method == .post && request.headers[.contentType] == nil {
                 var head = request.head
                 head.headerFields[.contentType] = "application/json"
                 request = Request(head: head, body: .init(buffer: ByteBuffer(string: "{}")))
+                return nil
             }
-            return size
+            return body
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw SyncError(.limitExceeded, "the request body is over \(limit) bytes. " + SyncLimits.summary)
         } catch is NIOTooManyBytesError {

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import OpenAPIRuntime
+import ServerOperations
+import SyncAPI
 import SyncProtocol
 
 /// The caller of the request being handled, bound by `SyncGate` for the generated handlers, which see only the
@@ -66,8 +68,8 @@ struct SyncHandler: APIProtocol {
             request: body,
             bodySize: SyncRequest.bodySize
         )
-        // `RawResponder` sends this JSON as is; this is the same answer, typed.
-        return .ok(.init(body: .json(try ModifyAnswer.decoded(response))))
+        // The answer its batch stored for replays, sent as written (`RawAnswer`).
+        return .ok(.init(body: .json(try RawAnswer.send(Array(response.utf8), standIn: .init(records: [], replayed: false)))))
     }
 
     func lookupRecords(_ input: Operations.LookupRecords.Input) async throws -> Operations.LookupRecords.Output {
@@ -93,9 +95,9 @@ struct SyncHandler: APIProtocol {
     func zoneChanges(_ input: Operations.ZoneChanges.Input) async throws -> Operations.ZoneChanges.Output {
         let (caller, scope) = try scope(input.path.container, input.path.database)
         guard case .json(let body) = input.body else { throw SyncError(.badRequest, "send a JSON body") }
-        // `RawResponder` answers these requests first, sparing the decoding; this is the same answer, typed.
         let pages = try await service.zoneChanges(caller, container: input.path.container, scope: scope, queries: body.zones)
-        return .ok(.init(body: .json(.init(zones: try pages.map { try $0.decoded() }))))
+        // The records' JSON as stored, spliced into the typed envelope (`RawAnswer`).
+        return .ok(.init(body: .json(try RawAnswer.send(ZoneChangesJSON.encode(pages), standIn: .init(zones: [])))))
     }
 
     func modifySubscriptions(_ input: Operations.ModifySubscriptions.Input) async throws -> Operations.ModifySubscriptions.Output {

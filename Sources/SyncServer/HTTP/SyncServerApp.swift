@@ -5,6 +5,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServerOperations
 import ServiceLifecycle
+import SyncAPI
 
 /// How a sync server instance listens and how hard it lets clients push.
 public struct SyncServerOptions: Sendable {
@@ -49,13 +50,14 @@ public enum SyncServerApp {
         // Requests by route and status, and their latency, for /metrics.
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: SyncGate(service: service, throttle: throttle ?? Throttle(rate: options.requestsPerSecond, burst: options.burst)))
-        router.add(middleware: RawResponder(service: service))
         SyncOperations.register(on: router, service: service, databaseFile: options.databaseFile)
         await service.startListening()
         try SyncHandler(service: service, ping: options.ping).registerHandlers(
             on: router,
             serverURL: URL(string: "/")!,
-            configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+            configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+            // `records/modify` and `changes/zone` send JSON their handlers wrote (`SyncHandler`).
+            middlewares: [RawAnswer.Middleware()]
         )
         return Application(
             router: router,

@@ -78,6 +78,13 @@ struct StoredRecord: Hashable, Sendable {
     var appendOnly: Bool
 }
 
+/// A subscription as storage keeps it: its ID and its JSON. The rules read it (`SyncService.modifySubscriptions`);
+/// storage knows no protocol type.
+struct StoredSubscription: Hashable, Sendable {
+    var id: String
+    var body: String
+}
+
 /// A record's place: its zone and name.
 struct RecordKey: Hashable, Sendable, Comparable {
     var zoneName: String

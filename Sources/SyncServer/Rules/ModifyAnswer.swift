@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SyncAPI
 import SyncProtocol
 
 /// `records/modify`'s answer as JSON, written once: stored for replays and sent as is, so a batch's records are not
@@ -56,9 +57,5 @@ enum ModifyAnswer {
         let first = "\"replayed\":false}"
         guard stored.hasSuffix(first) else { return stored }
         return String(stored.dropLast(first.count)) + "\"replayed\":true}"
-    }
-
-    static func decoded(_ json: String) throws -> Components.Schemas.ModifyResponse {
-        try JSONDecoder().decode(Components.Schemas.ModifyResponse.self, from: Data(json.utf8))
     }
 }

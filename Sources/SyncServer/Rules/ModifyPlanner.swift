@@ -1,4 +1,5 @@
 import Foundation
+import SyncAPI
 import SyncProtocol
 
 /// What `records/modify` needs to decide, read inside the writing transaction with the zones locked.

@@ -1,4 +1,5 @@
 import Foundation
+import SyncAPI
 import SyncProtocol
 
 /// `records/query`'s filters and sorts, over typed field values.

@@ -1,3 +1,4 @@
+import SyncAPI
 import SyncProtocol
 
 /// The container's schema as `records/modify` checks it, in the shared database: each record's type must be declared,

@@ -1,3 +1,4 @@
+import SyncAPI
 import SyncProtocol
 
 /// What the server remembers of each site's batches in the shared database: the client that sends them and how

@@ -1,4 +1,5 @@
 import Foundation
+import SyncAPI
 import SyncProtocol
 
 /// Which subscriptions a zone's changes fire, and why. Pure rules: the event stream reads the changes and asks.

@@ -1,3 +1,4 @@
+import SyncAPI
 import SyncProtocol
 
 /// The rules of `zones/modify`: a shop creates only its own `site-CODE` zone; head office creates and deletes the

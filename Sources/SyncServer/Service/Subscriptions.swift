@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OpenAPIRuntime
 import ServiceLifecycle
+import SyncAPI
 import SyncProtocol
 
 extension SyncService {
@@ -22,7 +23,8 @@ extension SyncService {
             try await guarded { try await storage.zones(container: container, scope: scope) }.filter { !$0.deleted }.map(\.zoneID.zoneName)
         )
         return try await guarded {
-            try await storage.modifySubscriptions(container: container, scope: scope, siteCode: caller.siteCode) { current in
+            try await storage.modifySubscriptions(container: container, scope: scope, siteCode: caller.siteCode) { stored in
+                let current = try stored.map(Subscription.init(stored:))
                 var saved = Dictionary(uniqueKeysWithValues: current.map { ($0.subscriptionID, $0) })
                 var results: [Components.Schemas.SubscriptionResult] = []
                 for operation in operations {
@@ -53,13 +55,15 @@ extension SyncService {
                         results.append(.init(subscriptionID: id, error: error))
                     }
                 }
-                return (saved.values.sorted { $0.subscriptionID < $1.subscriptionID }, results)
+                return (try saved.values.sorted { $0.subscriptionID < $1.subscriptionID }.map { try $0.stored() }, results)
             }
         }
     }
 
     func listSubscriptions(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> [Subscription] {
-        try await guarded { try await storage.subscriptions(container: container, scope: scope, siteCode: caller.siteCode) }
+        try await guarded {
+            try await storage.subscriptions(container: container, scope: scope, siteCode: caller.siteCode).map(Subscription.init(stored:))
+        }
     }
 
     /// Starts announcing other instances' commits to this instance's event streams (PostgreSQL only), and returns
@@ -190,6 +194,7 @@ actor EventFeed {
             if installations.first(where: { $0.siteCode == caller.siteCode })?.revoked != nil { return false }
             let zones = try await storage.zones(container: container, scope: scope)
             let subscriptions = try await storage.subscriptions(container: container, scope: scope, siteCode: caller.siteCode)
+                .map(Components.Schemas.Subscription.init(stored:))
             for zone in zones where !zone.deleted && zone.seq != known[zone.zoneID.zoneName] ?? 0 {
                 let name = zone.zoneID.zoneName
                 // A counter below what was notified means the data was replaced: notify from the start.
@@ -230,5 +235,16 @@ actor EventFeed {
             service.logger.warning("an event stream could not read changes: \(String(reflecting: error))")
         }
         return true
+    }
+}
+
+extension Components.Schemas.Subscription {
+    /// A subscription as storage kept it (its JSON, as `stored()` wrote it).
+    init(stored: StoredSubscription) throws {
+        self = try JSONDecoder().decode(Self.self, from: Data(stored.body.utf8))
+    }
+
+    func stored() throws -> StoredSubscription {
+        StoredSubscription(id: subscriptionID, body: String(decoding: try JSONEncoder().encode(self), as: UTF8.self))
     }
 }

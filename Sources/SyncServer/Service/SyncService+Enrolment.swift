@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import SyncAPI
 import SyncProtocol
 
 extension SyncService {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import SyncAPI
 import SyncProtocol
 
 /// The server's rules above storage: who is calling, what they may touch, tokens and paging. HTTP handlers and the
@@ -189,14 +190,16 @@ public struct SyncService: Sendable {
         if case .shared = scope { planner.schema = SchemaRules(try await storedSchema(container: container)) }
         let response = try await guarded {
             try await storage.modifyRecords(
-                container: container,
-                scope: scope,
-                clientID: "\(scope.key)/\(caller.siteCode)/\(request.clientID)",
-                batchID: request.batchID,
-                digest: ModifyAnswer.digest(request),
-                lineage: SiteLineage(site: caller.siteCode, request: request, scope: scope),
-                planner: planner,
-                now: Clock.now()
+                ModifyBatch(
+                    container: container,
+                    scope: scope,
+                    clientID: "\(scope.key)/\(caller.siteCode)/\(request.clientID)",
+                    batchID: request.batchID,
+                    digest: ModifyAnswer.digest(request),
+                    lineage: SiteLineage(site: caller.siteCode, request: request, scope: scope),
+                    planner: planner,
+                    now: Clock.now()
+                )
             )
         }
         await signal.changed(container)
@@ -375,13 +378,6 @@ struct ZoneChangesPage: Sendable {
     /// Everything but the records (its `records` is empty).
     var envelope: Components.Schemas.ZoneChanges
     var records: [ChangedRecord]
-
-    /// The answer with its records decoded.
-    func decoded() throws -> Components.Schemas.ZoneChanges {
-        var answer = envelope
-        answer.records = try records.map { try $0.decoded() }
-        return answer
-    }
 }
 
 /// Where a query's next page starts.

@@ -52,7 +52,7 @@ extension PostgresStorage {
 
     // MARK: Subscriptions
 
-    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [StoredSubscription] {
         try await transaction(readOnly: true) { connection in
             try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
         }
@@ -63,21 +63,21 @@ extension PostgresStorage {
         container: String,
         scope: DatabaseScope,
         siteCode: String
-    ) async throws -> [Components.Schemas.Subscription] {
+    ) async throws -> [StoredSubscription] {
         try await connection.query(
             """
-            SELECT body FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)
+            SELECT subscriptionid, body FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)
             ORDER BY subscriptionid
             """,
             logger: logger
-        ).all(String.self).map { try JSONDecoder().decode(Components.Schemas.Subscription.self, from: Data($0.utf8)) }
+        ).all((String, String).self).map { StoredSubscription(id: $0.0, body: $0.1) }
     }
 
     func modifySubscriptions<Answer: Sendable>(
         container: String,
         scope: DatabaseScope,
         siteCode: String,
-        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+        decide: @Sendable ([StoredSubscription]) throws -> ([StoredSubscription], Answer)
     ) async throws -> Answer {
         try await transaction { connection in
             // One installation's edits, one at a time, so two saves never lose each other.
@@ -86,17 +86,16 @@ extension PostgresStorage {
                 logger: self.logger
             )
             let current = try await self.subscriptions(connection, container: container, scope: scope, siteCode: siteCode)
-            let (subscriptions, answer) = decide(current)
+            let (subscriptions, answer) = try decide(current)
             try await connection.query(
                 "DELETE FROM subscriptions WHERE container = \(container) AND scope = \(scope.key) AND sitecode = \(siteCode)",
                 logger: self.logger
             )
             for subscription in subscriptions {
-                let body = String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self)
                 try await connection.query(
                     """
                     INSERT INTO subscriptions (container, scope, sitecode, subscriptionid, body)
-                    VALUES (\(container), \(scope.key), \(siteCode), \(subscription.subscriptionID), \(body))
+                    VALUES (\(container), \(scope.key), \(siteCode), \(subscription.id), \(subscription.body))
                     """,
                     logger: self.logger
                 )

@@ -259,88 +259,80 @@ final class PostgresStorage: SyncStorage {
 
     // MARK: Records
 
-    func modifyRecords(
-        container: String,
-        scope: DatabaseScope,
-        clientID: String,
-        batchID: String,
-        digest: String,
-        lineage: SiteLineage?,
-        planner: ModifyPlanner,
-        now: Int64
-    ) async throws -> String {
+    func modifyRecords(_ batch: ModifyBatch) async throws -> String {
         let (answer, wrote) = try await transaction { connection in
-            // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
-            let locked = try await self.zones(
-                connection,
-                container: container,
-                scope: scope,
-                names: planner.zonesToLock,
-                lock: !self.plainSequence
-            )
-            let stored = try await connection.query(
-                "SELECT response, digest FROM batches WHERE container = \(container) AND clientid = \(clientID) AND batchid = \(batchID)",
-                logger: self.logger
-            )
-            if let (response, storedDigest) = try await stored.all((String, String?).self).first {
-                try ModifyAnswer.checkReplay(batchID: batchID, stored: storedDigest, sent: digest)
-                return (ModifyAnswer.replayed(response), false)
+            switch try batch.decide(try await self.reads(connection, batch)) {
+            case .replay(let answer): return (answer, false)
+            case .write(let writes):
+                try await self.write(connection, writes, batch)
+                #if NORTHWIND_TEST_HOOKS
+                try await self.holdIfAsked(batch.batchID)
+                #endif
+                return (writes.answer, !writes.records.isEmpty)
             }
-            if let lineage { try await self.check(lineage, container: container, connection) }
-            #if NORTHWIND_TEST_HOOKS
-            let zones = self.plainSequence ? try await self.takePlainNumbers(connection, locked) : locked
-            #else
-            let zones = locked
-            #endif
-            let records = try await self.records(connection, container: container, scope: scope, keys: Array(planner.keysToRead))
-            let assets = try await self.existingAssets(planner.assetsToCheck, container: container, connection)
-            // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in
-            // the zones it shares with it), which is what `restoredThrough` relies on.
-            let now = max(now, Clock.now())
-            let window = planner.hasPutBack ? try await self.restoreWindow(connection) : nil
-            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
-            if !self.plainSequence {
-                for zone in plan.zones { try await self.saveZone(connection, zone, container: container, scope: scope) }
-            }
-            let bodies = Dictionary(
-                plan.writes.map { (RecordKey(zoneName: $0.record.zoneID.zoneName, recordName: $0.record.recordName), $0.record.json) },
-                uniquingKeysWith: { _, last in last }
-            )
-            try await self.saveRecords(connection, plan.writes, bodies: bodies, container: container, scope: scope)
-            let response = try ModifyAnswer.json(plan.response, bodies: bodies)
-            try await connection.query(
-                """
-                INSERT INTO batches (container, clientid, batchid, response, created, digest)
-                VALUES (\(container), \(clientID), \(batchID), \(response), \(now), \(digest))
-                """,
-                logger: self.logger
-            )
-            #if NORTHWIND_TEST_HOOKS
-            try await self.holdIfAsked(batchID)
-            #endif
-            return (response, !plan.writes.isEmpty)
         }
-        if wrote { try await notify(container: container) }
+        if wrote { try await notify(container: batch.container) }
         return answer
     }
 
-    /// Checks a batch's place in its site's sequence and remembers it. Locked, so that two copies sending at once
-    /// are ordered: the second sees the first's sequence.
-    private func check(_ lineage: SiteLineage, container: String, _ connection: PostgresConnection) async throws {
-        let remembered = try await connection.query(
+    private func reads(_ connection: PostgresConnection, _ batch: ModifyBatch) async throws -> ModifyReads {
+        let (container, scope) = (batch.container, batch.scope)
+        // Lock first, then look for a replay: a second copy of a batch waits here and then finds the first's answer.
+        let locked = try await zones(connection, container: container, scope: scope, names: batch.zonesToLock, lock: !plainSequence)
+        let stored = try await connection.query(
             """
-            SELECT clientid, sequence FROM site_lineage WHERE container = \(container) AND sitecode = \(lineage.siteCode) FOR UPDATE
+            SELECT response, digest FROM batches WHERE container = \(container) AND clientid = \(batch.clientID)
+            AND batchid = \(batch.batchID)
             """,
-            logger: self.logger
-        ).all((String, Int64).self).first
-        try lineage.check(rememberedClient: remembered?.0, rememberedSequence: remembered?.1 ?? 0)
+            logger: logger
+        )
+        if let (answer, digest) = try await stored.all((String, String?).self).first {
+            return ModifyReads(stored: .init(answer: answer, digest: digest))
+        }
+        var reads = ModifyReads(stored: nil)
+        if let lineage = batch.lineage {
+            // Locked, so that two copies sending at once are ordered: the second sees the first's sequence.
+            reads.lineage = try await connection.query(
+                """
+                SELECT clientid, sequence FROM site_lineage WHERE container = \(container) AND sitecode = \(lineage.siteCode)
+                FOR UPDATE
+                """,
+                logger: logger
+            ).all((String, Int64).self).first.map { ModifyReads.RememberedLineage(clientID: $0.0, sequence: $0.1) }
+        }
+        #if NORTHWIND_TEST_HOOKS
+        reads.zones = plainSequence ? try await takePlainNumbers(connection, locked) : locked
+        #else
+        reads.zones = locked
+        #endif
+        reads.records = try await records(connection, container: container, scope: scope, keys: batch.keysToRead)
+        reads.assets = try await existingAssets(batch.assetsToCheck, container: container, connection)
+        reads.restoreWindow = batch.readsRestoreWindow ? try await restoreWindow(connection) : nil
+        return reads
+    }
+
+    private func write(_ connection: PostgresConnection, _ writes: ModifyWrites, _ batch: ModifyBatch) async throws {
+        let (container, scope) = (batch.container, batch.scope)
+        if let lineage = writes.lineage {
+            try await connection.query(
+                """
+                INSERT INTO site_lineage (container, sitecode, clientid, sequence)
+                VALUES (\(container), \(lineage.siteCode), \(lineage.clientID), \(lineage.sequence))
+                ON CONFLICT (container, sitecode) DO UPDATE SET clientid = excluded.clientid, sequence = excluded.sequence
+                """,
+                logger: logger
+            )
+        }
+        if !plainSequence {
+            for zone in writes.zones { try await saveZone(connection, zone, container: container, scope: scope) }
+        }
+        try await saveRecords(connection, writes.records, container: container, scope: scope)
         try await connection.query(
             """
-            INSERT INTO site_lineage (container, sitecode, clientid, sequence)
-            VALUES (\(container), \(lineage.siteCode), \(lineage.clientID), \(lineage.sequence))
-            ON CONFLICT (container, sitecode) DO UPDATE SET clientid = excluded.clientid, sequence = excluded.sequence
+            INSERT INTO batches (container, clientid, batchid, response, created, digest)
+            VALUES (\(container), \(batch.clientID), \(batch.batchID), \(writes.answer), \(writes.now), \(batch.digest))
             """,
-            logger: self.logger
+            logger: logger
         )
     }
 
@@ -404,22 +396,17 @@ final class PostgresStorage: SyncStorage {
     }
 
     /// Writes a batch's records in one statement.
-    private func saveRecords(
-        _ connection: PostgresConnection,
-        _ writes: [StoredRecord],
-        bodies byKey: [RecordKey: String],
-        container: String,
-        scope: DatabaseScope
-    ) async throws {
+    private func saveRecords(_ connection: PostgresConnection, _ writes: [ModifyWrites.Record], container: String, scope: DatabaseScope) async throws
+    {
         guard !writes.isEmpty else { return }
-        let bodies = writes.map { byKey[RecordKey(zoneName: $0.record.zoneID.zoneName, recordName: $0.record.recordName)] ?? $0.record.json }
+        let records = writes.map(\.stored.record)
         try await connection.query(
             """
             INSERT INTO records (container, scope, zonename, recordname, recordtype, seq, appendonly, deleted, modified, body)
-            SELECT \(container), \(scope.key), * FROM unnest(\(writes.map(\.record.zoneID.zoneName))::text[],
-                \(writes.map(\.record.recordName))::text[], \(writes.map(\.record.recordType))::text[], \(writes.map(\.seq))::int8[],
-                \(writes.map(\.appendOnly))::bool[], \(writes.map(\.record.deleted))::bool[],
-                \(writes.map { $0.record.modified?.timestamp ?? 0 })::int8[], \(bodies)::text[])
+            SELECT \(container), \(scope.key), * FROM unnest(\(records.map(\.zoneID.zoneName))::text[],
+                \(records.map(\.recordName))::text[], \(records.map(\.recordType))::text[], \(writes.map(\.stored.seq))::int8[],
+                \(writes.map(\.stored.appendOnly))::bool[], \(records.map(\.deleted))::bool[],
+                \(records.map { $0.modified?.timestamp ?? 0 })::int8[], \(writes.map(\.body))::text[])
             ON CONFLICT (container, scope, zonename, recordname) DO UPDATE SET recordtype = excluded.recordtype,
                 seq = excluded.seq, appendonly = excluded.appendonly, deleted = excluded.deleted, modified = excluded.modified,
                 body = excluded.body

@@ -186,66 +186,64 @@ final class SQLiteStorage: SyncStorage {
 
     // MARK: Records
 
-    func modifyRecords(
-        container: String,
-        scope: DatabaseScope,
-        clientID: String,
-        batchID: String,
-        digest: String,
-        lineage: SiteLineage?,
-        planner: ModifyPlanner,
-        now: Int64
-    ) async throws -> String {
+    func modifyRecords(_ batch: ModifyBatch) async throws -> String {
         try await pool.write { db in
-            if let stored = try Row.fetchOne(
-                db,
-                sql: "SELECT response, digest FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
-                arguments: [container, clientID, batchID]
-            ) {
-                try ModifyAnswer.checkReplay(batchID: batchID, stored: stored["digest"], sent: digest)
-                return ModifyAnswer.replayed(stored["response"])
+            // The write lock is the database's: every zone is locked.
+            switch try batch.decide(try Self.reads(db, batch)) {
+            case .replay(let answer): return answer
+            case .write(let writes):
+                try Self.write(db, writes, batch)
+                return writes.answer
             }
-            if let lineage {
-                let remembered = try Row.fetchOne(
-                    db,
-                    sql: "SELECT clientID, sequence FROM site_lineage WHERE container = ? AND siteCode = ?",
-                    arguments: [container, lineage.siteCode]
-                )
-                try lineage.check(rememberedClient: remembered?["clientID"], rememberedSequence: remembered?["sequence"] ?? 0)
-                try db.execute(
-                    sql: """
-                        INSERT INTO site_lineage (container, siteCode, clientID, sequence) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (container, siteCode) DO UPDATE SET clientID = excluded.clientID, sequence = excluded.sequence
-                        """,
-                    arguments: [container, lineage.siteCode, lineage.clientID, lineage.sequence]
-                )
-            }
-            let zones = try Self.zones(db, container: container, scope: scope, names: planner.zonesToLock)
-            let records = try Self.records(db, container: container, scope: scope, keys: Array(planner.keysToRead))
-            var assets = Set<String>()
-            for hash in planner.assetsToCheck
-            where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, hash]) ?? false {
-                assets.insert(hash)
-            }
-            // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in
-            // the zones it shares with it), which is what `restoredThrough` relies on.
-            let now = max(now, Clock.now())
-            let window = planner.hasPutBack ? try Self.restoreWindow(db) : nil
-            let plan = planner.plan(ModifyState(zones: zones, records: records, assets: assets, now: now, restoreWindow: window))
-            for zone in plan.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
-            var bodies: [RecordKey: String] = [:]
-            for stored in plan.writes {
-                let body = stored.record.json
-                bodies[RecordKey(zoneName: stored.record.zoneID.zoneName, recordName: stored.record.recordName)] = body
-                try Self.saveRecord(db, stored, body: body, container: container, scope: scope)
-            }
-            let answer = try ModifyAnswer.json(plan.response, bodies: bodies)
-            try db.execute(
-                sql: "INSERT INTO batches (container, clientID, batchID, response, created, digest) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [container, clientID, batchID, answer, now, digest]
-            )
-            return answer
         }
+    }
+
+    private static func reads(_ db: Database, _ batch: ModifyBatch) throws -> ModifyReads {
+        let (container, scope) = (batch.container, batch.scope)
+        if let stored = try Row.fetchOne(
+            db,
+            sql: "SELECT response, digest FROM batches WHERE container = ? AND clientID = ? AND batchID = ?",
+            arguments: [container, batch.clientID, batch.batchID]
+        ) {
+            return ModifyReads(stored: .init(answer: stored["response"], digest: stored["digest"]))
+        }
+        var reads = ModifyReads(stored: nil)
+        if let lineage = batch.lineage,
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT clientID, sequence FROM site_lineage WHERE container = ? AND siteCode = ?",
+                arguments: [container, lineage.siteCode]
+            )
+        {
+            reads.lineage = .init(clientID: row["clientID"], sequence: row["sequence"])
+        }
+        reads.zones = try Self.zones(db, container: container, scope: scope, names: batch.zonesToLock)
+        reads.records = try Self.records(db, container: container, scope: scope, keys: batch.keysToRead)
+        for hash in batch.assetsToCheck
+        where try Bool.fetchOne(db, sql: "SELECT 1 FROM assets WHERE container = ? AND sha256 = ?", arguments: [container, hash]) ?? false {
+            reads.assets.insert(hash)
+        }
+        reads.restoreWindow = batch.readsRestoreWindow ? try Self.restoreWindow(db) : nil
+        return reads
+    }
+
+    private static func write(_ db: Database, _ writes: ModifyWrites, _ batch: ModifyBatch) throws {
+        let (container, scope) = (batch.container, batch.scope)
+        if let lineage = writes.lineage {
+            try db.execute(
+                sql: """
+                    INSERT INTO site_lineage (container, siteCode, clientID, sequence) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (container, siteCode) DO UPDATE SET clientID = excluded.clientID, sequence = excluded.sequence
+                    """,
+                arguments: [container, lineage.siteCode, lineage.clientID, lineage.sequence]
+            )
+        }
+        for zone in writes.zones { try Self.saveZone(db, zone, container: container, scope: scope) }
+        for record in writes.records { try Self.saveRecord(db, record.stored, body: record.body, container: container, scope: scope) }
+        try db.execute(
+            sql: "INSERT INTO batches (container, clientID, batchID, response, created, digest) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [container, batch.clientID, batch.batchID, writes.answer, writes.now, batch.digest]
+        )
     }
 
     /// One query per zone and 400 names, rather than one per record.
@@ -408,7 +406,7 @@ final class SQLiteStorage: SyncStorage {
 
     // MARK: Subscriptions
 
-    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription] {
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [StoredSubscription] {
         try await pool.read { db in try Self.subscriptions(db, container: container, scope: scope, siteCode: siteCode) }
     }
 
@@ -417,22 +415,22 @@ final class SQLiteStorage: SyncStorage {
         container: String,
         scope: DatabaseScope,
         siteCode: String
-    ) throws -> [Components.Schemas.Subscription] {
-        try String.fetchAll(
+    ) throws -> [StoredSubscription] {
+        try Row.fetchAll(
             db,
-            sql: "SELECT body FROM subscriptions WHERE container = ? AND scope = ? AND siteCode = ? ORDER BY subscriptionID",
+            sql: "SELECT subscriptionID, body FROM subscriptions WHERE container = ? AND scope = ? AND siteCode = ? ORDER BY subscriptionID",
             arguments: [container, scope.key, siteCode]
-        ).map { try JSONDecoder().decode(Components.Schemas.Subscription.self, from: Data($0.utf8)) }
+        ).map { StoredSubscription(id: $0["subscriptionID"], body: $0["body"]) }
     }
 
     func modifySubscriptions<Answer: Sendable>(
         container: String,
         scope: DatabaseScope,
         siteCode: String,
-        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+        decide: @Sendable ([StoredSubscription]) throws -> ([StoredSubscription], Answer)
     ) async throws -> Answer {
         try await pool.write { db in
-            let (subscriptions, answer) = decide(try Self.subscriptions(db, container: container, scope: scope, siteCode: siteCode))
+            let (subscriptions, answer) = try decide(try Self.subscriptions(db, container: container, scope: scope, siteCode: siteCode))
             try db.execute(
                 sql: "DELETE FROM subscriptions WHERE container = ? AND scope = ? AND siteCode = ?",
                 arguments: [container, scope.key, siteCode]
@@ -440,10 +438,7 @@ final class SQLiteStorage: SyncStorage {
             for subscription in subscriptions {
                 try db.execute(
                     sql: "INSERT INTO subscriptions (container, scope, siteCode, subscriptionID, body) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        container, scope.key, siteCode, subscription.subscriptionID,
-                        String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self),
-                    ]
+                    arguments: [container, scope.key, siteCode, subscription.id, subscription.body]
                 )
             }
             return answer

@@ -47,20 +47,9 @@ protocol SyncStorage: Sendable {
         decide: @Sendable ([String: ZoneState]) -> ([ZoneState], Answer)
     ) async throws -> Answer
 
-    /// Applies a batch: answers a replayed batch from the stored answer (refusing it with BATCH_REUSED when its
-    /// `digest` differs); otherwise locks the zones in name order, reads what the planner needs, writes its plan and
-    /// stores the answer, in one transaction. The answer is JSON (`ModifyAnswer`). `clientID` is the replay key
-    /// beside the container: it names the database and the installation.
-    func modifyRecords(
-        container: String,
-        scope: DatabaseScope,
-        clientID: String,
-        batchID: String,
-        digest: String,
-        lineage: SiteLineage?,
-        planner: ModifyPlanner,
-        now: Int64
-    ) async throws -> String
+    /// Applies a batch in one transaction: locks its zones in name order, reads what `ModifyReads` holds, and writes
+    /// what `batch.decide` says (`ModifyBatch` holds the steps). The answer is JSON (`ModifyAnswer`).
+    func modifyRecords(_ batch: ModifyBatch) async throws -> String
 
     func lookup(container: String, scope: DatabaseScope, keys: [RecordKey]) async throws -> [RecordKey: StoredRecord]
 
@@ -93,13 +82,13 @@ protocol SyncStorage: Sendable {
     func purgeTombstones(before: Int64) async throws -> Int
 
     /// An installation's subscriptions in one database, in ID order.
-    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [Components.Schemas.Subscription]
+    func subscriptions(container: String, scope: DatabaseScope, siteCode: String) async throws -> [StoredSubscription]
     /// Reads an installation's subscriptions, lets `decide` say what they become, and writes that, in one transaction.
     func modifySubscriptions<Answer: Sendable>(
         container: String,
         scope: DatabaseScope,
         siteCode: String,
-        decide: @Sendable ([Components.Schemas.Subscription]) -> ([Components.Schemas.Subscription], Answer)
+        decide: @Sendable ([StoredSubscription]) throws -> ([StoredSubscription], Answer)
     ) async throws -> Answer
 
     /// Calls `changed` with a container's name each time another instance commits to it, until cancelled; nil when
