@@ -188,7 +188,11 @@ let package = Package(
         // The protocol's HTTP types, generated once from its contract for the server, the client and the tests.
         .target(
             name: "SyncAPI",
-            dependencies: ["SyncProtocol", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: [
+                "SyncProtocol",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: generatedSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),

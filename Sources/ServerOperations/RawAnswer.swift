@@ -7,10 +7,12 @@ import Synchronization
 /// them directly does (measured with `northwind-sync-bench` and `scripts/search-scaling.sh`). The handler returns its
 /// typed answer with an empty stand-in and hands its bytes to `send`; `Middleware` sends them in the stand-in's
 /// place. The status, the content type and the route stay the generated code's, so each operation has one handler.
+/// A header value the generated code would percent-encode (a download's file name) is handed over the same way.
 public enum RawAnswer {
-    /// One request's slot for its bytes.
+    /// One request's slot for its bytes and headers.
     public final class Exchange: Sendable {
         let bytes = Mutex<[UInt8]?>(nil)
+        let headers = Mutex(HTTPFields())
         init() {}
     }
 
@@ -24,8 +26,14 @@ public enum RawAnswer {
         return standIn
     }
 
-    /// Installed among the generated server's middlewares: binds a slot, and replaces a successful answer's body
-    /// with the bytes its handler kept there.
+    /// Sends `value` as it is, where the generated code would percent-encode it. Throws as `send` does.
+    public static func setHeader(_ name: HTTPField.Name, _ value: String) throws {
+        guard let exchange else { throw RawAnswerError() }
+        exchange.headers.withLock { $0[name] = value }
+    }
+
+    /// Installed among the generated server's middlewares: binds a slot, and gives a successful answer the headers
+    /// and the body its handler kept there.
     public struct Middleware: ServerMiddleware {
         public init() {}
 
@@ -38,7 +46,9 @@ public enum RawAnswer {
         ) async throws -> (HTTPResponse, HTTPBody?) {
             let exchange = Exchange()
             var (response, answer) = try await RawAnswer.$exchange.withValue(exchange) { try await next(request, body, metadata) }
-            guard let bytes = exchange.bytes.withLock({ $0 }), response.status.kind == .successful else { return (response, answer) }
+            guard response.status.kind == .successful else { return (response, answer) }
+            for field in exchange.headers.withLock({ $0 }) { response.headerFields[field.name] = field.value }
+            guard let bytes = exchange.bytes.withLock({ $0 }) else { return (response, answer) }
             // The generated code gave the stand-in's length.
             response.headerFields[HTTPField.Name.contentLength] = String(bytes.count)
             return (response, HTTPBody(bytes))

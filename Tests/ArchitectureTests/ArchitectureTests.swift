@@ -139,6 +139,23 @@ struct ArchitectureTests {
         #expect(found.isEmpty, "SQL outside the store and the domain:\n\(found.joined(separator: "\n"))")
     }
 
+    @Test func theSyncServersStorageSeesNoHTTPType() throws {
+        // Given the modules of the protocol's HTTP side
+        let http: Set = ["SyncAPI", "OpenAPIRuntime", "Hummingbird", "HTTPTypes"]
+        var found: [String] = []
+        // When the storage engines' files are read
+        let storage = try Layout.files(of: "SyncServer").filter { $0.path.hasPrefix("Sources/SyncServer/Storage/") }
+        #expect(storage.count > 3)
+        for file in storage {
+            for (number, line) in file.lines.enumerated() {
+                if let module = Layout.importedModule(line), http.contains(module) { found.append("\(file.path):\(number + 1) imports \(module)") }
+                if line.contains("Components.") && !Layout.isComment(line) { found.append("\(file.path):\(number + 1) names a generated type") }
+            }
+        }
+        // Then none imports them or names a generated type: storage reads and writes the server's own types
+        #expect(found.isEmpty, "\(found)")
+    }
+
     @Test func theSyncServerKnowsNothingOfNorthwind() throws {
         // Given the Northwind modules
         let northwind: Set = ["Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindWeb"]

@@ -37,6 +37,23 @@ struct ModifyRequestTests {
         }
     }
 
+    @Test func theOperationsWhoseBodyIsKeptAreThoseWhoseBodyIsAModifyRequest() throws {
+        // Given the contract's operations and the schema of each one's JSON body
+        let document = try #require(try Yams.load(yaml: String(contentsOf: Self.contract, encoding: .utf8)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var batches = Set<String>()
+        for operation in paths.values.flatMap(\.values).compactMap({ $0 as? [String: Any] }) {
+            let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any]
+            let schema = (content?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+            if schema?["$ref"] as? String == "#/components/schemas/ModifyRequest", let id = operation["operationId"] as? String {
+                batches.insert(id)
+            }
+        }
+        // Then the server keeps the body of exactly those, for ModifyRequest to read
+        #expect(!batches.isEmpty)
+        #expect(RawRequestBody.operationIDs == batches)
+    }
+
     @Test func theServersReadingOfABatchIsWhatJSONDecoderReads() throws {
         // Given a batch with every field set
         // When it is read as the server reads it (its bytes at hand) and by JSONDecoder alone

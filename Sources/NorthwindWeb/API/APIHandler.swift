@@ -7,9 +7,9 @@ import OpenAPIRuntime
 import ServerOperations
 
 /// `/api/v1`: everything the pages do, with the same rules and permissions, as JSON. The routes, parameters and
-/// bodies are generated from openapi.yaml (`APIProtocol`); each method here only calls the domain. Permissions,
-/// strict JSON and caching are `OperationGate`'s, before the generated code reads the request. Errors are thrown and
-/// become RFC 9457 problem details in `ProblemMiddleware`.
+/// bodies are generated from openapi.yaml (`APIProtocol`); each method here only calls the domain. Permissions and
+/// strict JSON are `OperationGate`'s, read from the document, before the generated code reads the request. Errors are
+/// thrown and become RFC 9457 problem details in `ProblemMiddleware`.
 struct APIHandler: APIProtocol {
     let env: WebEnvironment
     init(_ env: WebEnvironment) { self.env = env }
@@ -341,9 +341,10 @@ struct APIHandler: APIProtocol {
         switch q.format ?? .json {
         case .csv:
             let body = try await ReportDownload.body(backoffice, report: report, parameters: parameters)
+            // As it is: the generated code would percent-encode it, and a browser would not decode it.
+            try RawAnswer.setHeader(.contentDisposition, "attachment; filename=\"\(report.name).csv\"")
             return .ok(
                 .init(
-                    // `OperationGate` names the download: the generated code would percent-encode the header.
                     headers: .init(cacheControl: "no-store"),
                     body: .textCsvCharsetUtf8(body)
                 )

@@ -61,14 +61,7 @@ struct OperationGate: ServerMiddleware {
             return try await next(request, HTTPBody(bytes), metadata)
         }
         do {
-            var (response, answer) = try await APIRequest.$path.withValue(request.path) { try await next(request, body, metadata) }
-            if operationID == Operations.RunReport.id, response.headerFields[.contentType]?.hasPrefix("text/csv") == true,
-                let name = metadata.pathParameters["name"]
-            {
-                // The generated code percent-encodes header values, which a browser would not decode.
-                response.headerFields[.contentDisposition] = "attachment; filename=\"\(name).csv\""
-            }
-            return (response, answer)
+            return try await APIRequest.$path.withValue(request.path) { try await next(request, body, metadata) }
         } catch let error as ServerError where error.operationInput == nil {
             // The generated code could not read a parameter as the document says: a field to name, as a 422.
             let missing = "Missing required query parameter named: "

@@ -56,8 +56,9 @@ public enum SyncServerApp {
             on: router,
             serverURL: URL(string: "/")!,
             configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            // `records/modify` and `changes/zone` send JSON their handlers wrote (`SyncHandler`).
-            middlewares: [RawAnswer.Middleware()]
+            // `records/modify` reads its own request (`ModifyRequest`); it and `changes/zone` send JSON their handlers
+            // wrote (`SyncHandler`).
+            middlewares: [RawRequestBody.Middleware(), RawAnswer.Middleware()]
         )
         return Application(
             router: router,
