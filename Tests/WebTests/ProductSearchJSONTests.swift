@@ -75,11 +75,25 @@ struct ProductSearchJSONTests {
         #expect(throws: RawAnswerError.self) { try RawAnswer.send(Array("{}".utf8), standIn: 0) }
     }
 
+    @Test func onlyPlainQueryStringsAreReadHereTheRestGoToTheGeneratedCode() {
+        // Given search addresses of every shape
+        // Then plain ones are read, unknown parameters ignored, and anything else left to the generated code
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=c%C3%B4te&limit=5")! == ("côte", 5))
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&nocache=17")! == ("chai", nil))
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai+tea") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=%E0") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=five") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=%20") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?limit=5") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search") == nil)
+    }
+
     @Test func aSearchAnswersWithTheProductsItFindsHoweverItsWordsAreEscaped() async throws {
         // Given the demo store and a sales representative's token
         let fixture = try await WebFixture.make()
         try await fixture.test { client in
-            // When the same words are searched with the space escaped as %20 and as '+'
+            // When the same words are searched with the space escaped as %20 (read by the gate's shortcut) and as '+'
+            // (read by the generated code)
 
             func items(_ query: String) async throws -> [Components.Schemas.Product] {
                 let response = try await client.execute(uri: "/api/v1/products/search?\(query)", method: .get, headers: bearer(fixture.repToken))

@@ -9,6 +9,30 @@ import SyncProtocol
 /// one result (measured under `wrk` with every answer a cache miss, issue 14). `ProductSearchJSONTests` check that
 /// the generated types read these answers back equal to what the generated handler answers.
 enum ProductSearchJSON {
+    /// `q` and `limit` when the query string is plain, for `OperationGate`'s shortcut; nil leaves the request to the
+    /// generated code, which reads every other shape (a `+`, a bad escape, a limit that is no number, a missing or blank `q`) and answers or refuses it.
+    /// Other parameters are ignored, as the generated code ignores them.
+    static func parameters(_ path: String) -> (text: String, limit: Int?)? {
+        guard let query = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
+        var text: String?
+        var limit: Int?
+        for item in query.split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = parts.count > 1 ? parts[1] : ""
+            switch parts[0] {
+            case "q":
+                guard !value.contains("+"), let decoded = String(value).removingPercentEncoding else { return nil }
+                text = decoded
+            case "limit":
+                guard let number = Int(value) else { return nil }
+                limit = number
+            default: continue
+            }
+        }
+        guard let text = text.flatMap(nonBlank) else { return nil }
+        return (text, limit)
+    }
+
     /// `{"items":[…]}` with each product's keys sorted, as the generated handler's encoder writes them.
     static func list(_ rows: [ProductRow]) -> ByteBuffer {
         var json = JSONWriter(capacity: 64 + 480 * rows.count)
