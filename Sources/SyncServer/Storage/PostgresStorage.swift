@@ -473,15 +473,18 @@ final class PostgresStorage: SyncStorage {
                         """,
                         logger: self.logger
                     ).all(ChangedRow.self).map(Self.changed)
+                    let later = try await connection.query(
+                        """
+                        SELECT 1 FROM records WHERE container = \(container) AND scope = \(scope.key)
+                        AND zonename = \(zoneName) \(unescaped: live) AND seq > \(last.seq) LIMIT 1
+                        """,
+                        logger: self.logger
+                    ).all(Int.self).first
+                    more = later != nil
+                } else {
+                    // The row past the page belongs to a later change.
+                    more = true
                 }
-                let later = try await connection.query(
-                    """
-                    SELECT 1 FROM records WHERE container = \(container) AND scope = \(scope.key)
-                    AND zonename = \(zoneName) \(unescaped: live) AND seq > \(last.seq) LIMIT 1
-                    """,
-                    logger: self.logger
-                ).all(Int.self).first
-                more = later != nil
                 if more { through = last.seq }
             }
             if let recordTypes { page = page.filter { recordTypes.contains($0.recordType) } }

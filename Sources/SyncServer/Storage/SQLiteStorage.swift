@@ -334,27 +334,41 @@ final class SQLiteStorage: SyncStorage {
             // From scratch the feed is compacted: live records only, no tombstones.
             let live = after == nil ? "AND deleted = 0" : ""
             let base = "SELECT recordName, recordType, seq, body FROM records WHERE container = ? AND scope = ? AND zoneName = ? \(live)"
+            // A cursor reads each row in place; `fetchAll` would copy every row, column names included, first.
             let changed = { (row: Row) in ChangedRecord(recordName: row[0], recordType: row[1], seq: row[2], body: row[3]) }
-            let rows = try Row.fetchAll(
-                db,
-                sql: base + " AND seq > ? ORDER BY seq, recordName LIMIT ?",
-                arguments: [container, scope.key, zoneName, after ?? 0, limit + 1]
-            ).map(changed)
+            let rows = try Array(
+                Row.fetchCursor(
+                    db,
+                    sql: base + " AND seq > ? ORDER BY seq, recordName LIMIT ?",
+                    arguments: [container, scope.key, zoneName, after ?? 0, limit + 1]
+                ).map(changed)
+            )
             var page = Array(rows.prefix(limit))
             var through = zone.seq
             var more = false
             if rows.count > limit, let last = page.last {
                 if last.seq == rows[limit].seq {
                     // Never split a change: finish the one the page ends in.
-                    page += try Row.fetchAll(
-                        db,
-                        sql: base + " AND seq = ? AND recordName > ? ORDER BY recordName",
-                        arguments: [container, scope.key, zoneName, last.seq, last.recordName]
-                    ).map(changed)
+                    page += try Array(
+                        Row.fetchCursor(
+                            db,
+                            sql: base + " AND seq = ? AND recordName > ? ORDER BY recordName",
+                            arguments: [container, scope.key, zoneName, last.seq, last.recordName]
+                        ).map(changed)
+                    )
+                    through = last.seq
+                    more =
+                        try Bool.fetchOne(
+                            db,
+                            sql: "SELECT 1 FROM records WHERE container = ? AND scope = ? AND zoneName = ? \(live) AND seq > ? LIMIT 1",
+                            arguments: [container, scope.key, zoneName, through]
+                        ) != nil
+                    if !more { through = zone.seq }
+                } else {
+                    // The row past the page belongs to a later change.
+                    through = last.seq
+                    more = true
                 }
-                through = last.seq
-                more = try Row.fetchOne(db, sql: base + " AND seq > ? LIMIT 1", arguments: [container, scope.key, zoneName, through]) != nil
-                if !more { through = zone.seq }
             }
             if let recordTypes { page = page.filter { recordTypes.contains($0.recordType) } }
             return ChangesPage(zone: zone, records: page, through: through, moreComing: more)
