@@ -84,6 +84,11 @@ struct ProductSearchJSONTests {
         #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=%E0") == nil)
         #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=five") == nil)
         #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=%20") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=+5") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=%2B5") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=-1") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&limit=5&limit=6") == nil)
+        #expect(ProductSearchJSON.parameters("/api/v1/products/search?q=chai&q=tea") == nil)
         #expect(ProductSearchJSON.parameters("/api/v1/products/search?limit=5") == nil)
         #expect(ProductSearchJSON.parameters("/api/v1/products/search") == nil)
     }

@@ -21,10 +21,13 @@ enum ProductSearchJSON {
             let value = parts.count > 1 ? parts[1] : ""
             switch parts[0] {
             case "q":
-                guard !value.contains("+"), let decoded = String(value).removingPercentEncoding else { return nil }
+                guard text == nil, !value.contains("+"), let decoded = String(value).removingPercentEncoding else { return nil }
                 text = decoded
             case "limit":
-                guard let number = Int(value) else { return nil }
+                // Digits only: anything else ("+5", "-1", a repeat) is the generated code's to read or refuse.
+                guard limit == nil, !value.isEmpty, value.count <= 9, value.allSatisfy({ $0.isASCII && $0.isNumber }),
+                    let number = Int(value)
+                else { return nil }
                 limit = number
             default: continue
             }
