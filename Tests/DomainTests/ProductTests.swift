@@ -97,6 +97,30 @@ struct ProductTests {
         #expect(try await b.catalogue.list(query).items.isEmpty)
     }
 
+    @Test func aFilteredSearchPastTheCapSaysItLookedOnlyAtTheFirstMatches() async throws {
+        // Given more teas than a list search looks at, three of them discontinued
+        let store = try TemporaryStore()
+        let count = Catalogue.listSearchCap + 5
+        try await store.writePastTheGate { db in
+            for number in 1...count {
+                try db.execute(
+                    sql: "INSERT INTO products (recordID, name, discontinued) VALUES (?, ?, ?)",
+                    arguments: ["tea\(number)", "Tea \(number)", number <= 3]
+                )
+            }
+        }
+        var query = ProductQuery()
+        (query.text, query.discontinued) = ("tea", true)
+        // When the list is searched for "tea" with a filter that keeps a handful
+        let filtered = try await store.backoffice.catalogue.list(query)
+        // Then the page says matches were left out, though its own total is small
+        #expect(filtered.total <= 3)
+        #expect(filtered.capped)
+        // And a search with fewer matches than the cap says nothing was left out
+        query.text = "tea 1000"
+        #expect(try await store.backoffice.catalogue.list(query).capped == false)
+    }
+
     @Test func aProductsLedgerNamesTheOrderOfEachMovement() async throws {
         // Given an order executed for chai, after a delivery
         let store = try TemporaryStore()

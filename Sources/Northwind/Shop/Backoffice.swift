@@ -122,6 +122,8 @@ public struct Page<Item: Sendable>: Sendable {
     public var total: Int
     public var offset: Int
     public var limit: Int
+    /// True when a search looked only at its first matches (`Catalogue.listSearchCap`): `total` counts those kept.
+    public var capped = false
     public init(items: [Item], total: Int, offset: Int, limit: Int) {
         self.items = items
         self.total = total
@@ -131,7 +133,9 @@ public struct Page<Item: Sendable>: Sendable {
 
     /// The same page with each item transformed, e.g. into its wire shape.
     public func map<T>(_ transform: (Item) throws -> T) rethrows -> Page<T> {
-        Page<T>(items: try items.map(transform), total: total, offset: offset, limit: limit)
+        var page = Page<T>(items: try items.map(transform), total: total, offset: offset, limit: limit)
+        page.capped = capped
+        return page
     }
 }
 extension Page: Encodable where Item: Encodable {}

@@ -147,7 +147,7 @@ extension PageRoutes {
         query.limit = pageSize
         query.offset = (page - 1) * pageSize
         let text = request.query("q")
-        // Search applies the filters and the sort too, and pages over every match.
+        // Search applies the filters and the sort to its first `Catalogue.listSearchCap` matches, and says so.
         query.text = text
         let result = try await backoffice.catalogue.list(query)
         let (shown, total) = (result.items, result.total)
@@ -156,8 +156,9 @@ extension PageRoutes {
             categoryOptions: try await categoryOptions(selected: query.categoryID),
             sorts: ProductQuery.Sort.allCases.map { SelectOption(value: $0.rawValue, label: $0.rawValue.capitalized, selected: $0 == query.sort) },
             products: shown.map(ProductView.init),
-            resultText: text != nil && total >= Catalogue.listSearchCap
-                ? "The first \(total) matches: add a word to narrow them" : total == 1 ? "1 product" : "\(total) products",
+            resultText: result.capped
+                ? "\(total) of the first \(Catalogue.listSearchCap) matches: add a word to narrow them"
+                : total == 1 ? "1 product" : "\(total) products",
             pager: pager(request, page: page, total: total, pageSize: pageSize)
         )
         return render("products", model, context: context)
