@@ -119,6 +119,10 @@ struct ProductTests {
         // And a search with fewer matches than the cap says nothing was left out
         query.text = "tea 1000"
         #expect(try await store.backoffice.catalogue.list(query).capped == false)
+        // And without a filter, the cap is said as well
+        (query.text, query.discontinued) = ("tea", nil)
+        let unfiltered = try await store.backoffice.catalogue.list(query)
+        #expect(unfiltered.total == Catalogue.listSearchCap && unfiltered.capped)
     }
 
     @Test func aProductsLedgerNamesTheOrderOfEachMovement() async throws {

@@ -55,10 +55,9 @@ extension Catalogue {
         // Plain SQL so that each filter combination compiles once and is reused from the statement cache.
         var conditions: [String] = []
         var arguments: StatementArguments = []
-        var searched: String?
-        if let text = query.text {
-            guard let pattern = Self.prefixPattern(text) else { return Page(items: [], total: 0, offset: query.offset, limit: query.limit) }
-            searched = pattern
+        let pattern = query.text.flatMap(Self.prefixPattern)
+        if query.text != nil && pattern == nil { return Page(items: [], total: 0, offset: query.offset, limit: query.limit) }
+        if let pattern {
             // The first matches the index yields, as `search` takes its candidates: a one-letter prefix matches most
             // of the catalogue, and counting and sorting all of it on every keystroke would cost the page its speed.
             conditions.append("products.id IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ? LIMIT ?)")
@@ -90,7 +89,8 @@ extension Catalogue {
             }
         let direction = query.descending ? "DESC" : "ASC"
         let (countArguments, pageArguments) = (arguments, arguments + [query.limit, query.offset])
-        let pattern = searched
+        // With no filter the total is itself the number of matches looked at; with one, it cannot tell.
+        let capCheck = pattern != nil && conditions.count > 1 ? pattern : nil
         return try await measuredRead("products \(whereClause) \(column) \(direction)") { db in
             let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM products \(whereClause)"), arguments: countArguments) ?? 0
             let items = try fetchAll(
@@ -103,13 +103,14 @@ extension Catalogue {
                 pageArguments
             )
             var page = Page(items: items.map { $0.judged(margin: margin) }, total: total, offset: query.offset, limit: query.limit)
-            if let pattern {
-                // Whether matches were left out, which the filtered total alone cannot say.
+            if let capCheck {
                 let looked = try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM products_fts WHERE products_fts MATCH ? LIMIT ?)"),
-                    arguments: [pattern, Self.listSearchCap]
+                    arguments: [capCheck, Self.listSearchCap]
                 )
                 page.capped = looked == Self.listSearchCap
+            } else if pattern != nil {
+                page.capped = total == Self.listSearchCap
             }
             return page
         }
