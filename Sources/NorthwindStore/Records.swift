@@ -459,6 +459,10 @@ public enum StockMovementReason: String, Codable, Sendable, CaseIterable, Databa
     case transferOut
     /// Received from another location: as many units as arrived, which may be fewer than were sent.
     case transferIn
+    /// Goods received against a purchase order's line, at its unit cost.
+    case purchaseReceipt
+    /// A receipt taken back (booked in error): it names the receipt (`reversesID`) and takes its units out.
+    case receiptReversal
 }
 
 public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
@@ -474,6 +478,19 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     public var createdAt: Timestamp
     /// The transfer this movement sends or receives; nil for every other reason.
     public var transferID: Int64?
+    /// The purchase order line a receipt (or its reversal) books against.
+    public var purchaseLineID: Int64?
+    /// A receipt's unit cost (nil when the line has none, as an opening order's); a shipment's cost at the time of
+    /// sale.
+    public var unitCost: Money?
+    /// The moving average cost of the product at this location after this movement; nil when it left it unchanged.
+    public var averageCost: Money?
+    /// The key of the form or API call that booked a receipt, so that sending it twice books it once.
+    public var requestKey: String?
+    /// Why more was received than the line still awaited; nil for a receipt within it.
+    public var overReceipt: String?
+    /// The receipt a reversal takes back.
+    public var reversesID: Int64?
 
     public init(
         productID: Int64,
@@ -496,10 +513,32 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         self.transferID = transferID
     }
     public enum CodingKeys: String, CodingKey, ColumnExpression, CaseIterable {
-        case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt, transferID
+        case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt, transferID, purchaseLineID
+        case unitCost = "unitCostCents"
+        case averageCost = "averageCostCents"
+        case requestKey, overReceipt, reversesID
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    public init(row: Row) throws {
+        id = row[Columns.id]
+        recordID = row[Columns.recordID]
+        productID = row[Columns.productID]
+        delta = row[Columns.delta]
+        reason = row[Columns.reason]
+        orderID = row[Columns.orderID]
+        employeeID = row[Columns.employeeID]
+        note = row[Columns.note]
+        createdAt = row[Columns.createdAt]
+        transferID = row[Columns.transferID]
+        purchaseLineID = row[Columns.purchaseLineID]
+        unitCost = row[Columns.unitCost]
+        averageCost = row[Columns.averageCost]
+        requestKey = row[Columns.requestKey]
+        overReceipt = row[Columns.overReceipt]
+        reversesID = row[Columns.reversesID]
+    }
 
     /// Encodes without `Codable`, as `Order` does.
     public func encode(to container: inout PersistenceContainer) {
@@ -513,6 +552,12 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         container[Columns.note] = note
         container[Columns.createdAt] = createdAt
         container[Columns.transferID] = transferID
+        container[Columns.purchaseLineID] = purchaseLineID
+        container[Columns.unitCost] = unitCost
+        container[Columns.averageCost] = averageCost
+        container[Columns.requestKey] = requestKey
+        container[Columns.overReceipt] = overReceipt
+        container[Columns.reversesID] = reversesID
     }
 }
 

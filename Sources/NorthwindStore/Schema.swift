@@ -7,7 +7,7 @@ public enum Schema {
     static let syncedTables = [
         "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
         "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
-        "stock_transfers", "stock_movements", "quotes", "quote_lines", "quote_versions",
+        "purchase_orders", "purchase_order_lines", "stock_transfers", "stock_movements", "quotes", "quote_lines", "quote_versions",
     ]
 
     /// Binary attributes stored with external storage: (table, attribute). Each has three columns:
@@ -48,6 +48,7 @@ public enum Schema {
         migrator.registerMigration("v19: records held for a newer version", migrate: v19HeldRecords)
         migrator.registerMigration("v20: what goes up again after a server restore", migrate: v20ResendAfterServerRestore)
         migrator.registerMigration("v21: a version sent again names its zone and its server time", migrate: v21ResendZoneAndTime)
+        migrator.registerMigration("v22: purchasing", migrate: v22Purchasing)
         return migrator
     }
 
@@ -108,6 +109,8 @@ public enum Schema {
             )
         }
         for object in lifted { try db.execute(sql: object.sql) }
+        // Loaded figures of units on order get their source, as the migration gave a store's own.
+        try openingPurchaseOrders(db, onlyProductsMadeHere: false)
         return result
     }
 

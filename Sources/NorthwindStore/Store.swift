@@ -175,10 +175,12 @@ public final class Store: Sendable {
         try db.execute(sql: "DELETE FROM access_tokens; DELETE FROM credentials")
         // The ledger's guards forbid deleting movements, except when the whole store goes.
         try db.execute(sql: Schema.dropLedgerGuards)
+        try db.execute(sql: Schema.dropPurchaseGuards)
         for table in Schema.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         try db.execute(sql: Schema.ledgerGuards)
+        try db.execute(sql: Schema.purchaseGuards)
     }
 
     /// How much of the file reads may map: 1 GiB covers a scale-1000 store.

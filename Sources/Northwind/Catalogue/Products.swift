@@ -198,6 +198,7 @@ extension Catalogue {
             inserted.id = nil
             inserted.version = 1
             inserted.unitsInStock = 0
+            inserted.unitsOnOrder = 0
             try inserted.insert(db)
             if draft.unitsInStock > 0, let id = inserted.id {
                 var movement = StockMovement(productID: id, delta: draft.unitsInStock, reason: .initial, employeeID: employeeID)
@@ -209,7 +210,8 @@ extension Catalogue {
     }
 
     // guide: begin update-product
-    /// Saves edited details. Stock is not a detail: it changes only through `stock.receive`, `stock.adjust` and shipping.
+    /// Saves edited details. Stock is not a detail: it changes only through `stock.receive`, `stock.adjust` and shipping;
+    /// nor are units on order, which purchase orders make.
     /// `product.version` must be the version that was read, or the save is refused with what the other person changed.
     public func update(_ product: Product) async throws(NorthwindError) -> Product {
         guard let id = product.id else { throw .invalid("id", "is required to update a product") }
@@ -232,6 +234,8 @@ extension Catalogue {
             }
             try Self.checkReferences(edited, db)
             var saved = edited
+            // Units on order are derived from purchase orders: an edit never sets them.
+            saved.unitsOnOrder = current.unitsOnOrder
             saved.recordID = current.recordID
             saved.version = current.version + 1
             try saved.update(db)
@@ -296,8 +300,7 @@ extension Product {
         quantityPerUnit = clean(quantityPerUnit)
         errors += RecordRules.check("products", ["name": name, "quantityPerUnit": quantityPerUnit])
         errors += [
-            Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(unitsOnOrder, Limits.units, "unitsOnOrder"),
-            Limits.check(reorderLevel, Limits.units, "reorderLevel"),
+            Limits.check(unitPrice, Limits.money, "unitPrice"), Limits.check(reorderLevel, Limits.units, "reorderLevel"),
         ].compactMap { $0 }
         return errors
     }

@@ -335,11 +335,14 @@ extension Orders {
         ])
     }
 
+    /// Inserts a shipment's movement at the product's average cost here, the cost of the sale that gross margin
+    /// sets against its price.
     static func insert(_ movement: StockMovement, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt, unitCostCents)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, (SELECT averageCostCents FROM stock_movements
+                  WHERE productID = ?2 AND location IS NULL AND averageCostCents IS NOT NULL ORDER BY id DESC LIMIT 1))
                 """
         ).execute(arguments: [
             movement.recordID, movement.productID, movement.delta, movement.reason, movement.orderID,

@@ -182,6 +182,16 @@ extension Setting {
             apply: .live
         ),
         Setting(
+            "purchasing.targetCover",
+            .decimal,
+            default: "2",
+            title: "Reorder target",
+            footer: "A reorder proposal brings a product's stock plus what is on order up to this multiple of its reorder level.",
+            rules: Rules(minimum: 1, maximum: 100),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
             "orders.defaultShipper",
             .int,
             default: "0",

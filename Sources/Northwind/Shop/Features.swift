@@ -66,6 +66,9 @@ public struct Quotes: BackofficeFeature { let backoffice: Backoffice }
 /// Stock at this location: receipts, adjustments, movements, and transfers between locations.
 public struct Stock: BackofficeFeature { let backoffice: Backoffice }
 
+/// Purchase orders to suppliers, receipts against them, the reorder proposal and what stock cost.
+public struct Purchasing: BackofficeFeature { let backoffice: Backoffice }
+
 /// Document packages (`.nwdoc`): export a quote, an order or the catalogue, and import one.
 public struct Documents: BackofficeFeature { let backoffice: Backoffice }
 
@@ -98,6 +101,7 @@ extension Backoffice {
     public var orders: Orders { Orders(backoffice: self) }
     public var quotes: Quotes { Quotes(backoffice: self) }
     public var stock: Stock { Stock(backoffice: self) }
+    public var purchasing: Purchasing { Purchasing(backoffice: self) }
     public var documents: Documents { Documents(backoffice: self) }
     public var reports: Reports { Reports(backoffice: self) }
     public var settings: ShopSettings { ShopSettings(backoffice: self) }

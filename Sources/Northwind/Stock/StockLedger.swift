@@ -3,7 +3,8 @@ import GRDB
 import NorthwindStore
 
 extension Stock {
-    /// Books goods in: stock rises, and units on order fall by as much as arrived.
+    /// Books goods in that came without a purchase order: stock rises. (What is on order falls only by receipts
+    /// against purchase orders, `purchasing.receive`.)
     public func receive(productID: Int64, quantity: Int, employeeID: Int64? = nil, note: String? = nil) async throws(NorthwindError) -> Product {
         if let error = Limits.check(quantity, 1...Limits.units.upperBound, "quantity") { throw .invalid([error]) }
         return try await write { db in
@@ -17,12 +18,6 @@ extension Stock {
             }
             var movement = StockMovement(productID: productID, delta: quantity, reason: .received, employeeID: employeeID, note: clean(note))
             try movement.insert(db)
-            let arrivedOnOrder = min(quantity, product.unitsOnOrder)
-            if arrivedOnOrder > 0 {
-                try db.cachedStatement(sql: "UPDATE products SET unitsOnOrder = unitsOnOrder - ? WHERE id = ?").execute(arguments: [
-                    arrivedOnOrder, productID,
-                ])
-            }
             return try Catalogue.productRow(id: productID, db).product
         }
     }

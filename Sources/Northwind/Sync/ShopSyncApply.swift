@@ -207,7 +207,7 @@ extension SyncEngineSide {
     /// wrote), a transfer's movement out is only in the sender's zone and its movement in only in the destination's.
     /// Returns why a record breaks this, or nil (after setting the movement's location from its zone).
     static func bindToZoneOwner(_ db: Database, table: SyncTable, record: inout SyncRecord) throws -> String? {
-        guard table.name == "stock_movements" || table.name == "stock_transfers", !record.deleted else { return nil }
+        guard ShopSync.ownerBound[table.name] != nil, !record.deleted else { return nil }
         let zone = record.zoneID.zoneName
         guard zone.hasPrefix("site-") else {
             return "a ledger record in zone \(zone), which is no site's: only a site writes its own stock"
@@ -217,6 +217,13 @@ extension SyncEngineSide {
             guard case .string(let from)? = record.fields["fromLocation"], from == owner else {
                 return "a stock transfer in site \(owner)'s zone that is not sent from \(owner)"
             }
+            return nil
+        }
+        if table.name == "purchase_orders" {
+            if let location = record.fields["location"], location != .string(owner) {
+                return "a purchase order in site \(owner)'s zone that names another site (\(location)); a site buys only for itself"
+            }
+            record.fields["location"] = .string(owner)
             return nil
         }
         if let location = record.fields["location"], location != .string(owner) {

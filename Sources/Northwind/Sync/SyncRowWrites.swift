@@ -31,7 +31,7 @@ extension SyncEngineSide {
                 value = RecordMapping.databaseValue(field) ?? .null
             }
             // This store's own movements move its own shelf, which has no location.
-            if table.name == "stock_movements", column.name == "location", value == site.siteCode.databaseValue { value = .null }
+            if ShopSync.ownerBound[table.name] == "location", column.name == "location", value == site.siteCode.databaseValue { value = .null }
             names.append(column.name)
             values.append(value)
         }

@@ -38,8 +38,9 @@ struct SyncTable: Sendable {
     static let all: [SyncTable] = [
         SyncTable("categories", .shared("catalog"), assets: ["picture"]),
         SyncTable("suppliers", .shared("catalog")),
-        // A product's stock is this location's, derived from its movements.
-        SyncTable("products", .shared("catalog"), local: ["unitsInStock"]),
+        // A product's stock and what it has on order are this location's, derived from its movements and its
+        // purchase orders.
+        SyncTable("products", .shared("catalog"), local: ["unitsInStock", "unitsOnOrder"]),
         SyncTable("customers", .shared("customers")),
         SyncTable("customer_demographics", .shared("customers")),
         SyncTable("customer_demographic_links", .shared("customers")),
@@ -50,6 +51,9 @@ struct SyncTable: Sendable {
         SyncTable("regions", .shared("catalog")),
         SyncTable("territories", .shared("catalog")),
         SyncTable("employee_territories", .shared("people")),
+        // A purchase order is its site's, written there only; its receipts are that site's movements.
+        SyncTable("purchase_orders", .site),
+        SyncTable("purchase_order_lines", .site),
         // A transfer lives in the sender's zone; the destination's movement in names it across zones.
         SyncTable("stock_transfers", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
@@ -140,7 +144,7 @@ enum RecordMapping {
                 fields[attribute] = .asset(asset.reference)
             }
         }
-        if table.name == "stock_movements", fields["location"] == nil { fields["location"] = .string(site.siteCode) }
+        if ShopSync.ownerBound[table.name] == "location", fields["location"] == nil { fields["location"] = .string(site.siteCode) }
         return SyncRecord(recordName: recordID, recordType: table.name, zoneID: ZoneID(zoneName), fields: fields)
     }
 
@@ -248,7 +252,7 @@ extension SyncEngineSide {
 
 extension ShopSync {
     /// The field of a ledger table that names whose stock it is: always its zone's owner.
-    static let ownerBound = ["stock_movements": "location", "stock_transfers": "fromLocation"]
+    static let ownerBound = ["stock_movements": "location", "stock_transfers": "fromLocation", "purchase_orders": "location"]
 
     /// The protocol type a column's values always have, by SQLite's affinity rules; nil when it may hold several.
     static func fieldType(affinityOf declared: String) -> String? {
