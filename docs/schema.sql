@@ -409,31 +409,6 @@ CREATE TABLE stock_transfers (
   sentAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
 CREATE INDEX stock_transfers_on_productID ON stock_transfers(productID);
 CREATE INDEX stock_transfers_on_employeeID ON stock_transfers(employeeID);
-CREATE TABLE "stock_movements" (
-  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
-  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
-  delta INTEGER NOT NULL CHECK (delta <> 0),
-  reason TEXT NOT NULL
-    CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped', 'transferOut', 'transferIn')),
-  orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
-  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
-  note TEXT,
-  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  location TEXT,
-  transferID INTEGER REFERENCES stock_transfers(id) ON DELETE CASCADE,
-  CHECK ((transferID IS NULL) = (reason NOT IN ('transferOut', 'transferIn'))),
-  CHECK (reason <> 'transferOut' OR delta < 0),
-  CHECK (reason <> 'transferIn' OR delta > 0));
-CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
-CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
-CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
-CREATE INDEX stock_movements_on_createdAt ON stock_movements(createdAt);
-CREATE UNIQUE INDEX stock_movements_one_per_transfer ON stock_movements(transferID, reason)
-  WHERE transferID IS NOT NULL;
-CREATE TRIGGER stock_movements_apply_elsewhere AFTER INSERT ON stock_movements WHEN NEW.location IS NOT NULL BEGIN
-  INSERT INTO stock_levels (location, productID, units) VALUES (NEW.location, NEW.productID, NEW.delta)
-  ON CONFLICT (location, productID) DO UPDATE SET units = units + excluded.units;
-END;
 CREATE TRIGGER stock_transfers_log_insert AFTER INSERT ON stock_transfers BEGIN
   INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_transfers', NEW.recordID, 'insert');
 END;
@@ -447,28 +422,11 @@ CREATE TRIGGER stock_transfers_recordID_immutable BEFORE UPDATE OF recordID ON s
 WHEN NEW.recordID IS NOT OLD.recordID BEGIN
   SELECT RAISE(ABORT, 'recordID is immutable');
 END;
-CREATE TRIGGER stock_movements_log_insert AFTER INSERT ON stock_movements BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'insert');
-END;
-CREATE TRIGGER stock_movements_log_update AFTER UPDATE ON stock_movements BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'update');
-END;
-CREATE TRIGGER stock_movements_log_delete AFTER DELETE ON stock_movements BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', OLD.recordID, 'delete');
-END;
-CREATE TRIGGER stock_movements_recordID_immutable BEFORE UPDATE OF recordID ON stock_movements
-WHEN NEW.recordID IS NOT OLD.recordID BEGIN
-  SELECT RAISE(ABORT, 'recordID is immutable');
-END;
 CREATE TABLE sync_conflict_assets (
   sha256 TEXT PRIMARY KEY NOT NULL,
   contentType TEXT NOT NULL,
   bytes BLOB NOT NULL
 ) WITHOUT ROWID;
-CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements WHEN NEW.location IS NULL BEGIN
-  UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
-  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log) AND tableName = 'products';
-END;
 CREATE TABLE sync_refetch (
   zoneName TEXT NOT NULL,
   recordName TEXT NOT NULL,
@@ -604,6 +562,104 @@ CREATE TABLE sync_refused (
   reason TEXT NOT NULL,
   refusedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
+CREATE TABLE sync_held (
+  zoneName TEXT NOT NULL,
+  recordName TEXT NOT NULL,
+  recordType TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
+CREATE TABLE sync_resend (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  fields TEXT NOT NULL, zoneName TEXT, modified INTEGER,
+  PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
+CREATE TABLE purchase_orders (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  number TEXT NOT NULL UNIQUE,
+  supplierID INTEGER NOT NULL REFERENCES suppliers(id) ON DELETE RESTRICT,
+  status TEXT NOT NULL DEFAULT 'draft'
+    CHECK (status IN ('draft', 'sent', 'partiallyReceived', 'received', 'cancelled')),
+  opening BOOLEAN NOT NULL DEFAULT 0,
+  expectedDate TEXT,
+  note TEXT,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  sentAt TEXT,
+  closedAt TEXT,
+  location TEXT,
+  version INTEGER NOT NULL DEFAULT 1);
+CREATE INDEX purchase_orders_on_supplierID ON purchase_orders(supplierID, status);
+CREATE INDEX purchase_orders_on_status ON purchase_orders(status, expectedDate);
+CREATE INDEX purchase_orders_on_employeeID ON purchase_orders(employeeID);
+CREATE TABLE purchase_order_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  purchaseOrderID INTEGER NOT NULL REFERENCES purchase_orders(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE RESTRICT,
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
+  unitCostCents INTEGER CHECK (unitCostCents BETWEEN 0 AND 999999999),
+  UNIQUE (purchaseOrderID, productID));
+CREATE INDEX purchase_order_lines_on_productID ON purchase_order_lines(productID);
+CREATE TABLE "stock_movements" (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+  delta INTEGER NOT NULL CHECK (delta <> 0),
+  reason TEXT NOT NULL CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped', 'transferOut',
+    'transferIn', 'purchaseReceipt', 'receiptReversal')),
+  orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  note TEXT,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  location TEXT,
+  transferID INTEGER REFERENCES stock_transfers(id) ON DELETE CASCADE,
+  purchaseLineID INTEGER REFERENCES purchase_order_lines(id),
+  unitCostCents INTEGER CHECK (unitCostCents BETWEEN 0 AND 999999999),
+  averageCostCents INTEGER CHECK (averageCostCents BETWEEN 0 AND 999999999),
+  requestKey TEXT,
+  overReceipt TEXT,
+  reversesID INTEGER REFERENCES stock_movements(id),
+  CHECK ((transferID IS NULL) = (reason NOT IN ('transferOut', 'transferIn'))),
+  CHECK (reason <> 'transferOut' OR delta < 0),
+  CHECK (reason <> 'transferIn' OR delta > 0),
+  CHECK ((purchaseLineID IS NULL) = (reason NOT IN ('purchaseReceipt', 'receiptReversal'))),
+  CHECK (reason <> 'purchaseReceipt' OR delta > 0),
+  CHECK ((reversesID IS NULL) = (reason <> 'receiptReversal')),
+  CHECK (reason <> 'receiptReversal' OR delta < 0),
+  CHECK (overReceipt IS NULL OR (reason = 'purchaseReceipt' AND trim(overReceipt) <> '')));
+CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
+CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
+CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
+CREATE INDEX stock_movements_on_createdAt ON stock_movements(createdAt);
+CREATE UNIQUE INDEX stock_movements_one_per_transfer ON stock_movements(transferID, reason)
+  WHERE transferID IS NOT NULL;
+CREATE INDEX stock_movements_on_purchaseLineID ON stock_movements(purchaseLineID)
+  WHERE purchaseLineID IS NOT NULL;
+CREATE INDEX stock_movements_costs ON stock_movements(productID, location, id)
+  WHERE averageCostCents IS NOT NULL;
+CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID) WHERE reversesID IS NOT NULL;
+CREATE UNIQUE INDEX stock_movements_once_per_request ON stock_movements(requestKey, purchaseLineID)
+  WHERE requestKey IS NOT NULL;
+CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements WHEN NEW.location IS NULL BEGIN
+  UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log) AND tableName = 'products';
+END;
+CREATE TRIGGER stock_movements_apply_elsewhere AFTER INSERT ON stock_movements WHEN NEW.location IS NOT NULL BEGIN
+  INSERT INTO stock_levels (location, productID, units) VALUES (NEW.location, NEW.productID, NEW.delta)
+  ON CONFLICT (location, productID) DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER stock_movements_log_insert AFTER INSERT ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER stock_movements_log_update AFTER UPDATE ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', NEW.recordID, 'update');
+END;
+CREATE TRIGGER stock_movements_log_delete AFTER DELETE ON stock_movements BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('stock_movements', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER stock_movements_recordID_immutable BEFORE UPDATE OF recordID ON stock_movements
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
 CREATE TRIGGER stock_movements_never_deleted BEFORE DELETE ON stock_movements BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a stock movement is never deleted; correct it with another movement');
 END;
@@ -621,14 +677,76 @@ WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL AND EXISTS (SELECT 1 FRO
   WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID) BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: this order line has shipped already');
 END;
-CREATE TABLE sync_held (
-  zoneName TEXT NOT NULL,
-  recordName TEXT NOT NULL,
-  recordType TEXT NOT NULL,
-  body TEXT NOT NULL,
-  PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
-CREATE TABLE sync_resend (
-  tableName TEXT NOT NULL,
-  recordID TEXT NOT NULL,
-  fields TEXT NOT NULL, zoneName TEXT, modified INTEGER,
-  PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
+CREATE TRIGGER purchase_orders_log_insert AFTER INSERT ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER purchase_orders_log_update AFTER UPDATE ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'update');
+END;
+CREATE TRIGGER purchase_orders_log_delete AFTER DELETE ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER purchase_orders_recordID_immutable BEFORE UPDATE OF recordID ON purchase_orders
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER purchase_order_lines_log_insert AFTER INSERT ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER purchase_order_lines_log_update AFTER UPDATE ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER purchase_order_lines_log_delete AFTER DELETE ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER purchase_order_lines_recordID_immutable BEFORE UPDATE OF recordID ON purchase_order_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER purchase_order_lines_on_order_insert AFTER INSERT ON purchase_order_lines BEGIN
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
+    WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = NEW.productID));
+END;
+CREATE TRIGGER purchase_order_lines_on_order_update AFTER UPDATE OF quantity, productID, purchaseOrderID
+ON purchase_order_lines BEGIN
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = OLD.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
+    WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = OLD.productID));
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
+    WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = NEW.productID));
+END;
+CREATE TRIGGER purchase_order_lines_on_order_delete AFTER DELETE ON purchase_order_lines BEGIN
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = OLD.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
+    WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = OLD.productID));
+END;
+CREATE TRIGGER purchase_orders_on_order AFTER UPDATE OF status, location ON purchase_orders BEGIN
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived'))
+    WHERE id IN (SELECT productID FROM purchase_order_lines WHERE purchaseOrderID = NEW.id);
+  UPDATE change_log SET localOnly = 1 WHERE seq IN (SELECT (SELECT max(seq) FROM change_log c
+    WHERE c.tableName = 'products' AND c.recordID = p.recordID) FROM products p
+    WHERE p.id IN (SELECT productID FROM purchase_order_lines WHERE purchaseOrderID = NEW.id));
+END;
+CREATE TRIGGER stock_movements_on_order AFTER INSERT ON stock_movements
+WHEN NEW.purchaseLineID IS NOT NULL AND NEW.location IS NULL BEGIN
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+   FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
+   WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
+  UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
+    WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = NEW.productID));
+END;
+CREATE TRIGGER purchase_orders_kept BEFORE DELETE ON purchase_orders WHEN OLD.status <> 'draft' BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a purchase order that was sent is never deleted; cancel it');
+END;
