@@ -13,7 +13,6 @@ struct CommandLineBoundaryTests {
     @Test(
         arguments: [
             (["products", "edit", "CHAI", "--price", "VALUE"], NumericKind.money),
-            (["products", "edit", "CHAI", "--on-order", "VALUE"], units),
             (["products", "edit", "CHAI", "--reorder-level", "VALUE"], units),
             (["products", "receive", "CHAI", "VALUE"], .whole(1...Limits.units.upperBound)),
             (["products", "adjust", "CHAI", "VALUE"], units),

@@ -20,15 +20,14 @@ struct PurchasingTests {
 
         static func make(stock: Int = 0) async throws -> Buyer {
             let store = try TemporaryStore(seed: DemoData.Options(scale: 1))
-            let row = try #require(
-                try await store.store.pool.read { db in
-                    try Row.fetchOne(
-                        db,
-                        sql:
-                            "SELECT id, supplierID FROM products WHERE NOT discontinued AND supplierID IS NOT NULL AND unitsOnOrder = 0 ORDER BY id LIMIT 1"
-                    )
-                }
-            )
+            let found = try store.store.pool.read { db in
+                try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT id, supplierID FROM products WHERE NOT discontinued AND supplierID IS NOT NULL AND unitsOnOrder = 0 ORDER BY id LIMIT 1"
+                )
+            }
+            let row = try #require(found)
             _ = try await store.backoffice.stock.adjust(productID: row[0], countedQuantity: stock)
             return Buyer(store: store, productID: row[0], supplierID: row[1])
         }

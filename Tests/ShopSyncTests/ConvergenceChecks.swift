@@ -209,6 +209,7 @@ extension ConvergenceRun {
                 }
             }
         }
+        try await checkPurchasing()
         // Transfers: each left its sender with exactly its quantity, and arrived once at most, never with more.
         for site in sites {
             let wrong = try await stores[site]!.store.pool.read { db in
@@ -243,6 +244,69 @@ extension ConvergenceRun {
         try await checkNumbersGivenTwice()
         for site in sites {
             log("\(site): \(try await stores[site]!.sync.conflicts(all: true).count) values in the conflict inbox")
+        }
+    }
+
+    /// Purchasing: at every installation, units on order are what its own sent orders still await, each order's status
+    /// follows its receipts, and every product's average cost at every location is the same everywhere.
+    func checkPurchasing() async throws {
+        var averages: [String: [String: Int]] = [:]
+        for site in sites {
+            let code = siteCodes[site]!
+            let (wrongOnOrder, wrongStatus, average) = try await stores[site]!.store.pool.read { db in
+                (
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT p.recordID FROM products p WHERE p.unitsOnOrder <>
+                              (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+                                 WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+                               FROM purchase_order_lines l JOIN purchase_orders o ON o.id = l.purchaseOrderID
+                               WHERE l.productID = p.id AND o.location IS NULL AND o.status IN ('sent', 'partiallyReceived'))
+                            """
+                    ),
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT o.number FROM purchase_orders o
+                            JOIN (SELECT l.purchaseOrderID AS id,
+                                    min(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0) >= l.quantity) AS full,
+                                    max(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0) > 0) AS some
+                                  FROM purchase_order_lines l GROUP BY l.purchaseOrderID) r ON r.id = o.id
+                            WHERE (o.status = 'received' AND NOT r.full) OR (o.status = 'partiallyReceived' AND (r.full OR NOT r.some))
+                               OR (o.status = 'sent' AND r.some)
+                            """
+                    ),
+                    Dictionary(
+                        uniqueKeysWithValues: try Row.fetchAll(
+                            db,
+                            sql: """
+                                SELECT p.recordID || '@' || ifnull(m.location, ?) AS place, m.averageCostCents AS cost
+                                FROM stock_movements m JOIN products p ON p.id = m.productID
+                                WHERE m.id = (SELECT max(c.id) FROM stock_movements c WHERE c.productID = m.productID
+                                  AND c.location IS m.location AND c.averageCostCents IS NOT NULL)
+                                """,
+                            arguments: [code]
+                        ).map { ($0["place"] as String, $0["cost"] as Int) }
+                    )
+                )
+            }
+            if let product = wrongOnOrder.first {
+                throw Violation(description: "at \(site), units on order of \(product) are not what its sent purchase orders await")
+            }
+            if let number = wrongStatus.first {
+                throw Violation(description: "at \(site), purchase order \(number)'s status does not follow its receipts")
+            }
+            averages[site] = average
+        }
+        for site in sites.dropFirst() where averages[site] != averages["hq"] {
+            let mine = averages[site] ?? [:]
+            let theirs = averages["hq"] ?? [:]
+            let place = Set(mine.keys).union(theirs.keys).sorted().first { mine[$0] != theirs[$0] }!
+            throw Violation(
+                description:
+                    "the average cost of \(place) is \(mine[place].map(String.init) ?? "none") at \(site), \(theirs[place].map(String.init) ?? "none") at hq"
+            )
         }
     }
 

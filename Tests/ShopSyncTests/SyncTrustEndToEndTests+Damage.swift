@@ -42,11 +42,11 @@ extension SyncTrustEndToEndTests {
         let service = try await SyncService.open(database: company.database)
         let caller = try #require(try await service.installations(container: "acme").first { $0.role == .hq })
         var schema = try #require(try await service.storedSchema(container: "acme"))
-        schema.recordTypes.append(.init(name: "purchase_orders", fields: [.init(name: "supplier", _type: .string)]))
+        schema.recordTypes.append(.init(name: "warranty_claims", fields: [.init(name: "supplier", _type: .string)]))
         _ = try await service.putSchema(caller, container: "acme", schema: schema)
         let order = SyncRecord(
             recordName: "po-1",
-            recordType: "purchase_orders",
+            recordType: "warranty_claims",
             zoneID: ZoneID("catalog"),
             fields: ["supplier": .string("Exotic Liquids")]
         )

@@ -126,6 +126,52 @@ func object(_ fields: [String: (any Sendable)?]) throws -> OpenAPIObjectContaine
         }
     }
 
+    /// The buyer's walk over the API: each answer decodes strictly, a sales rep may write and receive but not send,
+    /// and units on order cannot be typed.
+    @Test func aPurchaseOrderIsWrittenSentReceivedAndReversed() async throws {
+        // Given a store with a supplier's product, a manager and a sales rep
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let (mustard, supplier) = (Int(w.mustard.key), Int(w.supplier.id ?? 0))
+        try await fixture.test { http in
+            let api = Client(http, token: fixture.managerToken)
+            let rep = Client(http, token: fixture.repToken)
+            // When a rep writes a draft of 12 at 3.50, which the rep may not send but the manager may
+            let draftBody = try object([
+                "supplierID": supplier, "expectedDate": "2026-12-01",
+                "lines": [["productID": mustard, "quantity": 12, "unitCost": "3.50"] as [String: any Sendable]],
+            ])
+            let draft = try await rep.createPurchaseOrder(body: .json(draftBody)).created.body.json
+            _ = try await rep.sendPurchaseOrder(path: .init(number: draft.number)).forbidden.body.applicationProblemJson
+            let sent = try await api.sendPurchaseOrder(path: .init(number: draft.number)).ok.body.json
+            // And the rep receives 5 (twice under one key), then the manager reverses that receipt
+            let delivery = try object(["requestKey": "delivery-7", "lines": [["productID": mustard, "quantity": 5] as [String: any Sendable]]])
+            _ = try await rep.receivePurchaseOrder(path: .init(number: draft.number), body: .json(delivery)).ok.body.json
+            let received = try await rep.receivePurchaseOrder(path: .init(number: draft.number), body: .json(delivery)).ok.body.json
+            let receiptID = try #require(received.receipts.first?.id)
+            _ = try await rep.reverseReceipt(path: .init(id: receiptID), body: .json(.init())).forbidden
+            let reversed = try await api.reverseReceipt(path: .init(id: receiptID), body: .json(.init(note: "Wrong pallet"))).ok.body.json
+            let page = try await api.listPurchaseOrders(query: .init(status: .sent)).ok.body.json
+            let proposal = try await api.getReorderProposal().ok.body.json
+            let product = try await api.getProduct(path: .init(id: mustard)).ok.body.json
+            let typed = try object(["unitsOnOrder": 99, "version": product.version])
+            let refused = try await api.updateProduct(path: .init(id: mustard), body: .json(typed)).unprocessableContent.body.applicationProblemJson
+
+            // Then each step is the documented answer, with the order's progress
+            #expect(draft.status == .draft && sent.status == .sent)
+            #expect(received.receipts.count == 1)
+            #expect(received.lines.first?.received == 5 && received.status == .partiallyReceived)
+            #expect(reversed.lines.first?.received == 0 && reversed.receipts.last?.kind == .reversal)
+            #expect(reversed.receipts.first?.averageCost == "3.50")
+            #expect(page.items.contains { $0.number == draft.number })
+            #expect(!proposal.targetCover.isEmpty)
+            #expect(product.unitsOnOrder == 12)
+            #expect(refused.errors?.contains { $0.field == "unitsOnOrder" } == true)
+            _ = try await api.cancelPurchaseOrder(path: .init(number: draft.number)).ok.body.json
+            _ = try await api.getPurchaseOrder(path: .init(number: "NOPE-P1")).notFound.body.applicationProblemJson
+        }
+    }
+
     @Test func theGeneratedTypesRefuseADriftedAnswer() throws {
         // Given answers that drifted from the document: a wrong type, an undocumented field, a missing field
         let drifted = [

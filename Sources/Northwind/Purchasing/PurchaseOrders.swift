@@ -85,6 +85,12 @@ public struct PurchaseOrderSummary: Sendable, Encodable {
     public var outstanding: Int
     /// What the lines are worth at their costs (lines with no cost count nothing).
     public var total: Money
+
+    /// Its expected date has passed and something is still awaited.
+    public var isLate: Bool {
+        guard let expected = order.expectedDate, order.status == .sent || order.status == .partiallyReceived else { return false }
+        return expected < .today && outstanding > 0
+    }
 }
 
 public struct PurchaseOrderQuery: Sendable {

@@ -14,22 +14,7 @@ extension Purchasing {
         employeeID: Int64? = nil,
         note: String? = nil
     ) async throws(NorthwindError) -> PurchaseOrderDetail {
-        let key = requestKey.trimmingCharacters(in: .whitespaces)
-        var errors: [NorthwindError.FieldError] = []
-        if key.isEmpty || key.count > 100 { errors.append(.init("requestKey", "must be 1 to 100 characters")) }
-        if lines.isEmpty { errors.append(.init("lines", "must name at least one product received")) }
-        if lines.count > Self.maximumLines { errors.append(.init("lines", "must be at most \(Self.maximumLines) lines")) }
-        for (index, line) in lines.enumerated() {
-            if let error = Limits.check(line.quantity, 1...Limits.units.upperBound, "lines[\(index)].quantity") { errors.append(error) }
-            if let reason = clean(line.overReceipt), reason.count > Limits.noteLength {
-                errors.append(.init("lines[\(index)].overReceipt", "must be at most \(Limits.noteLength) characters"))
-            }
-        }
-        if Set(lines.map(\.productID)).count != lines.count { errors.append(.init("lines", "name each product once")) }
-        let note = clean(note)
-        if let note, note.count > Limits.noteLength { errors.append(.init("note", "must be at most \(Limits.noteLength) characters")) }
-        try errors.throwIfAny()
-
+        let (key, note) = try Self.checkedReceipt(lines: lines, requestKey: requestKey, note: note)
         return try await write { db in
             try ShopSync.requireSyncedSinceRestore(db)
             var order = try Self.fetch(number: number, db)
@@ -52,51 +37,7 @@ extension Purchasing {
             try Catalogue.checkEmployee(employeeID, db)
             let detail = try Self.detail(number: number, db)
             for (index, received) in lines.enumerated() {
-                let field = "lines[\(index)]"
-                guard let state = detail.lines.first(where: { $0.line.productID == received.productID }) else {
-                    throw NorthwindError.invalid("\(field).productID", "product #\(received.productID) is not on purchase order \(number)")
-                }
-                guard state.outstanding > 0 else {
-                    throw NorthwindError.invalid(
-                        "\(field).productID",
-                        "'\(state.productName)' was received in full (\(state.received) of \(state.line.quantity)); nothing more is awaited"
-                    )
-                }
-                let over = clean(received.overReceipt)
-                if received.quantity > state.outstanding, over == nil {
-                    throw NorthwindError.invalid(
-                        "\(field).quantity",
-                        "\(received.quantity) of '\(state.productName)' is more than the \(state.outstanding) still awaited; "
-                            + "book it as an over-receipt and say why"
-                    )
-                }
-                let product = try Catalogue.productRow(id: received.productID, db).product
-                guard product.unitsInStock <= Limits.units.upperBound - received.quantity else {
-                    throw NorthwindError.invalid(
-                        "\(field).quantity",
-                        "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units"
-                    )
-                }
-                var movement = StockMovement(
-                    productID: received.productID,
-                    delta: received.quantity,
-                    reason: .purchaseReceipt,
-                    employeeID: employeeID,
-                    note: note
-                )
-                movement.purchaseLineID = state.line.id
-                movement.unitCost = state.line.unitCost
-                movement.averageCost = try state.line.unitCost.flatMap { cost in
-                    Costing.averageAfterReceipt(
-                        onHand: product.unitsInStock,
-                        average: try Costing.average(productID: received.productID, db),
-                        quantity: received.quantity,
-                        cost: cost
-                    )
-                }
-                movement.requestKey = key
-                movement.overReceipt = received.quantity > state.outstanding ? over : nil
-                try movement.insert(db)
+                try Self.book(received, field: "lines[\(index)]", detail: detail, key: key, employeeID: employeeID, note: note, db)
             }
             try Self.settleStatus(&order, db)
             return try Self.detail(number: number, db)
@@ -156,6 +97,83 @@ extension Purchasing {
             try Self.settleStatus(&order, db)
             return try Self.detail(number: order.number, db)
         }
+    }
+
+    /// The receipt's input checked before any write: its key and note, cleaned.
+    static func checkedReceipt(lines: [ReceiptLine], requestKey: String, note: String?) throws(NorthwindError) -> (key: String, note: String?) {
+        let key = requestKey.trimmingCharacters(in: .whitespaces)
+        var errors: [NorthwindError.FieldError] = []
+        if key.isEmpty || key.count > 100 { errors.append(.init("requestKey", "must be 1 to 100 characters")) }
+        if lines.isEmpty { errors.append(.init("lines", "must name at least one product received")) }
+        if lines.count > Self.maximumLines { errors.append(.init("lines", "must be at most \(Self.maximumLines) lines")) }
+        for (index, line) in lines.enumerated() {
+            if let error = Limits.check(line.quantity, 1...Limits.units.upperBound, "lines[\(index)].quantity") { errors.append(error) }
+            if let reason = clean(line.overReceipt), reason.count > Limits.noteLength {
+                errors.append(.init("lines[\(index)].overReceipt", "must be at most \(Limits.noteLength) characters"))
+            }
+        }
+        if Set(lines.map(\.productID)).count != lines.count { errors.append(.init("lines", "name each product once")) }
+        let note = clean(note)
+        if let note, note.count > Limits.noteLength { errors.append(.init("note", "must be at most \(Limits.noteLength) characters")) }
+        try errors.throwIfAny()
+
+        return (key, note)
+    }
+
+    /// Books one line of a delivery: its movement at the line's cost, with the average it leaves.
+    static func book(
+        _ received: ReceiptLine,
+        field: String,
+        detail: PurchaseOrderDetail,
+        key: String,
+        employeeID: Int64?,
+        note: String?,
+        _ db: Database
+    ) throws {
+        guard let state = detail.lines.first(where: { $0.line.productID == received.productID }) else {
+            throw NorthwindError.invalid("\(field).productID", "product #\(received.productID) is not on purchase order \(detail.order.number)")
+        }
+        guard state.outstanding > 0 else {
+            throw NorthwindError.invalid(
+                "\(field).productID",
+                "'\(state.productName)' was received in full (\(state.received) of \(state.line.quantity)); nothing more is awaited"
+            )
+        }
+        let over = clean(received.overReceipt)
+        if received.quantity > state.outstanding, over == nil {
+            throw NorthwindError.invalid(
+                "\(field).quantity",
+                "\(received.quantity) of '\(state.productName)' is more than the \(state.outstanding) still awaited; "
+                    + "book it as an over-receipt and say why"
+            )
+        }
+        let product = try Catalogue.productRow(id: received.productID, db).product
+        guard product.unitsInStock <= Limits.units.upperBound - received.quantity else {
+            throw NorthwindError.invalid(
+                "\(field).quantity",
+                "would bring the stock of '\(product.name)' above \(Limits.grouped(Limits.units.upperBound)) units"
+            )
+        }
+        var movement = StockMovement(
+            productID: received.productID,
+            delta: received.quantity,
+            reason: .purchaseReceipt,
+            employeeID: employeeID,
+            note: note
+        )
+        movement.purchaseLineID = state.line.id
+        movement.unitCost = state.line.unitCost
+        movement.averageCost = try state.line.unitCost.flatMap { cost in
+            Costing.averageAfterReceipt(
+                onHand: product.unitsInStock,
+                average: try Costing.average(productID: received.productID, db),
+                quantity: received.quantity,
+                cost: cost
+            )
+        }
+        movement.requestKey = key
+        movement.overReceipt = received.quantity > state.outstanding ? over : nil
+        try movement.insert(db)
     }
 
     /// A sent order's status follows its receipts: received when every line has what it asked for, partly received

@@ -168,6 +168,7 @@ public struct Setting: Sendable, Identifiable, Equatable {
         ("sync", "Sync"),
         ("backup", "Backups"),
         ("stock", "Stock"),
+        ("purchasing", "Purchasing"),
         ("orders", "Orders"),
         ("documents", "Documents"),
         ("pages", "Pages"),

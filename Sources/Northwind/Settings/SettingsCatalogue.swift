@@ -184,7 +184,7 @@ extension Setting {
         Setting(
             "purchasing.targetCover",
             .decimal,
-            default: "2",
+            default: "2.00",
             title: "Reorder target",
             footer: "A reorder proposal brings a product's stock plus what is on order up to this multiple of its reorder level.",
             rules: Rules(minimum: 1, maximum: 100),

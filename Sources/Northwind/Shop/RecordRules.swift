@@ -113,8 +113,14 @@ public enum RecordRules {
             "territories": ["code": short, "description": short],
             "stock_movements": [
                 "delta": .whole(-Limits.units.upperBound...Limits.units.upperBound), "note": .text(max: 2 * Limits.noteLength),
-                "location": short, "createdAt": .timestamp,
+                "location": short, "createdAt": .timestamp, "unitCostCents": .money, "averageCostCents": .money,
+                "requestKey": .text(max: 100), "overReceipt": .text(max: Limits.noteLength),
             ],
+            "purchase_orders": [
+                "number": .documentNumber, "expectedDate": .date, "note": .text(max: Limits.noteLength), "createdAt": .timestamp,
+                "sentAt": .timestamp, "closedAt": .timestamp, "location": short,
+            ],
+            "purchase_order_lines": ["quantity": .whole(1...Limits.units.upperBound), "unitCostCents": .money],
             "stock_transfers": [
                 "quantity": .whole(1...Limits.units.upperBound), "fromLocation": short, "toLocation": short,
                 "note": .text(max: Limits.noteLength), "sentAt": .timestamp,

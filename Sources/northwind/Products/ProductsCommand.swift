@@ -131,7 +131,6 @@ struct ProductsCommand: AsyncParsableCommand {
         @Option(help: "Category id.") var category: Int64?
         @Option(help: "Supplier id.") var supplier: Int64?
         @Option(help: "Packaging, e.g. \"24 - 12 oz bottles\".") var quantityPerUnit: String?
-        @Option(help: "Units on order from the supplier.") var onOrder: Int?
         @Option(help: "Reorder level.") var reorderLevel: Int?
         @Option(help: "true to stop selling it, false to sell it again.") var discontinued: Bool?
 
@@ -141,7 +140,6 @@ struct ProductsCommand: AsyncParsableCommand {
             if let category { product.categoryID = category }
             if let supplier { product.supplierID = supplier }
             if let quantityPerUnit { product.quantityPerUnit = quantityPerUnit }
-            if let onOrder { product.unitsOnOrder = onOrder }
             if let reorderLevel { product.reorderLevel = reorderLevel }
             if let discontinued { product.discontinued = discontinued }
         }

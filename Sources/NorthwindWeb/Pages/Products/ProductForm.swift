@@ -8,14 +8,15 @@ struct ProductForm {
     var errors: [NorthwindError.FieldError] = []
 
     static let textFields: [(name: String, label: String, inputMode: String)] = [
+        // (Units on order are not typed: purchase orders make them.)
         ("name", "Name", "text"), ("quantityPerUnit", "Quantity per unit", "text"), ("unitPrice", "Unit price", "decimal"),
-        ("unitsOnOrder", "Units on order", "numeric"), ("reorderLevel", "Reorder level", "numeric"),
+        ("reorderLevel", "Reorder level", "numeric"),
     ]
 
     init(_ product: Product) {
         values = [
             "name": product.name, "quantityPerUnit": product.quantityPerUnit ?? "",
-            "unitPrice": product.unitPrice.description, "unitsOnOrder": String(product.unitsOnOrder),
+            "unitPrice": product.unitPrice.description,
             "reorderLevel": String(product.reorderLevel), "unitsInStock": String(product.unitsInStock),
             "categoryID": product.categoryID.map(String.init) ?? "", "supplierID": product.supplierID.map(String.init) ?? "",
             "discontinued": product.discontinued ? "1" : "", "version": String(product.version),
@@ -25,7 +26,7 @@ struct ProductForm {
     init(_ form: FormData) {
         values = [:]
         for name in [
-            "name", "quantityPerUnit", "unitPrice", "unitsOnOrder", "reorderLevel", "unitsInStock",
+            "name", "quantityPerUnit", "unitPrice", "reorderLevel", "unitsInStock",
             "categoryID", "supplierID", "discontinued", "version",
         ] {
             values[name] = form[name] ?? ""
@@ -39,7 +40,6 @@ struct ProductForm {
         product.name = values["name"] ?? ""
         product.quantityPerUnit = values["quantityPerUnit"]
         if let price = parser.money(values["unitPrice"], "unitPrice", required: true) { product.unitPrice = price }
-        if let onOrder = parser.int(values["unitsOnOrder"], "unitsOnOrder", in: Limits.units) { product.unitsOnOrder = onOrder }
         if let level = parser.int(values["reorderLevel"], "reorderLevel", in: Limits.units) { product.reorderLevel = level }
         if allowStock, let stock = parser.int(values["unitsInStock"], "unitsInStock", in: Limits.units) { product.unitsInStock = stock }
         product.categoryID = parser.id(values["categoryID"], "categoryID")
