@@ -24,7 +24,7 @@ extension ConvergenceRun {
                 lines: [ReceiptLine(productID: line.line.productID, quantity: quantity, overReceipt: over)],
                 requestKey: "\(site)-\(step)"
             )
-            return "receive \(quantity) of \(line.line.recordID) on \(order.order.recordID)\(over == nil ? "" : " (over)")"
+            return "purchase receipt of \(quantity) of \(line.line.recordID) on \(order.order.recordID)\(over == nil ? "" : " (over)")"
         }
         if action == 3 {
             let receipts = try await backoffice.store.pool.read { db in
@@ -39,7 +39,7 @@ extension ConvergenceRun {
             }
             guard let receipt = receipts.randomElement(using: &random) else { return "no receipt to reverse" }
             let order = try await backoffice.purchasing.reverse(receiptID: receipt)
-            return "reverse a receipt of \(order.order.recordID)"
+            return "purchase reversal on \(order.order.recordID)"
         }
         let products = try await backoffice.store.pool.read { db in
             try Product.filter(Column("discontinued") == false && Column("supplierID") != nil).order(Column("id")).fetchAll(db)
@@ -52,6 +52,6 @@ extension ConvergenceRun {
         let draft = PurchaseOrderDraft(supplierID: supplier, lines: [PurchaseLineDraft(productID: id, quantity: quantity, unitCost: cost)])
         let written = try await backoffice.purchasing.create(draft)
         let sent = try await backoffice.purchasing.send(number: written.order.number)
-        return "order \(quantity) of \(product.recordID) at \(cost): \(sent.order.recordID)"
+        return "purchase order sent for \(quantity) of \(product.recordID) at \(cost): \(sent.order.recordID)"
     }
 }

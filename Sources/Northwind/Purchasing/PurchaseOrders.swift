@@ -31,7 +31,7 @@ public struct PurchaseLineDraft: Sendable, Equatable {
 }
 
 /// A purchase order with its supplier, its lines and what they have received, and its receipts.
-public struct PurchaseOrderDetail: Sendable, Encodable {
+public struct PurchaseOrderDetail: Sendable {
     public var order: PurchaseOrder
     public var supplierName: String
     public var lines: [PurchaseLineState]
@@ -48,7 +48,7 @@ public struct PurchaseOrderDetail: Sendable, Encodable {
 }
 
 /// A line as it stands: what it asked for, what has arrived (receipts less reversals), and what it still awaits.
-public struct PurchaseLineState: Sendable, Encodable {
+public struct PurchaseLineState: Sendable {
     public var line: PurchaseOrderLine
     public var productName: String
     public var received: Int
@@ -57,7 +57,7 @@ public struct PurchaseLineState: Sendable, Encodable {
 }
 
 /// A receipt or a reversal, with the product's name and, for a receipt, whether it has been reversed.
-public struct ReceiptEntry: Sendable, Encodable {
+public struct ReceiptEntry: Sendable {
     public var movement: StockMovement
     public var productName: String
     public var reversed: Bool
@@ -78,13 +78,15 @@ public struct ReceiptLine: Sendable, Equatable {
 }
 
 /// One row of the purchase order list.
-public struct PurchaseOrderSummary: Sendable, Encodable {
+public struct PurchaseOrderSummary: Sendable {
     public var order: PurchaseOrder
     public var supplierName: String
     public var lineCount: Int
     public var outstanding: Int
     /// What the lines are worth at their costs (lines with no cost count nothing).
     public var total: Money
+    /// Lines that have no unit cost yet (a draft's) or ever (an opening order's).
+    public var uncostedLines: Int
 
     /// Its expected date has passed and something is still awaited.
     public var isLate: Bool {
@@ -238,6 +240,8 @@ extension Purchasing {
                       (SELECT count(*) FROM purchase_order_lines l WHERE l.purchaseOrderID = p.id) AS lineCount,
                       (SELECT ifnull(sum(l.quantity * ifnull(l.unitCostCents, 0)), 0) FROM purchase_order_lines l
                         WHERE l.purchaseOrderID = p.id) AS totalCents,
+                      (SELECT count(*) FROM purchase_order_lines l WHERE l.purchaseOrderID = p.id AND l.unitCostCents IS NULL)
+                        AS uncostedLines,
                       CASE WHEN p.status IN ('sent', 'partiallyReceived') THEN
                         (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
                           WHERE m.purchaseLineID = l.id), 0), 0)), 0) FROM purchase_order_lines l WHERE l.purchaseOrderID = p.id)
@@ -253,7 +257,8 @@ extension Purchasing {
                     supplierName: row["supplierName"],
                     lineCount: row["lineCount"],
                     outstanding: row["outstanding"],
-                    total: Money(cents: row["totalCents"])
+                    total: Money(cents: row["totalCents"]),
+                    uncostedLines: row["uncostedLines"]
                 )
             }
             return Page(items: items, total: total, offset: query.offset, limit: query.limit)
@@ -262,11 +267,16 @@ extension Purchasing {
 
     // MARK: Reading and checking
 
+    /// By its number, or by "P12" alone for one of this site's own, as people say it.
     static func fetch(number: String, _ db: Database) throws -> PurchaseOrder {
-        guard let order = try PurchaseOrder.filter(PurchaseOrder.Columns.number == number).fetchOne(db) else {
-            throw NorthwindError.notFound(entity: "purchase order", key: number)
+        let trimmed = number.trimmingCharacters(in: .whitespaces).uppercased()
+        if let order = try PurchaseOrder.filter(PurchaseOrder.Columns.number == trimmed).fetchOne(db) { return order }
+        if trimmed.first == "P", trimmed.count > 1, trimmed.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }),
+            let order = try PurchaseOrder.filter(PurchaseOrder.Columns.number == "\(try StoreMetadata.siteCode(db))-\(trimmed)").fetchOne(db)
+        {
+            return order
         }
-        return order
+        throw NorthwindError.notFound(entity: "purchase order", key: number.trimmingCharacters(in: .whitespaces))
     }
 
     static func detail(number: String, _ db: Database) throws -> PurchaseOrderDetail {

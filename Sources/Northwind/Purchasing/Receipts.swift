@@ -208,6 +208,7 @@ enum Costing {
         )
     }
 
+    // guide: begin moving-average
     /// `(onHand × average + quantity × cost) / (onHand + quantity)`, to the cent, halves away from zero. Stock that
     /// has no cost yet (none on hand, or none ever received) takes the receipt's.
     static func averageAfterReceipt(onHand: Int, average: Money?, quantity: Int, cost: Money) -> Money {
@@ -222,6 +223,7 @@ enum Costing {
         let value = onHand * average.cents - quantity * cost.cents
         return value <= 0 ? .zero : divided(value, by: onHand - quantity)
     }
+    // guide: end moving-average
 
     private static func divided(_ value: Int, by units: Int) -> Money {
         Money(cents: min((value + units / 2) / units, Limits.money.upperBound.cents))

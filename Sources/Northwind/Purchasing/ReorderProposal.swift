@@ -3,7 +3,7 @@ import GRDB
 import NorthwindStore
 
 /// What to order from one supplier.
-public struct ReorderProposal: Sendable, Encodable {
+public struct ReorderProposal: Sendable {
     public var supplierID: Int64
     public var supplierName: String
     /// Days from sending to the first receipt, on average over this supplier's past orders here; nil before any.
@@ -12,7 +12,7 @@ public struct ReorderProposal: Sendable, Encodable {
 }
 
 /// A product at or below its reorder level, and how many to order to bring it up to the target.
-public struct ProposalLine: Sendable, Encodable {
+public struct ProposalLine: Sendable {
     public var productID: Int64
     public var productName: String
     public var unitsInStock: Int

@@ -119,6 +119,23 @@ extension ReportDefinition {
                     ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day, included; empty for no end."),
                 ]
             ),
+            report("Stock valuation", "What stock is worth at its moving average cost, by location and category.", money: ["Value"]),
+            report("Open purchase orders", "Purchase orders still awaiting goods, by supplier, with what is late.", money: ["OutstandingValue"]),
+            report("Supplier performance", "Each supplier's deliveries: received, on time, complete, and the lead time."),
+            report(
+                "Gross margin",
+                "Sales against their cost at the time of sale, per product and category, for orders shipped in a period.",
+                [
+                    ReportParameter(
+                        name: "from",
+                        kind: .date,
+                        defaultValue: "",
+                        help: "The first shipped day, e.g. 2026-01-01; empty for the beginning."
+                    ),
+                    ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last shipped day, included; empty for no end."),
+                ],
+                money: ["Sales", "Cost", "Margin"]
+            ),
         ]
     }()
 

@@ -459,7 +459,8 @@ ORDER BY t.cents DESC, e.id;
 
 -- name: stock_movements
 -- params: :product (optional, a product id), :from, :to (optional days of the movement, UTC, inclusive). money: none.
--- Every change to stock: Change is signed; Reason is initial, received, stockTake or shipped.
+-- Every change to stock: Change is signed; Reason is initial, received, stockTake, shipped, transferOut, transferIn,
+-- purchaseReceipt or receiptReversal.
 -- order: when, then the movement's id.
 SELECT m.createdAt AS "When", p.id AS "ProductID", p.name AS "ProductName", m.delta AS "Change",
        m.reason AS "Reason", o.number AS "OrderID", e.firstName || ' ' || e.lastName AS "Employee", m.note AS "Note"
@@ -470,3 +471,100 @@ LEFT JOIN employees e ON e.id = m.employeeID
 WHERE m.productID BETWEEN coalesce(:product, 0) AND coalesce(:product, 9223372036854775807)
   AND m.createdAt >= coalesce(:from, '') AND m.createdAt < coalesce(date(:to, '+1 day'), '9999')
 ORDER BY m.createdAt, m.id;
+
+-- Purchasing's reports (docs/purchasing.md). A cost is a product's moving average at a location: the one its latest
+-- costed movement there left. Stock that has no cost is never valued at 0: it is counted apart, or says 'no cost'.
+
+-- name: stock_valuation
+-- params: none. money: Value.
+-- What stock is worth at its moving average cost, by location (this one first) and category. UnitsWithoutCost are
+-- units of products never received at a cost there; Value counts only the others, and says 'no cost' when none has.
+WITH here AS (SELECT value AS code FROM store_metadata WHERE key = 'siteCode'),
+stock AS (
+    SELECT (SELECT code FROM here) AS location, p.categoryID, p.unitsInStock AS units,
+           (SELECT m.averageCostCents FROM stock_movements m WHERE m.productID = p.id AND m.location IS NULL
+              AND m.averageCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS cost
+    FROM products p WHERE p.unitsInStock > 0
+    UNION ALL
+    SELECT l.location, p.categoryID, l.units,
+           (SELECT m.averageCostCents FROM stock_movements m WHERE m.productID = l.productID AND m.location = l.location
+              AND m.averageCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1)
+    FROM stock_levels l JOIN products p ON p.id = l.productID WHERE l.units > 0)
+SELECT s.location AS "Location", coalesce(c.name, '(no category)') AS "CategoryName", count(*) AS "Products",
+       SUM(s.units) AS "Units", SUM(CASE WHEN s.cost IS NULL THEN s.units ELSE 0 END) AS "UnitsWithoutCost",
+       CASE WHEN count(s.cost) = 0 THEN 'no cost' ELSE SUM(s.units * s.cost) END AS "Value"
+FROM stock s
+LEFT JOIN categories c ON c.id = s.categoryID
+GROUP BY s.location, c.id
+ORDER BY s.location <> (SELECT code FROM here), s.location, c.id IS NULL, sqlserver_key(c.name), c.name;
+
+-- name: open_purchase_orders
+-- params: none. money: OutstandingValue.
+-- Purchase orders still awaiting goods, of every site this store knows, by supplier, the latest expected first
+-- last: DaysLate counts whole days past the expected date (UTC), 0 when not late or not dated. Outstanding is what
+-- the lines still await; OutstandingValue is it at the lines' costs ('no cost' for an opening order's lines).
+WITH here AS (SELECT value AS code FROM store_metadata WHERE key = 'siteCode'),
+lines AS (
+    SELECT l.purchaseOrderID, l.unitCostCents AS cost,
+           max(l.quantity - ifnull((SELECT SUM(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0) AS awaited
+    FROM purchase_order_lines l)
+SELECT s.companyName AS "Supplier", o.number AS "PurchaseOrder", coalesce(o.location, (SELECT code FROM here)) AS "Site",
+       o.status AS "Status", substr(o.sentAt, 1, 10) AS "Sent", o.expectedDate AS "Expected",
+       CASE WHEN o.expectedDate < date('now') THEN CAST(julianday(date('now')) - julianday(o.expectedDate) AS INTEGER)
+            ELSE 0 END AS "DaysLate",
+       SUM(x.awaited) AS "Outstanding",
+       CASE WHEN count(x.cost) < count(*) THEN 'no cost' ELSE SUM(x.awaited * x.cost) END AS "OutstandingValue"
+FROM purchase_orders o
+JOIN suppliers s ON s.id = o.supplierID
+JOIN lines x ON x.purchaseOrderID = o.id
+WHERE o.status IN ('sent', 'partiallyReceived')
+GROUP BY o.id
+ORDER BY sqlserver_key(s.companyName), s.companyName, o.expectedDate IS NULL, o.expectedDate, o.number;
+
+-- name: supplier_performance
+-- params: none. money: none.
+-- Each supplier's purchase orders sent from this store (opening orders left out): how many were received in full,
+-- how many of those by their expected date (OnTime, of the dated ones), how many in one delivery (Complete: one
+-- request key booked them all), and the average days from sending to the first receipt (AverageLeadDays).
+WITH orders AS (
+    SELECT o.id, o.supplierID, o.status, o.expectedDate, o.sentAt,
+           (SELECT min(m.createdAt) FROM stock_movements m JOIN purchase_order_lines l ON l.id = m.purchaseLineID
+             WHERE l.purchaseOrderID = o.id AND m.reason = 'purchaseReceipt') AS firstReceipt,
+           (SELECT max(m.createdAt) FROM stock_movements m JOIN purchase_order_lines l ON l.id = m.purchaseLineID
+             WHERE l.purchaseOrderID = o.id AND m.reason = 'purchaseReceipt') AS lastReceipt,
+           (SELECT count(DISTINCT m.requestKey) FROM stock_movements m JOIN purchase_order_lines l ON l.id = m.purchaseLineID
+             WHERE l.purchaseOrderID = o.id AND m.reason = 'purchaseReceipt') AS deliveries
+    FROM purchase_orders o
+    WHERE o.location IS NULL AND NOT o.opening AND o.sentAt IS NOT NULL)
+SELECT s.companyName AS "Supplier", count(*) AS "Orders", SUM(x.status = 'received') AS "Received",
+       SUM(x.status = 'received' AND x.expectedDate IS NOT NULL AND substr(x.lastReceipt, 1, 10) <= x.expectedDate) AS "OnTime",
+       SUM(x.status = 'received' AND x.expectedDate IS NOT NULL) AS "Dated",
+       SUM(x.status = 'received' AND x.deliveries = 1) AS "Complete",
+       round(avg(julianday(x.firstReceipt) - julianday(x.sentAt)), 1) AS "AverageLeadDays"
+FROM orders x
+JOIN suppliers s ON s.id = x.supplierID
+GROUP BY s.id
+ORDER BY sqlserver_key(s.companyName), s.companyName, s.id;
+
+-- name: gross_margin
+-- params: :from, :to (optional shipped dates, inclusive). money: Sales, Cost, Margin.
+-- Per product (by category) of the orders shipped in the period: Sales are the lines' amounts (ExtendedPrice),
+-- Cost is what the shipments cost at the time of sale (each shipped movement's average cost × units). A product
+-- any of whose shipments had no cost says 'no cost' rather than count it as 0. MarginPercent is of Sales.
+WITH sold AS (
+    SELECT ol.productID, ol.quantity, ol.extendedPriceCents AS sales, m.unitCostCents AS cost, -m.delta AS shipped
+    FROM orders o
+    JOIN order_lines ol ON ol.orderID = o.id
+    LEFT JOIN stock_movements m ON m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped'
+    WHERE o.status = 'shipped' AND o.shippedDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31'))
+SELECT coalesce(c.name, '(no category)') AS "CategoryName", p.name AS "ProductName", SUM(x.quantity) AS "Units",
+       SUM(x.sales) AS "Sales",
+       CASE WHEN count(x.cost) < count(*) THEN 'no cost' ELSE SUM(x.shipped * x.cost) END AS "Cost",
+       CASE WHEN count(x.cost) < count(*) THEN 'no cost' ELSE SUM(x.sales) - SUM(x.shipped * x.cost) END AS "Margin",
+       CASE WHEN count(x.cost) < count(*) OR SUM(x.sales) = 0 THEN NULL
+            ELSE round(100.0 * (SUM(x.sales) - SUM(x.shipped * x.cost)) / SUM(x.sales), 1) END AS "MarginPercent"
+FROM sold x
+JOIN products p ON p.id = x.productID
+LEFT JOIN categories c ON c.id = p.categoryID
+GROUP BY p.id
+ORDER BY c.id IS NULL, sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name, p.id;

@@ -108,6 +108,7 @@ extension Schema {
         try openingPurchaseOrders(db, onlyProductsMadeHere: try Row.fetchOne(db, sql: "SELECT 1 FROM sync_state WHERE key = 'membership'") != nil)
     }
 
+    // guide: begin on-order
     /// Units on order at this location: what this location's sent purchase orders still await, line by line (a line
     /// received in full, or beyond, awaits nothing).
     static func onOrder(_ product: String) -> String {
@@ -154,6 +155,8 @@ extension Schema {
           \(refreshOnOrder("NEW.productID"))
         END;
         """
+
+    // guide: end on-order
 
     /// A purchase order's lines change only while it is a draft, and only a draft is deleted: what was sent is the
     /// record of what was asked of the supplier. Wiping the whole store lifts these, as it does the ledger's guards.

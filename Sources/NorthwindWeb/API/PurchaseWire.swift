@@ -74,7 +74,8 @@ extension Components.Schemas.PurchaseOrderSummary {
             status: o.status.rawValue,
             supplierID: Int(o.supplierID),
             supplierName: summary.supplierName,
-            total: summary.total.description
+            total: summary.total.description,
+            uncostedLines: summary.uncostedLines
         )
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Northwind
 import NorthwindStore
+import NorthwindWeb
 
 struct PurchasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,14 +13,11 @@ struct PurchasesCommand: AsyncParsableCommand {
 
     static func print(_ detail: PurchaseOrderDetail) {
         let o = detail.order
-        Swift.print(
-            """
-            Purchase order \(o.number) — \(o.status.words)\(o.opening ? " (opening balance)" : "")\(detail.isLate ? " — LATE" : "")
-              Supplier:  \(detail.supplierName) (#\(o.supplierID))
-              Expected:  \(o.expectedDate?.description ?? "")   Sent: \(o.sentAt?.description ?? "")
-              Note:      \(o.note ?? "")
-            """
-        )
+        Swift.print("Purchase order \(o.number) — \(o.status.words)\(o.opening ? " (opening balance)" : "")\(detail.isLate ? " — LATE" : "")")
+        Swift.print("  Supplier:  \(detail.supplierName) (#\(o.supplierID))")
+        if let expected = o.expectedDate { Swift.print("  Expected:  \(expected)") }
+        if let sent = o.sentAt { Swift.print("  Sent:      \(sent)") }
+        if let note = o.note { Swift.print("  Note:      \(note)") }
         var table = TextTable("Product", "Name", "Ordered", "Unit cost", "Received", "Outstanding")
         for line in detail.lines {
             table.add(
@@ -66,28 +64,21 @@ struct PurchasesCommand: AsyncParsableCommand {
             var query = PurchaseOrderQuery(status: status, supplierID: supplier)
             (query.limit, query.offset) = (limit, offset)
             let page = try await storeOptions.open().purchasing.list(query)
-            if output.json { return try printJSON(ListJSON(items: page.items, total: page.total, offset: page.offset, limit: page.limit)) }
+            if output.json { return try printJSON(Wire.purchaseOrders(page)) }
             var table = TextTable("Number", "Supplier", "Status", "Expected", "Lines", "Outstanding", "Total")
             for s in page.items {
                 table.add(
                     s.order.number,
                     s.supplierName,
-                    s.order.status.words,
+                    s.order.status == .draft ? "draft" : s.order.status.words,
                     s.order.expectedDate?.description ?? "",
                     String(s.lineCount),
                     String(s.outstanding),
-                    s.total.description
+                    s.uncostedLines == 0 ? s.total.description : s.uncostedLines == s.lineCount ? "no cost" : "\(s.total) + no cost"
                 )
             }
             Swift.print(table.render())
             Swift.print(pageFooter(page))
-        }
-
-        struct ListJSON: Encodable {
-            var items: [PurchaseOrderSummary]
-            var total: Int
-            var offset: Int
-            var limit: Int
         }
     }
 
@@ -99,7 +90,7 @@ struct PurchasesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().purchasing.purchaseOrder(number: number)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
     }
@@ -140,7 +131,7 @@ struct PurchasesCommand: AsyncParsableCommand {
             let draft = PurchaseOrderDraft(supplierID: supplier, expectedDate: expected, note: note, lines: lines.map(\.draft))
             var detail = try await purchasing.create(draft, employeeID: employee)
             if send { detail = try await purchasing.send(number: detail.order.number) }
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
     }
@@ -153,7 +144,7 @@ struct PurchasesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().purchasing.send(number: number)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
     }
@@ -196,7 +187,7 @@ struct PurchasesCommand: AsyncParsableCommand {
                 employeeID: employee,
                 note: note
             )
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
     }
@@ -214,7 +205,7 @@ struct PurchasesCommand: AsyncParsableCommand {
                 throw ValidationError("'\(receipt)' is not a receipt number; `purchases show` lists them, e.g. #12.")
             }
             let detail = try await storeOptions.open().purchasing.reverse(receiptID: id, employeeID: employee, note: note)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
     }
@@ -227,7 +218,7 @@ struct PurchasesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let detail = try await storeOptions.open().purchasing.cancel(number: number)
-            if output.json { return try printJSON(detail) }
+            if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             Swift.print("Cancelled purchase order \(detail.order.number).")
         }
     }
@@ -242,16 +233,22 @@ struct PurchasesCommand: AsyncParsableCommand {
         @Option(help: "The employee writing the drafts.") var employee: Int64?
 
         func run() async throws {
-            let purchasing = try await storeOptions.open().purchasing
+            let backoffice = try await storeOptions.open()
+            let purchasing = backoffice.purchasing
             if create {
                 let drafts = try await purchasing.draftsFromProposal(employeeID: employee)
-                if output.json { return try printJSON(drafts) }
+                if output.json { return try printJSON(Wire.purchaseOrders(drafts)) }
                 if drafts.isEmpty { return Swift.print("Nothing needs ordering.") }
-                for draft in drafts { PurchasesCommand.print(draft) }
+                for draft in drafts {
+                    let units = draft.lines.reduce(0) { $0 + $1.line.quantity }
+                    Swift.print(
+                        "\(draft.order.number)  \(draft.supplierName): \(draft.lines.count) line\(draft.lines.count == 1 ? "" : "s"), \(units) units"
+                    )
+                }
                 return Swift.print("Wrote \(drafts.count) draft purchase order\(drafts.count == 1 ? "" : "s"); send each with `purchases send`.")
             }
             let proposals = try await purchasing.proposal()
-            if output.json { return try printJSON(proposals) }
+            if output.json { return try printJSON(Wire.reorderProposal(proposals, targetCover: backoffice.rules.targetCover)) }
             if proposals.isEmpty { return Swift.print("Nothing needs ordering.") }
             for proposal in proposals {
                 let lead = proposal.leadTimeDays.map { String(format: "%.1f days", $0) } ?? "not known yet"
