@@ -203,6 +203,76 @@ struct PurchasingTests {
         #expect(try buyer.product().unitsOnOrder == 6)
     }
 
+    @Test func aKeyUsedForAnotherDeliveryIsRefusedAndBooksNothing() async throws {
+        // Given an order of 10 with a delivery of 4 booked under "d1"
+        let buyer = try await Buyer.make()
+        let order = try await buyer.sentOrder(quantity: 10, cost: "1.00")
+        _ = try await buyer.receive(order, 4, key: "d1")
+
+        // When another delivery, of 3, is sent with the same key
+        let error = await northwindError { _ = try await buyer.receive(order, 3, key: "d1") }
+
+        // Then it is refused naming the key, and only the 4 are in
+        #expect(error?.description.contains("requestKey 'd1'") == true)
+        #expect(try buyer.product().unitsInStock == 4)
+    }
+
+    @Test func moreThanTwiceTheOrderIsNoOverReceipt() async throws {
+        // Given an order of 10
+        let buyer = try await Buyer.make()
+        let order = try await buyer.sentOrder(quantity: 10, cost: "1.00")
+
+        // When 21 arrive, with a reason, and then 12 with a reason of one character
+        let absurd = await northwindError { _ = try await buyer.receive(order, 21, over: "A whole pallet") }
+        let unexplained = await northwindError { _ = try await buyer.receive(order, 12, over: ".") }
+
+        // Then both are refused naming the field, and nothing is in
+        #expect(absurd?.description.contains("more than twice") == true)
+        #expect(unexplained?.description.contains("overReceipt") == true)
+        #expect(try buyer.product().unitsInStock == 0)
+    }
+
+    @Test func anOrderRefusedOnSendingLeavesNoDraft() async throws {
+        // Given a store
+        let buyer = try await Buyer.make()
+        let before = try buyer.store.count("SELECT count(*) FROM purchase_orders")
+
+        // When an order with no cost is written and sent at once
+        let draft = PurchaseOrderDraft(supplierID: buyer.supplierID, lines: [PurchaseLineDraft(productID: buyer.productID, quantity: 5)])
+        let error = await northwindError { _ = try await buyer.purchasing.create(draft, send: true) }
+
+        // Then it is refused, and no draft was left behind
+        #expect(error?.description.contains("unit cost") == true)
+        #expect(try buyer.store.count("SELECT count(*) FROM purchase_orders") == before)
+    }
+
+    @Test func theProposalTurnedIntoDraftsTwiceOrdersOnce() async throws {
+        // Given a demo store whose proposal has been turned into drafts
+        let store = try TemporaryStore(seed: DemoData.Options(scale: 1))
+        let first = try await store.backoffice.purchasing.draftsFromProposal()
+
+        // When it is done again (a second click)
+        let second = try await store.backoffice.purchasing.draftsFromProposal()
+
+        // Then the second wrote nothing: every product proposed is on a draft already
+        #expect(!first.isEmpty)
+        #expect(second.isEmpty)
+    }
+
+    @Test func reversingTheOnlyReceiptOnAShelfPutsTheAverageBack() async throws {
+        // Given an empty shelf that received 10 at 4.00, then 10 at 6.00 (average 5.00), all of it sold but 10
+        let buyer = try await Buyer.make()
+        _ = try await buyer.receive(try await buyer.sentOrder(quantity: 10, cost: "4.00"), 10)
+        let dear = try await buyer.receive(try await buyer.sentOrder(quantity: 10, cost: "6.00"), 10)
+        _ = try await buyer.store.backoffice.stock.adjust(productID: buyer.productID, countedQuantity: 10)
+
+        // When the 6.00 receipt is reversed, leaving nothing on the shelf
+        let back = try await buyer.purchasing.reverse(receiptID: try #require(dear.receipts.last?.movement.id))
+
+        // Then the average is what it was before that receipt, not the cost taken back
+        #expect(back.receipts.last?.movement.averageCost == Money(cents: 400))
+    }
+
     @Test func aCancelledOrderReceivesNothingAndLeavesNothingOnOrder() async throws {
         // Given an order of 10 with 3 received
         let buyer = try await Buyer.make()

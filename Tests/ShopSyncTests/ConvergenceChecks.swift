@@ -260,7 +260,7 @@ extension ConvergenceRun {
                         sql: """
                             SELECT p.recordID FROM products p WHERE p.unitsOnOrder <>
                               (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
-                                 WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+                                 WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
                                FROM purchase_order_lines l JOIN purchase_orders o ON o.id = l.purchaseOrderID
                                WHERE l.productID = p.id AND o.location IS NULL AND o.status IN ('sent', 'partiallyReceived'))
                             """
@@ -270,8 +270,10 @@ extension ConvergenceRun {
                         sql: """
                             SELECT o.number FROM purchase_orders o
                             JOIN (SELECT l.purchaseOrderID AS id,
-                                    min(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0) >= l.quantity) AS full,
-                                    max(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0) > 0) AS some
+                                    min(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id
+                                      AND m.location IS (SELECT location FROM purchase_orders WHERE id = l.purchaseOrderID)), 0) >= l.quantity) AS full,
+                                    max(ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id
+                                      AND m.location IS (SELECT location FROM purchase_orders WHERE id = l.purchaseOrderID)), 0) > 0) AS some
                                   FROM purchase_order_lines l GROUP BY l.purchaseOrderID) r ON r.id = o.id
                             WHERE (o.status = 'received' AND NOT r.full) OR (o.status = 'partiallyReceived' AND (r.full OR NOT r.some))
                                OR (o.status = 'sent' AND r.some)

@@ -110,8 +110,10 @@ extension Purchasing {
     /// Lines on one purchase order.
     static let maximumLines = 500
 
-    /// Writes a draft purchase order; it gets the next purchase order number of this site.
-    public func create(_ draft: PurchaseOrderDraft, employeeID: Int64? = nil) async throws(NorthwindError) -> PurchaseOrderDetail {
+    /// Writes a draft purchase order; it gets the next purchase order number of this site. With `send`, it is sent in
+    /// the same transaction, so a refusal to send leaves no draft behind.
+    public func create(_ draft: PurchaseOrderDraft, employeeID: Int64? = nil, send: Bool = false) async throws(NorthwindError) -> PurchaseOrderDetail
+    {
         let draft = try Self.validated(draft)
         return try await write { db in
             try ShopSync.requireSyncedSinceRestore(db)
@@ -126,6 +128,7 @@ extension Purchasing {
             )
             try order.insert(db)
             try Self.insertLines(draft.lines, orderID: order.id ?? 0, db)
+            if send { try Self.send(&order, db) }
             return try Self.detail(number: order.number, db)
         }
     }
@@ -134,6 +137,7 @@ extension Purchasing {
     public func update(number: String, _ draft: PurchaseOrderDraft, expectedVersion: Int? = nil) async throws(NorthwindError) -> PurchaseOrderDetail {
         let draft = try Self.validated(draft)
         return try await write { db in
+            try ShopSync.requireSyncedSinceRestore(db)
             var order = try Self.fetch(number: number, db)
             try Self.requireOwn(order)
             guard order.status == .draft else {
@@ -157,35 +161,42 @@ extension Purchasing {
     /// Sends a draft to its supplier: its lines are fixed from now on, and what they ask for is on order.
     public func send(number: String) async throws(NorthwindError) -> PurchaseOrderDetail {
         try await write { db in
+            try ShopSync.requireSyncedSinceRestore(db)
             var order = try Self.fetch(number: number, db)
             try Self.requireOwn(order)
-            guard order.status == .draft else {
-                throw NorthwindError.invalidState("Purchase order \(number) is \(order.status.words) already; only a draft is sent.")
-            }
-            let detail = try Self.detail(number: number, db)
-            guard !detail.lines.isEmpty else {
-                throw NorthwindError.invalidState("Purchase order \(number) has no lines; add at least one before sending it.")
-            }
-            let missing = detail.lines.filter { $0.line.unitCost == nil }.map(\.productName)
-            guard missing.isEmpty else {
-                throw NorthwindError.invalid("lines", "give a unit cost for \(missing.joined(separator: ", ")) before sending")
-            }
-            let discontinued = try Self.discontinued(detail.lines.map(\.line.productID), db)
-            guard discontinued.isEmpty else {
-                throw NorthwindError.invalid("lines", "\(discontinued.joined(separator: ", ")) is discontinued; take it off the order")
-            }
-            order.status = .sent
-            order.sentAt = .now
-            order.version += 1
-            try order.update(db)
+            try Self.send(&order, db)
             return try Self.detail(number: number, db)
         }
+    }
+
+    static func send(_ order: inout PurchaseOrder, _ db: Database) throws {
+        let number = order.number
+        guard order.status == .draft else {
+            throw NorthwindError.invalidState("Purchase order \(number) is \(order.status.words) already; only a draft is sent.")
+        }
+        let detail = try Self.detail(number: number, db)
+        guard !detail.lines.isEmpty else {
+            throw NorthwindError.invalidState("Purchase order \(number) has no lines; add at least one before sending it.")
+        }
+        let missing = detail.lines.filter { $0.line.unitCost == nil }.map(\.productName)
+        guard missing.isEmpty else {
+            throw NorthwindError.invalid("lines", "give a unit cost for \(missing.joined(separator: ", ")) before sending")
+        }
+        let discontinued = try Self.discontinued(detail.lines.map(\.line.productID), db)
+        guard discontinued.isEmpty else {
+            throw NorthwindError.invalid("lines", "\(discontinued.joined(separator: ", ")) is discontinued; take it off the order")
+        }
+        order.status = .sent
+        order.sentAt = .now
+        order.version += 1
+        try order.update(db)
     }
 
     /// Cancels what has not been received: a draft, or a sent order (what arrived stays, the rest is no longer on
     /// order).
     public func cancel(number: String) async throws(NorthwindError) -> PurchaseOrderDetail {
         try await write { db in
+            try ShopSync.requireSyncedSinceRestore(db)
             var order = try Self.fetch(number: number, db)
             try Self.requireOwn(order)
             guard order.status != .cancelled, order.status != .received else {
@@ -202,6 +213,7 @@ extension Purchasing {
     /// Deletes a draft, which was never sent and so asked nothing of anyone.
     public func delete(number: String) async throws(NorthwindError) {
         try await write { db in
+            try ShopSync.requireSyncedSinceRestore(db)
             let order = try Self.fetch(number: number, db)
             try Self.requireOwn(order)
             guard order.status == .draft else {
@@ -244,7 +256,8 @@ extension Purchasing {
                         AS uncostedLines,
                       CASE WHEN p.status IN ('sent', 'partiallyReceived') THEN
                         (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
-                          WHERE m.purchaseLineID = l.id), 0), 0)), 0) FROM purchase_order_lines l WHERE l.purchaseOrderID = p.id)
+                          WHERE m.purchaseLineID = l.id AND m.location IS p.location), 0), 0)), 0) FROM purchase_order_lines l
+                          WHERE l.purchaseOrderID = p.id)
                       ELSE 0 END AS outstanding
                     FROM purchase_orders p JOIN suppliers s ON s.id = p.supplierID \(filter)
                     ORDER BY p.createdAt DESC, p.id DESC LIMIT ? OFFSET ?
@@ -287,11 +300,11 @@ extension Purchasing {
             db,
             sql: """
                 SELECT l.*, p.name AS productName,
-                  ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0) AS received
+                  ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id AND m.location IS ?2), 0) AS received
                 FROM purchase_order_lines l JOIN products p ON p.id = l.productID
-                WHERE l.purchaseOrderID = ? ORDER BY l.position
+                WHERE l.purchaseOrderID = ?1 ORDER BY l.position
                 """,
-            arguments: [order.id]
+            arguments: [order.id, order.location]
         ).map { row in
             let line = try PurchaseOrderLine(row: row)
             let received: Int = row["received"]
@@ -306,12 +319,12 @@ extension Purchasing {
             db,
             sql: """
                 SELECT m.*, p.name AS productName,
-                  EXISTS (SELECT 1 FROM stock_movements r WHERE r.reversesID = m.id) AS reversed
+                  EXISTS (SELECT 1 FROM stock_movements r WHERE r.reversesID = m.id AND r.location IS ?2) AS reversed
                 FROM stock_movements m JOIN products p ON p.id = m.productID
-                WHERE m.purchaseLineID IN (SELECT id FROM purchase_order_lines WHERE purchaseOrderID = ?)
+                WHERE m.purchaseLineID IN (SELECT id FROM purchase_order_lines WHERE purchaseOrderID = ?1) AND m.location IS ?2
                 ORDER BY m.id
                 """,
-            arguments: [order.id]
+            arguments: [order.id, order.location]
         ).map { row in ReceiptEntry(movement: try StockMovement(row: row), productName: row["productName"], reversed: row["reversed"]) }
         return PurchaseOrderDetail(order: order, supplierName: supplier, lines: lines, receipts: movements)
     }

@@ -19,15 +19,22 @@ extension Purchasing {
             try ShopSync.requireSyncedSinceRestore(db)
             var order = try Self.fetch(number: number, db)
             try Self.requireOwn(order)
-            // A delivery booked already under this key: answer as then.
-            if try Bool.fetchOne(
+            // A delivery booked already under this key: answer as then, if it is the same delivery.
+            let booked = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT EXISTS (SELECT 1 FROM stock_movements WHERE requestKey = ?
-                      AND purchaseLineID IN (SELECT id FROM purchase_order_lines WHERE purchaseOrderID = ?))
+                    SELECT productID, delta FROM stock_movements WHERE requestKey = ? AND location IS NULL AND reason = 'purchaseReceipt'
+                      AND purchaseLineID IN (SELECT id FROM purchase_order_lines WHERE purchaseOrderID = ?)
                     """,
                 arguments: [key, order.id]
-            ) == true {
+            )
+            if !booked.isEmpty {
+                let before = Set(booked.map { "\($0[0] as Int64):\($0[1] as Int)" })
+                guard before == Set(lines.map { "\($0.productID):\($0.quantity)" }) else {
+                    throw NorthwindError.conflict(
+                        "requestKey '\(key)' booked another delivery on purchase order \(number) already; give this delivery a key of its own."
+                    )
+                }
                 return try Self.detail(number: number, db)
             }
             guard order.status == .sent || order.status == .partiallyReceived else {
@@ -64,7 +71,14 @@ extension Purchasing {
             }
             // (An order of this site's has only this site's receipts.)
             try Self.requireOwn(order)
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM stock_movements WHERE reversesID = ?)", arguments: [receiptID]) == true {
+            guard try Bool.fetchOne(db, sql: "SELECT location IS NULL FROM stock_movements WHERE id = ?", arguments: [receiptID]) == true else {
+                throw NorthwindError.invalidState("Receipt #\(receiptID) was booked at another site; only that site can reverse it.")
+            }
+            if try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM stock_movements WHERE reversesID = ? AND location IS NULL)",
+                arguments: [receiptID]
+            ) == true {
                 throw NorthwindError.invalidState("Receipt #\(receiptID) was reversed already.")
             }
             try Catalogue.checkEmployee(employeeID, db)
@@ -90,7 +104,8 @@ extension Purchasing {
                     onHand: product.unitsInStock,
                     average: try Costing.average(productID: receipt.productID, db),
                     quantity: receipt.delta,
-                    cost: cost
+                    cost: cost,
+                    before: try Costing.average(productID: receipt.productID, before: receiptID, db)
                 )
             }
             try reversal.insert(db)
@@ -107,9 +122,9 @@ extension Purchasing {
         if lines.isEmpty { errors.append(.init("lines", "must name at least one product received")) }
         if lines.count > Self.maximumLines { errors.append(.init("lines", "must be at most \(Self.maximumLines) lines")) }
         for (index, line) in lines.enumerated() {
-            if let error = Limits.check(line.quantity, 1...Limits.units.upperBound, "lines[\(index)].quantity") { errors.append(error) }
-            if let reason = clean(line.overReceipt), reason.count > Limits.noteLength {
-                errors.append(.init("lines[\(index)].overReceipt", "must be at most \(Limits.noteLength) characters"))
+            if let error = Limits.check(line.quantity, Limits.lineQuantity, "lines[\(index)].quantity") { errors.append(error) }
+            if let reason = clean(line.overReceipt), reason.count > Limits.noteLength || reason.filter(\.isLetter).count < 3 {
+                errors.append(.init("lines[\(index)].overReceipt", "must say why, in 3 to \(Limits.noteLength) characters"))
             }
         }
         if Set(lines.map(\.productID)).count != lines.count { errors.append(.init("lines", "name each product once")) }
@@ -145,6 +160,14 @@ extension Purchasing {
                 "\(field).quantity",
                 "\(received.quantity) of '\(state.productName)' is more than the \(state.outstanding) still awaited; "
                     + "book it as an over-receipt and say why"
+            )
+        }
+        // More than the order again is no over-receipt but a mistake, or another order.
+        guard state.received + received.quantity <= 2 * state.line.quantity else {
+            throw NorthwindError.invalid(
+                "\(field).quantity",
+                "\(received.quantity) of '\(state.productName)' would make \(state.received + received.quantity) received on a line of "
+                    + "\(state.line.quantity), more than twice what was ordered; write another purchase order for the rest"
             )
         }
         let product = try Catalogue.productRow(id: received.productID, db).product
@@ -195,16 +218,17 @@ extension Purchasing {
 /// reversal, and written on the movement that moved it, so every installation reads the same figure from the same
 /// ledger instead of computing its own.
 enum Costing {
-    /// The product's average cost here: the one the latest costed movement left; nil when none has been received.
-    static func average(productID: Int64, location: String? = nil, _ db: Database) throws -> Money? {
+    /// The product's average cost here: the one the latest costed movement left (before the movement `before`, when
+    /// given); nil when none has been received.
+    static func average(productID: Int64, location: String? = nil, before: Int64 = .max, _ db: Database) throws -> Money? {
         try Money.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT averageCostCents FROM stock_movements
-                    WHERE productID = ? AND location IS ? AND averageCostCents IS NOT NULL ORDER BY id DESC LIMIT 1
+                    WHERE productID = ? AND location IS ? AND averageCostCents IS NOT NULL AND id < ? ORDER BY id DESC LIMIT 1
                     """
             ),
-            arguments: [productID, location]
+            arguments: [productID, location, before]
         )
     }
 
@@ -216,10 +240,11 @@ enum Costing {
         return divided(onHand * average.cents + quantity * cost.cents, by: onHand + quantity)
     }
 
-    /// The receipt taken out again: `(onHand × average − quantity × cost) / (onHand − quantity)`; nil (unchanged)
-    /// when nothing would be left to value, or there was no average.
-    static func averageAfterReversal(onHand: Int, average: Money?, quantity: Int, cost: Money) -> Money? {
-        guard let average, onHand > quantity else { return nil }
+    /// The receipt taken out again: `(onHand × average − quantity × cost) / (onHand − quantity)`. When nothing would be
+    /// left to value, the average from before that receipt (`before`); nil (unchanged) when there is none.
+    static func averageAfterReversal(onHand: Int, average: Money?, quantity: Int, cost: Money, before: Money? = nil) -> Money? {
+        guard onHand > quantity else { return before }
+        guard let average else { return nil }
         let value = onHand * average.cents - quantity * cost.cents
         return value <= 0 ? .zero : divided(value, by: onHand - quantity)
     }

@@ -70,6 +70,10 @@ extension Purchasing {
                      AND m.reason = 'purchaseReceipt' AND m.unitCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS lastCost
                 FROM products p JOIN suppliers s ON s.id = p.supplierID
                 WHERE NOT p.discontinued AND p.unitsInStock + p.unitsOnOrder <= p.reorderLevel
+                  -- A product on one of this site's drafts is being ordered already: proposing it again would order
+                  -- it twice (a second click on "Create purchase orders").
+                  AND NOT EXISTS (SELECT 1 FROM purchase_order_lines l JOIN purchase_orders o ON o.id = l.purchaseOrderID
+                                  WHERE l.productID = p.id AND o.status = 'draft' AND o.location IS NULL)
                 ORDER BY s.companyName, s.id, p.name, p.id
                 """,
             arguments: [coverHundredths]

@@ -505,8 +505,10 @@ ORDER BY s.location <> (SELECT code FROM here), s.location, c.id IS NULL, sqlser
 -- the lines still await; OutstandingValue is it at the lines' costs ('no cost' for an opening order's lines).
 WITH here AS (SELECT value AS code FROM store_metadata WHERE key = 'siteCode'),
 lines AS (
+    -- What arrived counts only at the order's own location (a receipt is always its order's site's).
     SELECT l.purchaseOrderID, l.unitCostCents AS cost,
-           max(l.quantity - ifnull((SELECT SUM(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0) AS awaited
+           max(l.quantity - ifnull((SELECT SUM(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id
+             AND m.location IS (SELECT o.location FROM purchase_orders o WHERE o.id = l.purchaseOrderID)), 0), 0) AS awaited
     FROM purchase_order_lines l)
 SELECT s.companyName AS "Supplier", o.number AS "PurchaseOrder", coalesce(o.location, (SELECT code FROM here)) AS "Site",
        o.status AS "Status", substr(o.sentAt, 1, 10) AS "Sent", o.expectedDate AS "Expected",

@@ -203,6 +203,43 @@ extension SyncEngineSide {
         }
     }
 
+    /// A site's purchasing is its own: a purchase order line belongs to an order of its zone's owner, and a receipt or
+    /// a reversal to a line of such an order (and a reversal to a receipt of that site). Another zone's record that
+    /// names someone else's order would change what that order received, or what is on order there.
+    static func purchaseOwnerRefusal(_ db: Database, table: SyncTable, record: SyncRecord, site: SyncSite) throws -> String? {
+        guard !record.deleted, record.zoneID.zoneName.hasPrefix("site-") else { return nil }
+        let owner = String(record.zoneID.zoneName.dropFirst("site-".count))
+        func ownerOf(_ sql: String, _ reference: FieldValue?) throws -> String?? {
+            guard case .reference(let parent)? = reference else { return nil }
+            // A parent not here yet is judged when it is (the record waits for it).
+            guard let row = try Row.fetchOne(db, sql: sql, arguments: [parent.recordName]) else { return nil }
+            return .some((row[0] as String?) ?? site.siteCode)
+        }
+        switch table.name {
+        case "purchase_order_lines":
+            if case .some(let orderOwner) = try ownerOf("SELECT location FROM purchase_orders WHERE recordID = ?", record.fields["purchaseOrderID"]),
+                orderOwner != owner
+            {
+                return "a purchase order line in site \(owner)'s zone on an order of site \(orderOwner ?? "?"); a site buys only for itself"
+            }
+        case "stock_movements":
+            let lineOwner = try ownerOf(
+                "SELECT o.location FROM purchase_order_lines l JOIN purchase_orders o ON o.id = l.purchaseOrderID WHERE l.recordID = ?",
+                record.fields["purchaseLineID"]
+            )
+            if case .some(let orderOwner) = lineOwner, orderOwner != owner {
+                return "a receipt in site \(owner)'s zone against a purchase order of site \(orderOwner ?? "?"); only that site receives it"
+            }
+            if case .some(let receiptOwner) = try ownerOf("SELECT location FROM stock_movements WHERE recordID = ?", record.fields["reversesID"]),
+                receiptOwner != owner
+            {
+                return "a reversal in site \(owner)'s zone of a receipt of site \(receiptOwner ?? "?"); only that site reverses it"
+            }
+        default: break
+        }
+        return nil
+    }
+
     /// A ledger record's place is its zone's: a movement's location is always its zone's owner (whatever the sender
     /// wrote), a transfer's movement out is only in the sender's zone and its movement in only in the destination's.
     /// Returns why a record breaks this, or nil (after setting the movement's location from its zone).
@@ -358,7 +395,8 @@ extension SyncEngineSide {
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         var record = record
-        if let refusal = try bindToZoneOwner(db, table: table, record: &record) {
+        if let refusal = try bindToZoneOwner(db, table: table, record: &record) ?? purchaseOwnerRefusal(db, table: table, record: record, site: site)
+        {
             // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.
             try saveBase(db, table: table.name, record: record)
             try discardWhole(db, table: table.name, record: record, reason: refusal, applied: &applied)

@@ -85,8 +85,10 @@ extension Schema {
                 CREATE INDEX stock_movements_costs ON stock_movements(productID, location, id)
                   WHERE averageCostCents IS NOT NULL;
                 -- One reversal per receipt; one receipt per line per request (a form or API call sent twice).
-                CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID) WHERE reversesID IS NOT NULL;
-                CREATE UNIQUE INDEX stock_movements_once_per_request ON stock_movements(requestKey, purchaseLineID)
+                -- (Per location: another site's movements never collide with this one's.)
+                CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID, ifnull(location, ''))
+                  WHERE reversesID IS NOT NULL;
+                CREATE UNIQUE INDEX stock_movements_once_per_request ON stock_movements(requestKey, purchaseLineID, ifnull(location, ''))
                   WHERE requestKey IS NOT NULL;
                 CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements WHEN NEW.location IS NULL BEGIN
                   UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
@@ -113,7 +115,8 @@ extension Schema {
     /// received in full, or beyond, awaits nothing).
     static func onOrder(_ product: String) -> String {
         """
-        (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+        (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+             WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
            FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
            WHERE l.productID = \(product) AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived'))
         """

@@ -190,7 +190,7 @@ struct ReceiptInput: Decodable, Hashable, Sendable {
             try decoder.rejectUnknownKeys(CodingKeys.self, of: "a received line")
             let c = try decoder.container(keyedBy: CodingKeys.self)
             productID = try c.decode(Int64.self, forKey: .productID)
-            guard let quantity = try c.wholeNumber(.quantity, in: 1...Limits.units.upperBound) else {
+            guard let quantity = try c.wholeNumber(.quantity, in: Limits.lineQuantity) else {
                 throw NorthwindError.invalid(fieldName(c.codingPath + [CodingKeys.quantity]), "is required")
             }
             self.quantity = quantity

@@ -390,10 +390,9 @@ struct ProductInput: Decodable, Hashable, Sendable {
                 parser.errors.append(.init("unitsInStock", "changes only by receiving stock or by a stock take, not by editing the product"))
             }
         }
-        // Units on order are what sent purchase orders still await: a client may send back what it read, no more.
-        if let unitsOnOrder, unitsOnOrder != (creating ? 0 : product.unitsOnOrder) {
-            parser.errors.append(.init("unitsOnOrder", "comes from purchase orders; write and send a purchase order instead"))
-        }
+        // Units on order are what sent purchase orders still await: read-only, so a value sent back (perhaps one read
+        // before a receipt changed it) is passed over, never saved.
+        _ = unitsOnOrder
         if let reorderLevel { product.reorderLevel = reorderLevel }
         if let discontinued { product.discontinued = discontinued }
         try parser.throwIfAny()

@@ -129,8 +129,7 @@ struct PurchasesCommand: AsyncParsableCommand {
         func run() async throws {
             let purchasing = try await storeOptions.open().purchasing
             let draft = PurchaseOrderDraft(supplierID: supplier, expectedDate: expected, note: note, lines: lines.map(\.draft))
-            var detail = try await purchasing.create(draft, employeeID: employee)
-            if send { detail = try await purchasing.send(number: detail.order.number) }
+            let detail = try await purchasing.create(draft, employeeID: employee, send: send)
             if output.json { return try printJSON(Wire.purchaseOrder(detail)) }
             PurchasesCommand.print(detail)
         }
@@ -170,7 +169,10 @@ struct PurchasesCommand: AsyncParsableCommand {
         @Argument(help: "The purchase order number.") var number: String
         @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY received, e.g. 11:40 (repeatable).") var lines: [ReceivedArgument] = []
         @Option(help: "Why more than was awaited was taken in: needed for a line received beyond its order.") var overReceipt: String?
-        @Option(help: "The delivery's key: the same key again books nothing more (default: a new one).") var key: String?
+        @Option(
+            help: "The delivery's key: run again with the same key, the command books nothing more (default: a new key, so give one to retry safely)."
+        )
+        var key: String?
         @Option(help: "The employee receiving.") var employee: Int64?
         @Option(help: "A note, e.g. the delivery note's number.") var note: String?
 
