@@ -636,8 +636,9 @@ CREATE INDEX stock_movements_on_purchaseLineID ON stock_movements(purchaseLineID
   WHERE purchaseLineID IS NOT NULL;
 CREATE INDEX stock_movements_costs ON stock_movements(productID, location, id)
   WHERE averageCostCents IS NOT NULL;
-CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID) WHERE reversesID IS NOT NULL;
-CREATE UNIQUE INDEX stock_movements_once_per_request ON stock_movements(requestKey, purchaseLineID)
+CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID, ifnull(location, ''))
+  WHERE reversesID IS NOT NULL;
+CREATE UNIQUE INDEX stock_movements_once_per_request ON stock_movements(requestKey, purchaseLineID, ifnull(location, ''))
   WHERE requestKey IS NOT NULL;
 CREATE TRIGGER stock_movements_apply AFTER INSERT ON stock_movements WHEN NEW.location IS NULL BEGIN
   UPDATE products SET unitsInStock = unitsInStock + NEW.delta WHERE id = NEW.productID;
@@ -704,7 +705,8 @@ WHEN NEW.recordID IS NOT OLD.recordID BEGIN
   SELECT RAISE(ABORT, 'recordID is immutable');
 END;
 CREATE TRIGGER purchase_order_lines_on_order_insert AFTER INSERT ON purchase_order_lines BEGIN
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
@@ -712,26 +714,30 @@ CREATE TRIGGER purchase_order_lines_on_order_insert AFTER INSERT ON purchase_ord
 END;
 CREATE TRIGGER purchase_order_lines_on_order_update AFTER UPDATE OF quantity, productID, purchaseOrderID
 ON purchase_order_lines BEGIN
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = OLD.productID;
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
     WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = OLD.productID));
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
     WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = NEW.productID));
 END;
 CREATE TRIGGER purchase_order_lines_on_order_delete AFTER DELETE ON purchase_order_lines BEGIN
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = OLD.productID;
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
     WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = OLD.productID));
 END;
 CREATE TRIGGER purchase_orders_on_order AFTER UPDATE OF status, location ON purchase_orders BEGIN
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived'))
     WHERE id IN (SELECT productID FROM purchase_order_lines WHERE purchaseOrderID = NEW.id);
@@ -741,7 +747,8 @@ CREATE TRIGGER purchase_orders_on_order AFTER UPDATE OF status, location ON purc
 END;
 CREATE TRIGGER stock_movements_on_order AFTER INSERT ON stock_movements
 WHEN NEW.purchaseLineID IS NOT NULL AND NEW.location IS NULL BEGIN
-  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m WHERE m.purchaseLineID = l.id), 0), 0)), 0)
+  UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
+     WHERE m.purchaseLineID = l.id AND m.location IS NULL), 0), 0)), 0)
    FROM purchase_order_lines l JOIN purchase_orders p ON p.id = l.purchaseOrderID
    WHERE l.productID = products.id AND p.location IS NULL AND p.status IN ('sent', 'partiallyReceived')) WHERE id = NEW.productID;
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log

@@ -254,6 +254,12 @@ extension Catalogue {
                     "Product '\(product.name)' is used by \(lines) order line\(lines == 1 ? "" : "s"); discontinue it instead of deleting it."
                 )
             }
+            let purchased = try Int.fetchOne(db, sql: "SELECT count(*) FROM purchase_order_lines WHERE productID = ?", arguments: [id]) ?? 0
+            guard purchased == 0 else {
+                throw NorthwindError.inUse(
+                    "Product '\(product.name)' is on \(purchased) purchase order line\(purchased == 1 ? "" : "s"); discontinue it instead of deleting it."
+                )
+            }
             // The ledger every site's stock adds up from is never deleted (the store refuses it too).
             let movements = try Int.fetchOne(db, sql: "SELECT count(*) FROM stock_movements WHERE productID = ?", arguments: [id]) ?? 0
             guard movements == 0 else {

@@ -185,7 +185,8 @@ extension Schema {
         let products = try Row.fetchAll(
             db,
             sql: """
-                SELECT id, supplierID, unitsOnOrder FROM products
+                SELECT id, recordID, supplierID, unitsOnOrder,
+                  (SELECT recordID FROM suppliers WHERE suppliers.id = products.supplierID) AS supplierRecordID FROM products
                 WHERE unitsOnOrder > 0 AND supplierID IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM purchase_order_lines WHERE productID = products.id) \(madeHere)
                 ORDER BY supplierID, id
@@ -198,20 +199,22 @@ extension Schema {
             let supplier: Int64 = product["supplierID"]
             if orders[supplier] == nil {
                 let number = try nextPurchaseNumber(db, site: site)
+                // Record ids made from what they stand for: a store restored from a backup older than this migration
+                // makes the same opening orders again, which then meet their synced copies instead of doubling them.
                 try db.execute(
                     sql: """
-                        INSERT INTO purchase_orders (number, supplierID, status, opening, note, sentAt)
-                        VALUES (?, ?, 'sent', 1, 'Opening balance: units on order before purchase orders were kept', \(Timestamp.sqlNow))
+                        INSERT INTO purchase_orders (recordID, number, supplierID, status, opening, note, sentAt)
+                        VALUES (?, ?, ?, 'sent', 1, 'Opening balance: units on order before purchase orders were kept', \(Timestamp.sqlNow))
                         """,
-                    arguments: [number, supplier]
+                    arguments: ["opening-\(site)-\(product["supplierRecordID"] as String)", number, supplier]
                 )
                 orders[supplier] = db.lastInsertedRowID
             }
             let order = orders[supplier]!
             positions[order, default: 0] += 1
             try db.execute(
-                sql: "INSERT INTO purchase_order_lines (purchaseOrderID, position, productID, quantity) VALUES (?, ?, ?, ?)",
-                arguments: [order, positions[order], product["id"], product["unitsOnOrder"]]
+                sql: "INSERT INTO purchase_order_lines (recordID, purchaseOrderID, position, productID, quantity) VALUES (?, ?, ?, ?, ?)",
+                arguments: ["opening-\(site)-\(product["recordID"] as String)", order, positions[order], product["id"], product["unitsOnOrder"]]
             )
         }
         // Whatever had no source (a product with no supplier, or a shop's copy) is on order nowhere. The column no
