@@ -634,6 +634,7 @@ CREATE UNIQUE INDEX stock_movements_one_per_transfer ON stock_movements(transfer
   WHERE transferID IS NOT NULL;
 CREATE INDEX stock_movements_on_purchaseLineID ON stock_movements(purchaseLineID)
   WHERE purchaseLineID IS NOT NULL;
+CREATE INDEX stock_movements_on_reversesID ON stock_movements(reversesID) WHERE reversesID IS NOT NULL;
 CREATE INDEX stock_movements_costs ON stock_movements(productID, location, id)
   WHERE averageCostCents IS NOT NULL;
 CREATE UNIQUE INDEX stock_movements_one_reversal ON stock_movements(reversesID, ifnull(location, ''))

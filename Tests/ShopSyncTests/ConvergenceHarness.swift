@@ -167,8 +167,7 @@ actor ConvergenceRun {
             \(count("sync process killed")) sync processes killed, \(count("network: ")) faults injected, \(count("killed and restarted")) server restarts, \(count("PostgreSQL crashed")) PostgreSQL restarts, \
             \(count("purged")) purges, \(count(": transfer ")) transfers sent, \(count("receive transfer")) received, \(count(" picture: ") + count(" photo: ")) pictures \
             changed, \(count("refused")) refusals, \(count("server backed up")) server backups and \(count("server restored")) restores, \
-            \(count("purchase order sent")) purchase orders sent, \(count("purchase receipt")) receipts (\(count("(over)")) beyond the order), \
-            \(count("purchase reversal")) reversals, \(count("forged movement")) forged movements, \(count("delete product")) product deletions, \(count("clock -")) syncs with the clock behind, \
+            \(count("purchase order sent")) purchase orders sent, \(count("purchase receipt")) receipts (\(count("(over)")) beyond the order), \(count("purchase reversal")) reversals, \(count("forged movement")) forged movements, \(count("delete product")) product deletions, \(count("clock -")) syncs with the clock behind, \
             \(count("store put back")) stores put back to an older copy, \(count("restored from its backup of")) restored from their own backup, \
             \(count("second machine")) copied to a second machine, \(count("sync resume")) resumed
             \(trace.suffix(sites.count * 2 + 2).joined(separator: "\n"))

@@ -81,6 +81,7 @@ extension Schema {
                   WHERE transferID IS NOT NULL;
                 CREATE INDEX stock_movements_on_purchaseLineID ON stock_movements(purchaseLineID)
                   WHERE purchaseLineID IS NOT NULL;
+                CREATE INDEX stock_movements_on_reversesID ON stock_movements(reversesID) WHERE reversesID IS NOT NULL;
                 -- A product's cost at a location is the average its latest costed movement there left.
                 CREATE INDEX stock_movements_costs ON stock_movements(productID, location, id)
                   WHERE averageCostCents IS NOT NULL;
