@@ -204,6 +204,7 @@ extension Supplier: ManagedRecord {
     }
     public static func dependents(_ db: Database, id: Int64) throws -> [String] {
         try count(db, "product", sql: "SELECT count(*) FROM products WHERE supplierID = ?", id: id)
+            + count(db, "purchase order", sql: "SELECT count(*) FROM purchase_orders WHERE supplierID = ?", id: id)
     }
 }
 
