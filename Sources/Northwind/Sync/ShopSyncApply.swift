@@ -49,7 +49,7 @@ extension SyncEngineSide {
     ) throws {
         let record = operation.record
         guard let table = SyncTable.byName[record.recordType] else { return }
-        switch outcome {
+        switch outcome.readable(by: table) {
         case .saved(let saved):
             try Self.forgetRefusal(db, table: table.name, recordID: saved.recordName)
             try Self.forgetResend(db, table: table.name, recordID: saved.recordName)
@@ -394,7 +394,7 @@ extension SyncEngineSide {
         reupload: inout [(String, String)]
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
-        var record = record
+        var record = table.readable(record)
         if let refusal = try bindToZoneOwner(db, table: table, record: &record) ?? purchaseOwnerRefusal(db, table: table, record: record, site: site)
         {
             // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.

@@ -23,14 +23,34 @@ struct SyncTable: Sendable {
     /// Binary attributes kept with external storage (`ExternalStorage`), which travel as assets: the record names
     /// the bytes by their SHA-256, and the bytes go up and down apart from it.
     let assetAttributes: [String]
+    /// Fields an older version requires (NOT NULL there) that this one no longer keeps: sent with this fixed value,
+    /// so that a shop not yet upgraded can still write the record, and never read here (an incoming value is
+    /// taken as this one).
+    let olderVersionsField: [String: FieldValue]
 
-    init(_ name: String, _ zone: Zone, local: Set<String> = [], appendOnly: Bool = false, assets: [String] = []) {
+    init(
+        _ name: String,
+        _ zone: Zone,
+        local: Set<String> = [],
+        appendOnly: Bool = false,
+        assets: [String] = [],
+        forOlderVersions: [String: FieldValue] = [:]
+    ) {
         self.name = name
         self.zone = zone
         // An asset attribute's three columns (bytes, file name, type) never travel as columns.
         self.localColumns = local.union(["id", "recordID", "version"]).union(assets.flatMap { [$0, $0 + "File", $0 + "Type"] })
         self.appendOnly = appendOnly
         self.assetAttributes = assets
+        self.olderVersionsField = forOlderVersions
+    }
+
+    /// A record as this version reads it: what it sends older versions in place of what they sent.
+    func readable(_ record: SyncRecord) -> SyncRecord {
+        guard !olderVersionsField.isEmpty, !record.deleted else { return record }
+        var record = record
+        for (name, value) in olderVersionsField { record.fields[name] = value }
+        return record
     }
 
     /// Every synced table, parents before children (`Store.syncedTables` order).
@@ -39,8 +59,8 @@ struct SyncTable: Sendable {
         SyncTable("categories", .shared("catalog"), assets: ["picture"]),
         SyncTable("suppliers", .shared("catalog")),
         // A product's stock and what it has on order are this location's, derived from its movements and its
-        // purchase orders.
-        SyncTable("products", .shared("catalog"), local: ["unitsInStock", "unitsOnOrder"]),
+        // purchase orders. Versions before purchasing (v21) shared units on order, NOT NULL: they get 0.
+        SyncTable("products", .shared("catalog"), local: ["unitsInStock", "unitsOnOrder"], forOlderVersions: ["unitsOnOrder": .int64(0)]),
         SyncTable("customers", .shared("customers")),
         SyncTable("customer_demographics", .shared("customers")),
         SyncTable("customer_demographic_links", .shared("customers")),
@@ -101,6 +121,17 @@ struct SyncTable: Sendable {
     }
 }
 
+extension OperationOutcome {
+    /// The outcome with the server's record as this version reads it (`SyncTable.readable`).
+    func readable(by table: SyncTable) -> OperationOutcome {
+        switch self {
+        case .saved(let record): .saved(table.readable(record))
+        case .changedOnServer(let record): .changedOnServer(table.readable(record))
+        default: self
+        }
+    }
+}
+
 /// What the sync rules need besides the transaction: this store's membership, where its binary values live, and the
 /// asset bytes the sync engine fetched for the records being applied (by SHA-256).
 struct SyncSite: Sendable {
@@ -145,6 +176,7 @@ enum RecordMapping {
             }
         }
         if ShopSync.ownerBound[table.name] == "location", fields["location"] == nil { fields["location"] = .string(site.siteCode) }
+        fields.merge(table.olderVersionsField) { _, fixed in fixed }
         return SyncRecord(recordName: recordID, recordType: table.name, zoneID: ZoneID(zoneName), fields: fields)
     }
 
