@@ -275,6 +275,7 @@ struct BrowserTests {
             let customer = try await facts.records.list(Customer.self, limit: 1).items[0]
             let employee = try await facts.records.list(Employee.self, limit: 1).items[0]
             let short = try #require(try await facts.orders.list(OrderQuery(status: .new)).items.first { !$0.isSupplyable })
+            let purchase = try #require(try await facts.purchasing.list().items.first)
 
             var pages = [("signin", "/signin")]
             pages += [
@@ -287,7 +288,10 @@ struct BrowserTests {
                 ("report-chart", "/reports/category-sales-for-1997?year=\(LocalDate.today.year - 1)"),
                 ("report-form", "/reports/sales-by-year?from=\(LocalDate.today.year)-01-01&to=\(LocalDate.today)"),
                 ("quotes", "/quotes"), ("quote", "/quotes/\(quote.number)"), ("documents-import", "/documents/import"),
-                ("settings", "/settings"), ("backups", "/backups"), ("not-found", "/products/999999"),
+                ("settings", "/settings"), ("backups", "/backups"), ("purchases", "/purchases"),
+                ("purchase", "/purchases/\(purchase.order.number)"), ("purchase-new", "/purchases/new?supplier=\(purchase.order.supplierID)"),
+                ("proposal", "/purchases/proposal"), ("suppliers", "/suppliers"), ("supplier", "/suppliers/\(purchase.order.supplierID)"),
+                ("not-found", "/products/999999"),
             ]
             for (index, (name, path)) in pages.enumerated() {
                 if index == 1 { try await browser.signIn(server, as: server.manager) }

@@ -24,14 +24,17 @@ struct DocumentsCommandTests {
 
     @Test(.enabled(if: JSONSchemaSupport.enabled, Comment(rawValue: JSONSchemaSupport.skipMessage)))
     func everyKindsExportedContentAndManifestMatchThePublishedSchemas() async throws {
-        // Given a quote, an order and the catalogue exported with the CLI
+        // Given a quote, an order, a sent purchase order (an opening one) and the catalogue exported with the CLI
         let fixture = try await BackupCommandTests.Fixture()
         let number = try await Self.quote(fixture)
         let order = try await #require(
             try fixture.run(["orders", "list", "--limit", "1"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-[0-9]+)\b/).map { String($0.1) }
         )
+        let purchase = try await #require(
+            try fixture.run(["purchases", "list"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-P[0-9]+)\b/).map { String($0.1) }
+        )
         var files: [(String, String)] = []
-        for (kind, argument) in [("quote", number), ("order", order), ("catalog", nil)] {
+        for (kind, argument) in [("quote", number), ("order", order), ("purchase-order", purchase), ("catalog", nil)] {
             let file = fixture.place.directory.appendingPathComponent("\(kind).nwdoc").path
             let exported = try await fixture.run(["documents", "export", kind] + (argument.map { [$0] } ?? []) + ["-o", file])
             #expect(exported.status == 0, "\(exported.stderr)")

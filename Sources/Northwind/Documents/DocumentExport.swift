@@ -162,7 +162,7 @@ extension Documents {
         )
     }
 
-    private static func productRefs(_ db: Database, ids: [Int64]) throws -> [Int64: DocumentProductRef] {
+    static func productRefs(_ db: Database, ids: [Int64]) throws -> [Int64: DocumentProductRef] {
         var refs: [Int64: DocumentProductRef] = [:]
         for product in try Product.filter(keys: ids).fetchAll(db) {
             refs[product.id ?? 0] = DocumentProductRef(recordID: product.recordID, name: product.name)

@@ -9,6 +9,7 @@ public struct ValidatedPackage: Sendable {
         case order(OrderDocument)
         /// With the pictures its categories name, by entry path.
         case catalog(CatalogDocument, media: [String: Data])
+        case purchaseOrder(PurchaseOrderDocument)
     }
     public var manifest: DocumentManifest
     public var content: Content
@@ -93,6 +94,13 @@ public enum DocumentPackages {
             try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
             return .order(document)
+        case .purchaseOrder:
+            let document = try decode(PurchaseOrderDocument.self, content, name)
+            try check(schemaVersion: document.schemaVersion, PurchaseOrderDocument.schemaVersion, name)
+            if document.lines.isEmpty || document.lines.contains(where: { !Limits.lineQuantity.contains($0.quantity) }) {
+                throw .importFailed("\(name) is refused: a purchase order has lines, each of 1 to \(Limits.lineQuantity.upperBound) units.")
+            }
+            return .purchaseOrder(document)
         case .catalog:
             let document = try decode(CatalogDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, CatalogDocument.schemaVersion, name)
@@ -222,6 +230,11 @@ extension Documents {
         case .quote(let document): try importQuote(document, recordID: package.manifest.documentId, db)
         case .order(let document): try importOrder(document, recordID: package.manifest.documentId, db)
         case .catalog(let document, let media): try importCatalog(document, media: media, binaries: binaries, db)
+        case .purchaseOrder(let document):
+            // Written for its supplier: the site that sent it has it already, and another store has no use for it.
+            throw NorthwindError.importFailed(
+                "Purchase order \(document.number) is written for its supplier; a store does not import purchase orders."
+            )
         }
     }
 

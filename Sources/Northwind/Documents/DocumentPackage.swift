@@ -4,6 +4,7 @@ import NorthwindStore
 /// What a `.nwdoc` package carries.
 public enum DocumentKind: String, Codable, Sendable, CaseIterable {
     case quote, order, catalog
+    case purchaseOrder = "purchase-order"
 
     public var mediaType: String { "application/vnd.northwind.\(rawValue)+zip" }
     var root: String { "content/\(rawValue).json" }

@@ -12,6 +12,7 @@ enum Thumbnail {
             case .quote: (0x2B, 0x6C, 0xB0)
             case .order: (0x2E, 0x8B, 0x57)
             case .catalog: (0xB8, 0x6B, 0x1F)
+            case .purchaseOrder: (0x6A, 0x4C, 0x93)
             }
         var pixels = [UInt8]()
         pixels.reserveCapacity((size * 3 + 1) * size)

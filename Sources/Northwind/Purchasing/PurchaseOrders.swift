@@ -97,6 +97,8 @@ public struct PurchaseOrderSummary: Sendable {
 
 public struct PurchaseOrderQuery: Sendable {
     public var status: PurchaseOrderStatus?
+    /// Only orders still awaiting goods: sent or partly received.
+    public var awaiting = false
     public var supplierID: Int64?
     public var limit = 50
     public var offset = 0
@@ -237,6 +239,7 @@ extension Purchasing {
                 conditions.append("p.status = ?")
                 _ = arguments.append(contentsOf: [status.rawValue])
             }
+            if query.awaiting { conditions.append("p.status IN ('sent', 'partiallyReceived')") }
             if let supplier = query.supplierID {
                 conditions.append("p.supplierID = ?")
                 _ = arguments.append(contentsOf: [supplier])

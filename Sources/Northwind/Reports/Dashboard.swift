@@ -22,6 +22,13 @@ public struct Dashboard: Sendable, Codable, Equatable {
     public var lowStockProducts: Int
     /// This month's best categories, then the rest summed as "Other categories".
     public var categories: [CategorySales]
+    /// What stock here is worth at its moving average cost; nil when no unit in stock has a cost yet.
+    public var stockValue: Money? = nil
+    /// Units in stock here that have no cost (never received at one).
+    public var unitsWithoutCost = 0
+    /// This site's purchase orders still awaiting goods, and how many of them are past their expected date.
+    public var openPurchaseOrders = 0
+    public var latePurchaseOrders = 0
 
     /// The change against last month to the same day, in whole percent; nil when last month sold nothing.
     public var changePercent: Int? {
@@ -80,7 +87,28 @@ extension Reports {
             let others = categories.dropFirst(Self.dashboardCategories).reduce(Money.zero) { $0 + $1.sales }
             if others > .zero { shown.append(.init(name: "Other categories", sales: others)) }
             let summary = try Self.shopSummary(db, lowStockMargin: lowStockMargin)
-            return Dashboard(
+            // The same average cost as the stock valuation report: the latest a movement here recorded. Summed as a
+            // real and capped, so that absurd figures (a poison record) show a huge value rather than stop the page.
+            let stock = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT CAST(min(total(units * cost), 9.2e18) AS INTEGER) AS value, count(cost) AS costed,
+                      CAST(min(total(CASE WHEN cost IS NULL THEN units ELSE 0 END), 9.2e18) AS INTEGER) AS uncosted
+                    FROM (SELECT p.unitsInStock AS units,
+                            (SELECT m.averageCostCents FROM stock_movements m WHERE m.productID = p.id AND m.location IS NULL
+                               AND m.averageCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS cost
+                          FROM products p WHERE p.unitsInStock > 0)
+                    """
+            )
+            let purchases = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) AS open, count(CASE WHEN expectedDate < ? THEN 1 END) AS late
+                    FROM purchase_orders WHERE location IS NULL AND status IN ('sent', 'partiallyReceived')
+                    """,
+                arguments: [today.description]
+            )
+            var board = Dashboard(
                 today: today,
                 monthToDate: Money(cents: sums?["monthToDate"] ?? 0),
                 ordersMonthToDate: sums?["orders"] ?? 0,
@@ -90,6 +118,11 @@ extension Reports {
                 lowStockProducts: summary.lowStockProducts,
                 categories: shown
             )
+            board.stockValue = (stock?["costed"] ?? 0) > 0 ? Money(cents: stock?["value"] ?? 0) : nil
+            board.unitsWithoutCost = stock?["uncosted"] ?? 0
+            board.openPurchaseOrders = purchases?["open"] ?? 0
+            board.latePurchaseOrders = purchases?["late"] ?? 0
+            return board
         }
     }
 }

@@ -48,6 +48,7 @@ struct PageRoutes: Sendable {
         pages.post("settings", use: saveSetting)
         pages.post("settings/reset", use: resetSetting)
         registerQuotes(on: pages)
+        registerPurchasing(on: pages)
         registerDocuments(on: pages)
         pages.get("backups", use: backupsPage)
         pages.post("backups", use: createBackup)

@@ -73,7 +73,7 @@ extension PageRoutes {
     }
 
     /// Writes a package to a temporary file and answers with it as an attachment.
-    private func download(_ name: String, kind: DocumentKind, _ write: (URL) async throws -> Void) async throws -> Response {
+    func download(_ name: String, kind: DocumentKind, _ write: (URL) async throws -> Void) async throws -> Response {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("northwind-\(UUID().uuidString).nwdoc")
         defer { try? FileManager.default.removeItem(at: file) }
         try await write(file)

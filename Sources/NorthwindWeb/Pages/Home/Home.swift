@@ -12,6 +12,10 @@ struct HomePage: PageModel {
         var lastMonth: String
         var change: String?
         var chart: ReportChart.View?
+        var stockValue: String
+        var uncosted: String?
+        var purchases: String
+        var late: String?
     }
     var summary: ShopSummary
     var dashboard: Figures?
@@ -33,7 +37,11 @@ extension PageRoutes {
             change: board.changePercent.map { $0 > 0 ? "up \($0)%" : $0 < 0 ? "down \(-$0)%" : "level" },
             chart: board.categories.isEmpty
                 ? nil
-                : ReportChart(title: "Sales by category this month", bars: board.categories.map { ($0.name, $0.sales.cents) }).view
+                : ReportChart(title: "Sales by category this month", bars: board.categories.map { ($0.name, $0.sales.cents) }).view,
+            stockValue: board.stockValue?.shown ?? "no cost",
+            uncosted: board.unitsWithoutCost > 0 ? "\(board.unitsWithoutCost) units have no cost yet" : nil,
+            purchases: board.openPurchaseOrders == 1 ? "1 purchase order" : "\(board.openPurchaseOrders) purchase orders",
+            late: board.latePurchaseOrders > 0 ? "\(board.latePurchaseOrders) late" : nil
         )
         let summary = ShopSummary(newOrders: board.newOrders, lowStockProducts: board.lowStockProducts)
         return render("home", HomePage(summary: summary, dashboard: dashboard), context: context)

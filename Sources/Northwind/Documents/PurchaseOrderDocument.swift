@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import NorthwindStore
+
+/// `content/purchase-order.json`: a purchase order as its supplier reads it, from the store that sent it.
+public struct PurchaseOrderDocument: Codable, Sendable, Equatable {
+    public struct Line: Codable, Sendable, Equatable {
+        public var lineID: String
+        public var product: DocumentProductRef
+        public var quantity: Int
+        /// Nil on an opening order, which records what was on order before purchase orders were kept.
+        public var unitCost: Money?
+        public var total: Money?
+    }
+    public struct Supplier: Codable, Sendable, Equatable {
+        public var recordID: String
+        public var companyName: String
+        public var contactName: String?
+        public var address: String?
+        public var city: String?
+        public var postalCode: String?
+        public var country: String?
+        public var phone: String?
+    }
+    public static let schemaVersion = 1
+    public var schemaVersion = Self.schemaVersion
+    public var number: String
+    public var status: PurchaseOrderStatus
+    public var supplier: Supplier
+    /// The site whose order it is.
+    public var site: String
+    public var sentDate: LocalDate?
+    public var expectedDate: LocalDate?
+    public var note: String?
+    public var lines: [Line]
+    /// What the costed lines come to.
+    public var total: Money
+}
+
+extension Documents {
+    /// A sent purchase order (or one past sending) as its supplier reads it; a draft may still change.
+    func purchaseOrderDocument(number: String) async throws(NorthwindError) -> (recordID: String, document: PurchaseOrderDocument) {
+        let detail = try await backoffice.purchasing.purchaseOrder(number: number)
+        guard detail.order.status != .draft else {
+            throw .invalidState("Purchase order \(detail.order.number) is a draft: its lines may still change. Send it first.")
+        }
+        let (supplier, refs, site) = try await read { db in
+            (
+                try NorthwindStore.Supplier.fetchOne(db, key: detail.order.supplierID),
+                try Self.productRefs(db, ids: detail.lines.map(\.line.productID)),
+                try detail.order.location ?? StoreMetadata.siteCode(db)
+            )
+        }
+        let document = PurchaseOrderDocument(
+            number: detail.order.number,
+            status: detail.order.status,
+            supplier: .init(
+                recordID: supplier?.recordID ?? "",
+                companyName: detail.supplierName,
+                contactName: supplier?.contactName,
+                address: supplier?.address,
+                city: supplier?.city,
+                postalCode: supplier?.postalCode,
+                country: supplier?.country,
+                phone: supplier?.phone
+            ),
+            site: site,
+            sentDate: detail.order.sentAt.map { LocalDate($0.date) },
+            expectedDate: detail.order.expectedDate,
+            note: detail.order.note,
+            lines: detail.lines.map { state in
+                PurchaseOrderDocument.Line(
+                    lineID: state.line.recordID,
+                    product: refs[state.line.productID] ?? DocumentProductRef(recordID: "", name: state.productName),
+                    quantity: state.line.quantity,
+                    unitCost: state.line.unitCost,
+                    total: state.line.unitCost.map { Money(cents: $0.cents * state.line.quantity) }
+                )
+            },
+            total: Money(cents: detail.lines.reduce(0) { $0 + ($1.line.unitCost?.cents ?? 0) * $1.line.quantity })
+        )
+        return (detail.order.recordID, document)
+    }
+
+    /// The printable purchase order: HTML with no script, as the package's rendition holds it.
+    public func purchaseOrderRendition(number: String) async throws(NorthwindError) -> Data {
+        try Renditions.render("purchase-order", PurchaseOrderRendition(document: try await purchaseOrderDocument(number: number).document))
+    }
+
+    /// Writes a sent purchase order as a `.nwdoc` package to `file`.
+    public func exportPurchaseOrder(number: String, to file: URL) async throws(NorthwindError) {
+        let (recordID, document) = try await purchaseOrderDocument(number: number)
+        try Self.writePackage(
+            PackageParts(
+                kind: .purchaseOrder,
+                documentID: recordID,
+                title: "Purchase order \(document.number)",
+                content: try Self.contentJSON(document),
+                rendition: try Renditions.render("purchase-order", PurchaseOrderRendition(document: document)),
+                lineCount: document.lines.count
+            ),
+            to: file
+        )
+    }
+}
+
+struct PurchaseOrderRendition {
+    struct Line {
+        var name: String
+        var quantity: Int
+        var unitCost: String
+        var total: String
+    }
+    var number: String
+    var site: String
+    var supplier: PurchaseOrderDocument.Supplier
+    var sentDate: String
+    /// Optional, as Mustache takes an empty string for present.
+    var expectedDate: String?
+    var note: String?
+    var lines: [Line]
+    var total: String
+
+    init(document: PurchaseOrderDocument) {
+        number = document.number
+        site = document.site
+        supplier = document.supplier
+        sentDate = document.sentDate?.description ?? ""
+        expectedDate = document.expectedDate?.description
+        note = document.note.flatMap { $0.isEmpty ? nil : $0 }
+        lines = document.lines.map {
+            Line(
+                name: $0.product.name,
+                quantity: $0.quantity,
+                unitCost: $0.unitCost?.description ?? "to be agreed",
+                total: $0.total?.description ?? ""
+            )
+        }
+        total = document.total.description
+    }
+}
