@@ -229,3 +229,60 @@ extension WebTests {
         }
     }
 }
+
+extension WebTests {
+    @Test func aDraftFromTheProposalIsPricedOnItsPageAndThenSent() async throws {
+        // Given a draft from the proposal: 15 mustard, with no cost (never received)
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let number = try #require(try await fixture.store.backoffice.purchasing.draftsFromProposal().first?.order.number)
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            let unpriced = try await manager.post(client, "/purchases/\(number)/send", [])
+            // When the manager enters a cost and 18 instead of 15 on the draft's page, then sends it
+            let edited = try await manager.post(
+                client,
+                "/purchases/\(number)/edit",
+                [("version", "1"), ("productID", "\(w.mustard.key)"), ("quantity", "18"), ("unitCost", "9.75"), ("expectedDate", ""), ("note", "")]
+            )
+            let sent = try await manager.post(client, "/purchases/\(number)/send", [])
+            // Then sending unpriced was refused, the edit saved, and the order went out at 18 × 9.75
+            #expect(unpriced.status == .unprocessableContent)
+            #expect(String(buffer: unpriced.body).contains("give a unit cost for"))
+            #expect(edited.status == .seeOther)
+            #expect(sent.status == .seeOther)
+        }
+        let detail = try await fixture.store.backoffice.purchasing.purchaseOrder(number: number)
+        #expect(detail.order.status == .sent)
+        #expect(detail.lines.map(\.line.quantity) == [18])
+        #expect(detail.lines.first?.line.unitCost == Money(cents: 975))
+    }
+
+    @Test func aDraftSavedOverSomeoneElsesEditIsRefusedAndKeepsTheirs() async throws {
+        // Given a draft that someone saved (version 2) after this page was opened (version 1)
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let b = fixture.store.backoffice
+        let number = try await b.purchasing.create(
+            PurchaseOrderDraft(supplierID: w.supplier.id ?? 0, lines: [PurchaseLineDraft(productID: w.chai.key, quantity: 5)])
+        ).order.number
+        _ = try await b.purchasing.update(
+            number: number,
+            PurchaseOrderDraft(supplierID: w.supplier.id ?? 0, lines: [PurchaseLineDraft(productID: w.chai.key, quantity: 7)]),
+            expectedVersion: 1
+        )
+        try await fixture.test { client in
+            let rep = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            // When the page's older copy is saved
+            let stale = try await rep.post(
+                client,
+                "/purchases/\(number)/edit",
+                [("version", "1"), ("productID", "\(w.chai.key)"), ("quantity", "9"), ("unitCost", ""), ("expectedDate", ""), ("note", "")]
+            )
+            // Then it is refused with a message to reload, and the other edit stands
+            #expect(stale.status == .conflict)
+            #expect(String(buffer: stale.body).contains("Reload it and edit again"))
+        }
+        #expect(try await b.purchasing.purchaseOrder(number: number).lines.map(\.line.quantity) == [7])
+    }
+}

@@ -62,12 +62,15 @@ struct PurchasePage: PageModel {
         var note: String
         var opening: Bool
         var isLate: Bool
+        var version: Int
     }
     struct Line {
         var productID: Int64
         var productName: String
         var quantity: Int
         var unitCost: String
+        /// As the draft's form shows it: blank when there is none.
+        var costInput: String
         var received: Int
         var outstanding: Int
         var total: String
@@ -211,6 +214,7 @@ extension PageRoutes {
         pages.post("purchases/proposal", use: draftsFromProposal)
         pages.get("purchases/:number", use: purchase)
         pages.post("purchases/:number/send", use: sendPurchase)
+        pages.post("purchases/:number/edit", use: editPurchase)
         pages.post("purchases/:number/cancel", use: cancelPurchase)
         pages.post("purchases/:number/delete", use: deletePurchase)
         pages.post("purchases/:number/receive", use: receivePurchase)
@@ -284,7 +288,8 @@ extension PageRoutes {
                 expectedDate: order.expectedDate?.description ?? "",
                 note: order.note ?? "",
                 opening: order.opening,
-                isLate: detail.isLate
+                isLate: detail.isLate,
+                version: order.version
             ),
             lines: detail.lines.map { state in
                 PurchasePage.Line(
@@ -292,6 +297,7 @@ extension PageRoutes {
                     productName: state.productName,
                     quantity: state.line.quantity,
                     unitCost: state.line.unitCost?.shown ?? "no cost",
+                    costInput: state.line.unitCost?.description ?? "",
                     received: state.received,
                     outstanding: state.outstanding,
                     total: state.line.unitCost.map { Money(cents: $0.cents * state.line.quantity).shown } ?? ""
@@ -354,6 +360,41 @@ extension PageRoutes {
         return try await purchaseAction(number, context: context) { () throws(NorthwindError) in
             _ = try await backoffice.purchasing.send(number: number)
         }
+    }
+
+    /// A draft's lines, date and note as edited on its page: a quantity left blank (or 0) drops the line. The
+    /// version read with the page refuses a save over someone else's.
+    @Sendable func editPurchase(_ request: Request, context: WebContext) async throws -> Response {
+        _ = try context.requireSignIn()
+        let number = try context.pathString("number")
+        let form = try await FormData.read(request, context: context)
+        var parser = FieldParser()
+        let expected = parser.date(form.text("expectedDate"), "expected date")
+        let version = parser.int(form.text("version"), "version", required: true, in: 0...Int.max)
+        let lines = Self.lines(form, &parser)
+        return try await purchaseAction(number, context: context) { () throws(NorthwindError) in
+            try parser.throwIfAny()
+            let current = try await backoffice.purchasing.purchaseOrder(number: number).order
+            let draft = PurchaseOrderDraft(supplierID: current.supplierID, expectedDate: expected, note: form.text("note"), lines: lines)
+            _ = try await backoffice.purchasing.update(number: number, draft, expectedVersion: version)
+        }
+    }
+
+    /// The lines a purchase order form holds: `productID`, `quantity` and `unitCost` by row; a row with no quantity is
+    /// no line. Errors name the row as the form shows it.
+    static func lines(_ form: FormData, _ parser: inout FieldParser) -> [PurchaseLineDraft] {
+        let quantities = form.all("quantity")
+        let costs = form.all("unitCost")
+        var lines: [PurchaseLineDraft] = []
+        for (index, product) in form.all("productID").enumerated() {
+            let quantityText = index < quantities.count ? quantities[index].trimmingCharacters(in: .whitespaces) : ""
+            guard let productID = Int64(product), !quantityText.isEmpty, quantityText != "0" else { continue }
+            let name = "line \(index + 1)"
+            let quantity = parser.int(quantityText, name + " quantity", required: true, in: Limits.lineQuantity)
+            let cost = parser.money(index < costs.count ? costs[index] : "", name + " unit cost")
+            if let quantity { lines.append(PurchaseLineDraft(productID: productID, quantity: quantity, unitCost: cost)) }
+        }
+        return lines
     }
 
     @Sendable func cancelPurchase(_ request: Request, context: WebContext) async throws -> Response {
@@ -502,17 +543,7 @@ extension PageRoutes {
         var parser = FieldParser()
         let supplierID = parser.id(form.text("supplierID"), "supplier", blankAllowed: false)
         let expected = parser.date(form.text("expectedDate"), "expected date")
-        let quantities = form.all("quantity")
-        let costs = form.all("unitCost")
-        var lines: [PurchaseLineDraft] = []
-        for (index, product) in form.all("productID").enumerated() {
-            let quantityText = index < quantities.count ? quantities[index] : ""
-            guard let productID = Int64(product), !quantityText.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            let name = "line \(index + 1)"
-            let quantity = parser.int(quantityText, name + " quantity", required: true, in: Limits.lineQuantity)
-            let cost = parser.money(index < costs.count ? costs[index] : "", name + " unit cost")
-            if let quantity { lines.append(PurchaseLineDraft(productID: productID, quantity: quantity, unitCost: cost)) }
-        }
+        let lines = Self.lines(form, &parser)
         let send = form.text("send") != nil
         do {
             try parser.throwIfAny()
