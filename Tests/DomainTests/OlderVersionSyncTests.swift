@@ -72,4 +72,33 @@ struct OlderVersionSyncTests {
         #expect(update.record.fields["unitPriceCents"] == .int64(1950))
         #expect(update.record.fields["unitsOnOrder"] == nil)
     }
+
+    @Test func anEditAfterTheUpgradeDoesNotSendTheFigureTheShopHeldBefore() async throws {
+        // Given a shop that synced a product on v21 (its base holds head office's 37 on order), now upgraded
+        let office = try TemporaryStore()
+        try await office.backoffice.syncEngine.join(SyncRelay.membership("HQ", role: "hq"), containerHasData: false)
+        _ = try await office.backoffice.catalogue.create(Product(name: "Chai", unitPrice: Money(cents: 1800)))
+        var record = try #require(try await office.backoffice.syncEngine.nextOutboxBatch()?.operations.map(\.record).first)
+        let shop = try TemporaryStore()
+        try await shop.backoffice.syncEngine.join(SyncRelay.membership("OXF"), containerHasData: true)
+        _ = try await shop.backoffice.syncEngine.applyDownloaded(zone: "catalog", records: [record], token: "t1")
+        record.fields["unitsOnOrder"] = .int64(37)
+        let asV21Saved = record
+        try await shop.store.pool.write { db in
+            try db.execute(
+                sql: "UPDATE sync_records SET fields = ? WHERE tableName = 'products' AND recordID = ?",
+                arguments: [try ShopSync.encodeFields(asV21Saved.fields), asV21Saved.recordName]
+            )
+        }
+
+        // When the shop changes the product's price
+        var edited = try #require(try shop.backoffice.catalogue.search("Chai").first?.product)
+        edited.unitPrice = Money(cents: 1950)
+        _ = try await shop.backoffice.catalogue.update(edited)
+
+        // Then the update carries the price only: a 0 would overwrite the figure older shops still show
+        let update = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch()?.operations.first)
+        #expect(update.record.fields["unitPriceCents"] == .int64(1950))
+        #expect(update.record.fields["unitsOnOrder"] == nil)
+    }
 }

@@ -74,8 +74,8 @@ extension WebTests {
             let page = try await Self.page(client, rep, "/purchases/\(number)")
             let key = try #require(page.firstMatch(of: /name="requestKey" value="([^"]+)"/).map { String($0.1) })
             let delivery = [
-                ("requestKey", key), ("productID", "\(w.chai.key)"), ("quantity", "10"), ("overReceipt", ""),
-                ("productID", "\(w.mustard.key)"), ("quantity", ""), ("overReceipt", ""), ("note", "Slip 4411"),
+                ("requestKey", key), ("receivedBefore", "0"), ("quantity-\(w.chai.key)", "10"), ("overReceipt-\(w.chai.key)", ""),
+                ("quantity-\(w.mustard.key)", ""), ("overReceipt-\(w.mustard.key)", ""), ("note", "Slip 4411"),
             ]
             // When ten Chai are booked, and the same form is submitted again (a second click)
             let first = try await rep.post(client, "/purchases/\(number)/receive", delivery)
@@ -102,7 +102,7 @@ extension WebTests {
             let refused = try await rep.post(
                 client,
                 "/purchases/\(number)/receive",
-                [("requestKey", "form-1"), ("productID", "\(w.mustard.key)"), ("quantity", "12"), ("overReceipt", "")]
+                [("requestKey", "form-1"), ("receivedBefore", "0"), ("quantity-\(w.mustard.key)", "12"), ("overReceipt-\(w.mustard.key)", "")]
             )
             // Then the page says what is wrong, naming the product, and nothing arrived
             #expect(refused.status == .unprocessableContent)
@@ -284,5 +284,80 @@ extension WebTests {
             #expect(String(buffer: stale.body).contains("Reload it and edit again"))
         }
         #expect(try await b.purchasing.purchaseOrder(number: number).lines.map(\.line.quantity) == [7])
+    }
+}
+
+extension WebTests {
+    @Test func stockValuationChartsValueByCategoryAndLeavesOutWhatHasNoCost() async throws {
+        // Given 24 Chai (Beverages) and 10 mustard (Condiments) received at cost; nothing else has a cost
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let number = try await Self.sentPurchase(fixture)
+        _ = try await fixture.store.backoffice.purchasing.receive(
+            number: number,
+            lines: [ReceiptLine(productID: w.chai.key, quantity: 24), ReceiptLine(productID: w.mustard.key, quantity: 10)],
+            requestKey: "all"
+        )
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // When the stock valuation report is opened
+            let page = try await Self.page(client, manager, "/reports/stock-valuation")
+            // Then its chart sums value by category, largest first: Beverages (74 Chai at 12.00; Côte and Old Tea have no
+            // cost) before Condiments (15 mustard at 9.50)
+            #expect(page.contains("<figcaption>Value by CategoryName</figcaption>"), "\(page)")
+            let beverages = try #require(page.range(of: "<title>Beverages: 888.00</title>"))
+            let condiments = try #require(page.range(of: "<title>Condiments: 142.50</title>"))
+            #expect(beverages.lowerBound < condiments.lowerBound)
+        }
+    }
+}
+
+extension WebTests {
+    @Test func aReceiveFormOpenedBeforeAColleaguesDeliveryIsRefusedAndBooksNothing() async throws {
+        // Given two clerks with the same purchase order's page open, before anything arrived
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let number = try await Self.sentPurchase(fixture)
+        try await fixture.test { client in
+            let first = try await BrowserSession.signIn(client, login: "nancy.davolio", password: "rep-secret-1")
+            let second = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            func form(_ page: String) throws -> [(String, String)] {
+                let key = try #require(page.firstMatch(of: /name="requestKey" value="([^"]+)"/).map { String($0.1) })
+                let before = try #require(page.firstMatch(of: /name="receivedBefore" value="([^"]+)"/).map { String($0.1) })
+                return [("requestKey", key), ("receivedBefore", before), ("quantity-\(w.chai.key)", "24")]
+            }
+            let firstForm = try form(try await Self.page(client, first, "/purchases/\(number)"))
+            let secondForm = try form(try await Self.page(client, second, "/purchases/\(number)"))
+            // When both book the same 24 Chai, one after the other
+            let booked = try await first.post(client, "/purchases/\(number)/receive", firstForm)
+            let refused = try await second.post(client, "/purchases/\(number)/receive", secondForm)
+            // Then the second is refused with what changed, and stock rose once
+            #expect(booked.status == .seeOther)
+            #expect(refused.status == .conflict)
+            #expect(String(buffer: refused.body).contains("Someone booked a delivery on purchase order \(number) since this form was opened"))
+        }
+        #expect(try fixture.store.backoffice.catalogue.product(id: w.chai.key).product.unitsInStock == 74)
+    }
+
+    @Test func aReceiptIsReversedOnlyFromItsOwnPurchaseOrder() async throws {
+        // Given two sent purchase orders, and a receipt on the second
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let one = try await Self.sentPurchase(fixture)
+        let other = try await Self.sentPurchase(fixture)
+        let received = try await fixture.store.backoffice.purchasing.receive(
+            number: other,
+            lines: [ReceiptLine(productID: w.chai.key, quantity: 4)],
+            requestKey: "k"
+        )
+        let receipt = try #require(received.receipts.first?.movement.id)
+        try await fixture.test { client in
+            let manager = try await BrowserSession.signIn(client, login: "andrew.fuller", password: "manager-secret")
+            // When the receipt is reversed through the first order's address
+            let wrong = try await manager.post(client, "/purchases/\(one)/receipts/\(receipt)/reverse", [])
+            // Then that order has no such receipt, and nothing is reversed
+            #expect(wrong.status == .notFound)
+        }
+        #expect(try await fixture.store.backoffice.purchasing.purchaseOrder(number: other).receipts.count == 1)
     }
 }

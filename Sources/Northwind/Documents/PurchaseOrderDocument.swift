@@ -44,6 +44,9 @@ extension Documents {
         guard detail.order.status != .draft else {
             throw .invalidState("Purchase order \(detail.order.number) is a draft: its lines may still change. Send it first.")
         }
+        guard detail.order.sentAt != nil else {
+            throw .invalidState("Purchase order \(detail.order.number) was cancelled before it was sent: there is nothing to print.")
+        }
         let (supplier, refs, site) = try await read { db in
             (
                 try NorthwindStore.Supplier.fetchOne(db, key: detail.order.supplierID),
@@ -74,10 +77,10 @@ extension Documents {
                     product: refs[state.line.productID] ?? DocumentProductRef(recordID: "", name: state.productName),
                     quantity: state.line.quantity,
                     unitCost: state.line.unitCost,
-                    total: state.line.unitCost.map { Money(cents: $0.cents * state.line.quantity) }
+                    total: state.line.unitCost.map { Money(cents: $0.cents.saturatingMultiply(state.line.quantity)) }
                 )
             },
-            total: Money(cents: detail.lines.reduce(0) { $0 + ($1.line.unitCost?.cents ?? 0) * $1.line.quantity })
+            total: Money(cents: detail.lines.reduce(0) { $0.saturatingAdd(($1.line.unitCost?.cents ?? 0).saturatingMultiply($1.line.quantity)) })
         )
         return (detail.order.recordID, document)
     }
@@ -112,6 +115,7 @@ struct PurchaseOrderRendition {
         var total: String
     }
     var number: String
+    var status: String
     var site: String
     var supplier: PurchaseOrderDocument.Supplier
     var sentDate: String
@@ -123,6 +127,7 @@ struct PurchaseOrderRendition {
 
     init(document: PurchaseOrderDocument) {
         number = document.number
+        status = document.status.words
         site = document.site
         supplier = document.supplier
         sentDate = document.sentDate?.description ?? ""

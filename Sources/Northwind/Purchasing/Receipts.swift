@@ -6,13 +6,16 @@ extension Purchasing {
     /// Books a delivery against a sent purchase order, line by line: each line's units become a `purchaseReceipt`
     /// movement at the line's cost, which raises stock here, lowers what is on order and moves the product's average
     /// cost. `requestKey` names the form or API call: the same delivery sent again (a retry, a second click, a
-    /// colleague submitting the same form) books nothing more and answers as the first did.
+    /// colleague submitting the same form) books nothing more and answers as the first did. `receivedBefore` is
+    /// what the order had received when the form was read: a delivery someone else booked since refuses this one,
+    /// which was counted against a stale "awaited".
     public func receive(
         number: String,
         lines: [ReceiptLine],
         requestKey: String,
         employeeID: Int64? = nil,
-        note: String? = nil
+        note: String? = nil,
+        receivedBefore: Int? = nil
     ) async throws(NorthwindError) -> PurchaseOrderDetail {
         let (key, note) = try Self.checkedReceipt(lines: lines, requestKey: requestKey, note: note)
         return try await write { db in
@@ -43,6 +46,13 @@ extension Purchasing {
             }
             try Catalogue.checkEmployee(employeeID, db)
             let detail = try Self.detail(number: number, db)
+            let receivedNow = detail.lines.reduce(0) { $0 + $1.received }
+            if let receivedBefore, receivedBefore != receivedNow {
+                throw NorthwindError.conflict(
+                    "Someone booked a delivery on purchase order \(number) since this form was opened (\(receivedBefore) units received "
+                        + "then, \(receivedNow) now). Check what is still awaited and book again."
+                )
+            }
             for (index, received) in lines.enumerated() {
                 try Self.book(received, field: "lines[\(index)]", detail: detail, key: key, employeeID: employeeID, note: note, db)
             }

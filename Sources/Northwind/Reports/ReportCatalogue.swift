@@ -94,14 +94,21 @@ extension ReportDefinition {
             ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last order date, included; empty for no end."),
         ]
         let top = ReportParameter(name: "top", kind: .count, defaultValue: "10", help: "How many to list, e.g. 10.")
-        func report(_ title: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = []) -> ReportDefinition {
+        func report(
+            _ title: String,
+            _ summary: String,
+            _ parameters: [ReportParameter] = [],
+            money: [String] = [],
+            chart: ChartSum? = nil
+        ) -> ReportDefinition {
             ReportDefinition(
                 name: slug(title),
                 original: "Northwind report \"\(title)\"",
                 summary: summary,
                 parameters: parameters,
                 moneyColumns: money,
-                query: key(title)
+                query: key(title),
+                chartSum: chart
             )
         }
         return [
@@ -119,8 +126,18 @@ extension ReportDefinition {
                     ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day, included; empty for no end."),
                 ]
             ),
-            report("Stock valuation", "What stock is worth at its moving average cost, by location and category.", money: ["Value"]),
-            report("Open purchase orders", "Purchase orders still awaiting goods, by supplier, with what is late.", money: ["OutstandingValue"]),
+            report(
+                "Stock valuation",
+                "What stock is worth at its moving average cost, by location and category.",
+                money: ["Value"],
+                chart: ChartSum(label: "CategoryName", value: "Value")
+            ),
+            report(
+                "Open purchase orders",
+                "Purchase orders still awaiting goods, by supplier, with what is late.",
+                money: ["OutstandingValue"],
+                chart: ChartSum(label: "Supplier", value: "OutstandingValue")
+            ),
             report("Supplier performance", "Each supplier's deliveries: received, on time, complete, and the lead time."),
             report(
                 "Gross margin",
@@ -134,7 +151,8 @@ extension ReportDefinition {
                     ),
                     ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last shipped day, included; empty for no end."),
                 ],
-                money: ["Sales", "Cost", "Margin"]
+                money: ["Sales", "Cost", "Margin"],
+                chart: ChartSum(label: "CategoryName", value: "Margin")
             ),
         ]
     }()

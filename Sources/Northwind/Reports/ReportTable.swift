@@ -42,9 +42,18 @@ public struct ReportDefinition: Sendable, Hashable, Codable {
     public var moneyColumns: [String]
     /// The statement's key in `reports.sql`.
     var query: String
+    /// A chart that sums one money column by one label column over every row, for a report whose rows break a
+    /// figure down further than a chart can show (by location and category, by order); nil for the usual rule.
+    public var chartSum: ChartSum? = nil
 
     /// The report's SQL, with its parameters as `:name`: for tools that run it without this layer, such as the bench.
     public var sql: String? { ReportQueries.all[query] }
+}
+
+/// `value` summed by `label`, both column names.
+public struct ChartSum: Sendable, Hashable, Codable {
+    public var label: String
+    public var value: String
 }
 
 /// A value in a report's table.

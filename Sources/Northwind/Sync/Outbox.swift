@@ -172,7 +172,11 @@ extension ShopSync {
             return OutboxOperation(kind: table.appendOnly ? .append : .create, record: record)
         }
         if table.appendOnly { return nil }
-        let baseFields = try decodeFields(base["fields"])
+        // A base saved before this version (or by an older one) may hold another value of a field sent to older
+        // versions at a fixed value: that is no change of this row's, and must not overwrite theirs.
+        let baseFields = table.readable(
+            SyncRecord(recordName: recordID, recordType: name, zoneID: ZoneID(zoneName), fields: try decodeFields(base["fields"]))
+        ).fields
         var clocks = FieldClock.clocks(of: baseFields)
         var changed: [String: FieldValue] = [:]
         for name in Set(baseFields.keys).union(record.fields.keys).subtracting([FieldClock.fieldName]) where baseFields[name] != record.fields[name] {

@@ -45,11 +45,12 @@ struct SyncTable: Sendable {
         self.olderVersionsField = forOlderVersions
     }
 
-    /// A record as this version reads it: what it sends older versions in place of what they sent.
+    /// A record as this version reads it: what it sends older versions in place of what they sent. A record that
+    /// lacks the field (written before this rule) keeps lacking it, so that this store's next upload fills it in.
     func readable(_ record: SyncRecord) -> SyncRecord {
         guard !olderVersionsField.isEmpty, !record.deleted else { return record }
         var record = record
-        for (name, value) in olderVersionsField { record.fields[name] = value }
+        for (name, value) in olderVersionsField where record.fields[name] != nil { record.fields[name] = value }
         return record
     }
 

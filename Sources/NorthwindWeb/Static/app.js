@@ -4,8 +4,13 @@
 const csrf = () => document.body.dataset.csrf || "";
 const debounce = (fn, ms) => { let t; return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); }; };
 
+// A field someone has changed and not yet sent.
+const edited = (field) => field.type === "checkbox" || field.type === "radio" ? field.checked !== field.defaultChecked
+  : field.tagName === "SELECT" ? [...field.options].some((o) => o.selected !== o.defaultSelected) : field.value !== field.defaultValue;
+
 // Replace every live region of this page with the same region from a fresh copy of `url`.
-// A region holding the focused element is left alone, so nobody loses what they are typing.
+// A region holding the focused element, or a field someone has typed into, is left alone, so nobody loses what
+// they are typing.
 async function refreshFrom(url, ids) {
   const response = await fetch(url, { headers: { "Accept": "text/html" }, credentials: "same-origin" });
   if (!response.ok) return;
@@ -13,6 +18,7 @@ async function refreshFrom(url, ids) {
   document.querySelectorAll("[data-live][id]").forEach((region) => {
     if (ids && !ids.includes(region.id)) return;
     if (region.contains(document.activeElement) && document.activeElement !== document.body) return;
+    if ([...region.querySelectorAll("input, select, textarea")].some(edited)) return;
     const replacement = fresh.getElementById(region.id);
     if (replacement) region.innerHTML = replacement.innerHTML;
   });

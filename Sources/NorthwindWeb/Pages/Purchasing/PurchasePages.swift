@@ -101,6 +101,7 @@ struct PurchasePage: PageModel {
     var printable: Bool
     var awaitingFullSync: Bool
     var requestKey: String
+    var receivedBefore: Int
     var error: String?
     var me: PageUser?
 }
@@ -266,7 +267,6 @@ extension PageRoutes {
     func renderPurchase(
         number: String,
         error: String?,
-        requestKey: String? = nil,
         status: HTTPResponse.Status = .ok,
         context: WebContext
     ) async throws -> Response {
@@ -300,7 +300,7 @@ extension PageRoutes {
                     costInput: state.line.unitCost?.description ?? "",
                     received: state.received,
                     outstanding: state.outstanding,
-                    total: state.line.unitCost.map { Money(cents: $0.cents * state.line.quantity).shown } ?? ""
+                    total: state.line.unitCost.map { Money(cents: $0.cents.saturatingMultiply(state.line.quantity)).shown } ?? ""
                 )
             },
             receipts: detail.receipts.map { entry in
@@ -322,15 +322,17 @@ extension PageRoutes {
             hasReceipts: !detail.receipts.isEmpty,
             // "no cost" rather than 0 when no line has one (an opening order, a draft not yet priced).
             total: detail.lines.contains { $0.line.unitCost != nil }
-                ? Money(cents: detail.lines.reduce(0) { $0 + ($1.line.unitCost?.cents ?? 0) * $1.line.quantity }).shown : "no cost",
+                ? Money(cents: detail.lines.reduce(0) { $0.saturatingAdd(($1.line.unitCost?.cents ?? 0).saturatingMultiply($1.line.quantity)) }).shown
+                : "no cost",
             outstanding: detail.outstanding,
-            isDraft: order.status == .draft,
-            canSend: order.status == .draft && isManager && !awaitingFullSync,
-            canCancel: (order.status == .draft || awaiting) && isManager && !awaitingFullSync,
+            isDraft: order.status == .draft && order.location == nil,
+            canSend: order.status == .draft && order.location == nil && isManager && !awaitingFullSync,
+            canCancel: (order.status == .draft || awaiting) && order.location == nil && isManager && !awaitingFullSync,
             canReceive: awaiting && !awaitingFullSync && order.location == nil,
-            printable: order.status != .draft,
+            printable: order.sentAt != nil,
             awaitingFullSync: awaitingFullSync,
-            requestKey: requestKey ?? UUID().uuidString.lowercased(),
+            requestKey: UUID().uuidString.lowercased(),
+            receivedBefore: detail.lines.reduce(0) { $0 + $1.received },
             error: error
         )
         return render("purchase", model, status: status, context: context)
@@ -340,7 +342,6 @@ extension PageRoutes {
     /// the message (409, or 422 for a bad field).
     private func purchaseAction(
         _ number: String,
-        requestKey: String? = nil,
         context: WebContext,
         _ action: () async throws(NorthwindError) -> Void
     ) async throws -> Response {
@@ -350,7 +351,8 @@ extension PageRoutes {
         } catch {
             if case .notFound = error { throw error }
             let status: HTTPResponse.Status = if case .invalid = error { .unprocessableContent } else { .conflict }
-            return try await renderPurchase(number: number, error: error.description, requestKey: requestKey, status: status, context: context)
+            // A fresh form key: the refused request booked nothing under its own.
+            return try await renderPurchase(number: number, error: error.description, status: status, context: context)
         }
     }
 
@@ -417,36 +419,49 @@ extension PageRoutes {
         }
     }
 
-    /// A delivery counted in: a quantity per line (blank is none), a reason where it is more than awaited, and the
-    /// form's own key, so a second click or a colleague's copy of the same form books nothing more.
+    /// A delivery counted in: a quantity per product (blank is none), a reason where it is more than awaited, the
+    /// form's own key, so a second click books nothing more, and what the order had received when the form was
+    /// read, so a colleague's delivery booked meanwhile is not booked again against a stale "awaited".
     @Sendable func receivePurchase(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.pathString("number")
         let form = try await FormData.read(request, context: context)
         let key = form.text("requestKey") ?? ""
         var parser = FieldParser()
-        let products = form.all("productID")
-        let quantities = form.all("quantity")
-        let reasons = form.all("overReceipt")
+        let receivedBefore = parser.int(form.text("receivedBefore"), "receivedBefore", in: 0...Int.max)
         var lines: [ReceiptLine] = []
-        for (index, product) in products.enumerated() {
-            let text = index < quantities.count ? quantities[index] : ""
-            guard let productID = Int64(product),
-                let quantity = parser.int(text, "line \(index + 1) quantity", in: 0...Limits.lineQuantity.upperBound), quantity > 0
+        var names: [String] = []
+        let detail = try await backoffice.purchasing.purchaseOrder(number: number)
+        for state in detail.lines {
+            let id = state.line.productID
+            guard let quantity = parser.int(form.text("quantity-\(id)"), state.productName, in: 0...Limits.lineQuantity.upperBound), quantity > 0
             else { continue }
-            let reason = index < reasons.count ? reasons[index].trimmingCharacters(in: .whitespaces) : ""
-            lines.append(ReceiptLine(productID: productID, quantity: quantity, overReceipt: reason.isEmpty ? nil : reason))
+            lines.append(ReceiptLine(productID: id, quantity: quantity, overReceipt: form.text("overReceipt-\(id)")))
+            names.append(state.productName)
         }
-        if parser.errors.isEmpty && lines.isEmpty { parser.errors.append(.init("quantity", "enter what arrived on at least one line")) }
-        return try await purchaseAction(number, requestKey: key, context: context) { () throws(NorthwindError) in
+        if parser.errors.isEmpty && lines.isEmpty { parser.errors.append(.init("Arrived", "enter what arrived on at least one line")) }
+        return try await purchaseAction(number, context: context) { () throws(NorthwindError) in
             try parser.throwIfAny()
-            _ = try await backoffice.purchasing.receive(
-                number: number,
-                lines: lines,
-                requestKey: key,
-                employeeID: me.employeeID,
-                note: form.text("note")
-            )
+            do throws(NorthwindError) {
+                _ = try await backoffice.purchasing.receive(
+                    number: number,
+                    lines: lines,
+                    requestKey: key,
+                    employeeID: me.employeeID,
+                    note: form.text("note"),
+                    receivedBefore: receivedBefore
+                )
+            } catch {
+                // The domain names lines by their place among those booked: the page names the product.
+                guard case .invalid(let fields) = error else { throw error }
+                throw NorthwindError.invalid(
+                    fields.map { field in
+                        guard let match = field.field.firstMatch(of: /^lines\[(\d+)\]\.(\w+)$/), let index = Int(match.1), index < names.count
+                        else { return field }
+                        return .init(match.2 == "overReceipt" ? "\(names[index]) (reason)" : names[index], field.message)
+                    }
+                )
+            }
         }
     }
 
@@ -455,6 +470,9 @@ extension PageRoutes {
         let number = try context.pathString("number")
         let id = try context.pathID()
         let form = try await FormData.read(request, context: context)
+        guard try await backoffice.purchasing.purchaseOrder(number: number).receipts.contains(where: { $0.movement.id == id }) else {
+            throw WebError.notFound("Purchase order \(number) has no receipt #\(id).")
+        }
         return try await purchaseAction(number, context: context) { () throws(NorthwindError) in
             _ = try await backoffice.purchasing.reverse(receiptID: id, employeeID: me.employeeID, note: form.text("note"))
         }
@@ -544,6 +562,9 @@ extension PageRoutes {
         let supplierID = parser.id(form.text("supplierID"), "supplier", blankAllowed: false)
         let expected = parser.date(form.text("expectedDate"), "expected date")
         let lines = Self.lines(form, &parser)
+        if parser.errors.isEmpty && lines.isEmpty && supplierID != nil {
+            parser.errors.append(.init("lines", "enter a quantity for at least one product"))
+        }
         let send = form.text("send") != nil
         do {
             try parser.throwIfAny()

@@ -185,7 +185,7 @@ struct ReportChart {
 
     /// The sales summaries chart totals per period over all their rows.
     static func chartsEveryRow(_ report: ReportDefinition) -> Bool {
-        report.name.hasPrefix("summary-of-sales") || report.name == "sales-by-year"
+        report.name.hasPrefix("summary-of-sales") || report.name == "sales-by-year" || report.chartSum != nil
     }
 
     init(title: String, bars: [(label: String, cents: Int)]) {
@@ -196,7 +196,17 @@ struct ReportChart {
     init?(_ table: ReportTable) {
         guard !table.rows.isEmpty, let money = table.columns.indices.last(where: table.isMoney) else { return nil }
         func cents(_ value: ReportValue) -> Int { if case let .money(amount) = value { amount.cents } else { 0 } }
-        if let shipped = table.columns.firstIndex(of: "ShippedDate"), Self.chartsEveryRow(table.report) {
+        if let sum = table.report.chartSum {
+            // Summed by label, largest first; "no cost" (text) counts nothing, and a chart of nothing is not drawn.
+            guard let label = table.columns.firstIndex(of: sum.label), let value = table.columns.firstIndex(of: sum.value) else { return nil }
+            var totals: [String: Int] = [:]
+            for row in table.rows {
+                totals[row[label].description, default: 0] = totals[row[label].description, default: 0].saturatingAdd(cents(row[value]))
+            }
+            guard totals.values.contains(where: { $0 != 0 }) else { return nil }
+            bars = totals.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { ($0.key, $0.value) }
+            title = "\(sum.value) by \(sum.label)"
+        } else if let shipped = table.columns.firstIndex(of: "ShippedDate"), Self.chartsEveryRow(table.report) {
             let byQuarter = table.report.name.hasSuffix("quarter")
             var totals: [String: Int] = [:]
             for row in table.rows {
