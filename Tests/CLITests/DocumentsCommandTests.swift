@@ -62,6 +62,25 @@ struct DocumentsCommandTests {
         }
     }
 
+    @Test func aPurchaseOrderPackageValidatesButIsNeverImported() async throws {
+        // Given a sent (opening) purchase order exported from one store
+        let fixture = try await BackupCommandTests.Fixture()
+        let purchase = try await #require(
+            try fixture.run(["purchases", "list"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-P[0-9]+)\b/).map { String($0.1) }
+        )
+        let file = fixture.place.directory.appendingPathComponent("purchase-order.nwdoc").path
+        #expect(try await fixture.run(["documents", "export", "purchase-order", purchase, "-o", file]).status == 0)
+        let before = try await fixture.run(["purchases", "list"]).stdout
+        // When it is validated, then imported
+        let valid = try await CLI.run(["documents", "validate", file])
+        let imported = try await fixture.run(["documents", "import", file])
+        // Then it is valid, and the import is refused with the reason, changing nothing
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(imported.status != 0)
+        #expect(imported.stderr.contains("a store does not import purchase orders"), "\(imported.stderr)")
+        #expect(try await fixture.run(["purchases", "list"]).stdout == before)
+    }
+
     @Test func validateAndADryRunImportSayWhatTheyFindAndChangeNothing() async throws {
         // Given a quote's package from one store, and another store
         let fixture = try await BackupCommandTests.Fixture()

@@ -97,8 +97,19 @@ public enum DocumentPackages {
         case .purchaseOrder:
             let document = try decode(PurchaseOrderDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, PurchaseOrderDocument.schemaVersion, name)
-            if document.lines.isEmpty || document.lines.contains(where: { !Limits.lineQuantity.contains($0.quantity) }) {
-                throw .importFailed("\(name) is refused: a purchase order has lines, each of 1 to \(Limits.lineQuantity.upperBound) units.")
+            // Opening orders carry what was on order before purchase orders were kept: up to the units limit.
+            if document.lines.isEmpty || document.lines.contains(where: { $0.quantity < 1 || !Limits.units.contains($0.quantity) }) {
+                throw .importFailed("\(name) is refused: a purchase order has lines, each of 1 to \(Limits.units.upperBound) units.")
+            }
+            if document.status == .draft {
+                throw .importFailed("\(name) is refused: a purchase order package is of a sent order, never a draft.")
+            }
+            let number = document.number
+            if number.isEmpty || number.count > 64 || number.contains("/") || number.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                throw .importFailed("\(name) is refused: its number must be 1 to 64 characters, with no slash.")
+            }
+            if document.lines.contains(where: { line in line.unitCost.map { !Limits.money.contains($0) } ?? false }) {
+                throw .importFailed("\(name) is refused: a unit cost is out of range (0 to \(Limits.money.upperBound)).")
             }
             return .purchaseOrder(document)
         case .catalog:
