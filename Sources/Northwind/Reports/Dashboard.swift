@@ -87,27 +87,6 @@ extension Reports {
             let others = categories.dropFirst(Self.dashboardCategories).reduce(Money.zero) { $0 + $1.sales }
             if others > .zero { shown.append(.init(name: "Other categories", sales: others)) }
             let summary = try Self.shopSummary(db, lowStockMargin: lowStockMargin)
-            // The same average cost as the stock valuation report: the latest a movement here recorded. Summed as a
-            // real and capped, so that absurd figures (a poison record) show a huge value rather than stop the page.
-            let stock = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT CAST(min(total(units * cost), 9.2e18) AS INTEGER) AS value, count(cost) AS costed,
-                      CAST(min(total(CASE WHEN cost IS NULL THEN units ELSE 0 END), 9.2e18) AS INTEGER) AS uncosted
-                    FROM (SELECT p.unitsInStock AS units,
-                            (SELECT m.averageCostCents FROM stock_movements m WHERE m.productID = p.id AND m.location IS NULL
-                               AND m.averageCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS cost
-                          FROM products p WHERE p.unitsInStock > 0)
-                    """
-            )
-            let purchases = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) AS open, count(CASE WHEN expectedDate < ? THEN 1 END) AS late
-                    FROM purchase_orders WHERE location IS NULL AND status IN ('sent', 'partiallyReceived')
-                    """,
-                arguments: [today.description]
-            )
             var board = Dashboard(
                 today: today,
                 monthToDate: Money(cents: sums?["monthToDate"] ?? 0),
@@ -118,11 +97,37 @@ extension Reports {
                 lowStockProducts: summary.lowStockProducts,
                 categories: shown
             )
-            board.stockValue = (stock?["costed"] ?? 0) > 0 ? Money(cents: stock?["value"] ?? 0) : nil
-            board.unitsWithoutCost = stock?["uncosted"] ?? 0
-            board.openPurchaseOrders = purchases?["open"] ?? 0
-            board.latePurchaseOrders = purchases?["late"] ?? 0
+            try Self.addStockAndPurchasing(to: &board, today: today, db)
             return board
         }
+    }
+
+    /// What stock here is worth and what this site awaits from suppliers: the manager's second row of tiles.
+    private static func addStockAndPurchasing(to board: inout Dashboard, today: LocalDate, _ db: Database) throws {
+        // The same average cost as the stock valuation report: the latest a movement here recorded. Summed as a
+        // real and capped, so that absurd figures (a poison record) show a huge value rather than stop the page.
+        let stock = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT CAST(min(total(units * cost), 9.2e18) AS INTEGER) AS value, count(cost) AS costed,
+                  CAST(min(total(CASE WHEN cost IS NULL THEN units ELSE 0 END), 9.2e18) AS INTEGER) AS uncosted
+                FROM (SELECT p.unitsInStock AS units,
+                        (SELECT m.averageCostCents FROM stock_movements m WHERE m.productID = p.id AND m.location IS NULL
+                           AND m.averageCostCents IS NOT NULL ORDER BY m.id DESC LIMIT 1) AS cost
+                      FROM products p WHERE p.unitsInStock > 0)
+                """
+        )
+        let purchases = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) AS open, count(CASE WHEN expectedDate < ? THEN 1 END) AS late
+                FROM purchase_orders WHERE location IS NULL AND status IN ('sent', 'partiallyReceived')
+                """,
+            arguments: [today.description]
+        )
+        board.stockValue = (stock?["costed"] ?? 0) > 0 ? Money(cents: stock?["value"] ?? 0) : nil
+        board.unitsWithoutCost = stock?["uncosted"] ?? 0
+        board.openPurchaseOrders = purchases?["open"] ?? 0
+        board.latePurchaseOrders = purchases?["late"] ?? 0
     }
 }
