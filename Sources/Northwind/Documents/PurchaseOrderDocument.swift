@@ -77,10 +77,10 @@ extension Documents {
                     product: refs[state.line.productID] ?? DocumentProductRef(recordID: "", name: state.productName),
                     quantity: state.line.quantity,
                     unitCost: state.line.unitCost,
-                    total: state.line.unitCost.map { Money(cents: $0.cents.saturatingMultiply(state.line.quantity)) }
+                    total: state.value
                 )
             },
-            total: Money(cents: detail.lines.reduce(0) { $0.saturatingAdd(($1.line.unitCost?.cents ?? 0).saturatingMultiply($1.line.quantity)) })
+            total: detail.value ?? .zero
         )
         return (detail.order.recordID, document)
     }

@@ -40,6 +40,11 @@ public struct PurchaseOrderDetail: Sendable {
 
     /// What is still awaited, over every line.
     public var outstanding: Int { lines.reduce(0) { $0 + $1.outstanding } }
+    /// What the costed lines come to; nil when no line has a cost (an opening order, a draft not yet priced).
+    public var value: Money? {
+        guard lines.contains(where: { $0.line.unitCost != nil }) else { return nil }
+        return Money(cents: lines.reduce(0) { $0.saturatingAdd($1.value?.cents ?? 0) })
+    }
     /// The order's expected date has passed and something is still awaited.
     public var isLate: Bool {
         guard let expected = order.expectedDate, order.status == .sent || order.status == .partiallyReceived else { return false }
@@ -54,6 +59,9 @@ public struct PurchaseLineState: Sendable {
     public var received: Int
     /// Nothing is awaited of a draft's or a cancelled order's lines, nor beyond what was asked.
     public var outstanding: Int
+
+    /// Quantity × unit cost, saturating (a synced line may hold absurd figures); nil without a cost.
+    public var value: Money? { line.unitCost.map { Money(cents: $0.cents.saturatingMultiply(line.quantity)) } }
 }
 
 /// A receipt or a reversal, with the product's name and, for a receipt, whether it has been reversed.

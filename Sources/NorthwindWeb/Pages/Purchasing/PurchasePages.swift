@@ -261,7 +261,7 @@ extension PageRoutes {
                     costInput: state.line.unitCost?.description ?? "",
                     received: state.received,
                     outstanding: state.outstanding,
-                    total: state.line.unitCost.map { Money(cents: $0.cents.saturatingMultiply(state.line.quantity)).shown } ?? ""
+                    total: state.value?.shown ?? ""
                 )
             },
             receipts: detail.receipts.map { entry in
@@ -282,9 +282,7 @@ extension PageRoutes {
             },
             hasReceipts: !detail.receipts.isEmpty,
             // "no cost" rather than 0 when no line has one (an opening order, a draft not yet priced).
-            total: detail.lines.contains { $0.line.unitCost != nil }
-                ? Money(cents: detail.lines.reduce(0) { $0.saturatingAdd(($1.line.unitCost?.cents ?? 0).saturatingMultiply($1.line.quantity)) }).shown
-                : "no cost",
+            total: detail.value?.shown ?? "no cost",
             outstanding: detail.outstanding,
             isDraft: order.status == .draft && order.location == nil,
             canSend: order.status == .draft && order.location == nil && isManager && !awaitingFullSync,
