@@ -166,7 +166,10 @@ public actor ShopSyncEngine {
         let listed = try await checkClock(client, membership: membership, report: &report)
         let names = Set(listed.zones.map(\.zoneID.zoneName))
         if membership.role == "hq" { try await declareSchema(client) }
+        let catchingUp = Set(listed.zones.filter { $0.ownerCaughtUp == false }.map(\.zoneID.zoneName))
+        try await domain { try await backoffice.syncEngine.noteOwnersCatchingUp(catchingUp) }
         try await push(client, membership: membership, report: &report)
+        try await reportCaughtUp(client, epoch: listed.epoch)
         let pulled = zones.map { names.intersection($0) } ?? names
         if !pulled.isEmpty {
             try await pull(client, zones: pulled, report: &report)
@@ -331,6 +334,14 @@ public actor ShopSyncEngine {
         guard try await domain({ try await backoffice.syncEngine.stateValue("declaredSchema") }) != text else { return }
         try await client.declareSchema(types)
         try await domain { try await backoffice.syncEngine.setStateValue("declaredSchema", text) }
+    }
+
+    /// Once the outbox has emptied in an epoch (what the server's restore lost has gone up again), tells the server,
+    /// so that other installations stop waiting for this site's records.
+    private func reportCaughtUp(_ client: SyncClient, epoch: String?) async throws(ShopSyncError) {
+        guard let epoch, try await domain({ try await backoffice.syncEngine.caughtUpEpoch() }) != epoch else { return }
+        _ = try await client.zones(caughtUpEpoch: epoch)
+        try await domain { try await backoffice.syncEngine.noteCaughtUp(epoch: epoch) }
     }
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {

@@ -155,9 +155,14 @@ struct SyncClient: Sendable {
     }
 
     /// The shared database's zones, and the server's epoch.
-    func zones() async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
+    /// The shared database's zones; `caughtUpEpoch` tells the server this installation has sent again, in that
+    /// epoch, what the server's restore lost.
+    func zones(caughtUpEpoch: String? = nil) async throws(ShopSyncError) -> Components.Schemas.ZonesResponse {
         try await call("list zones") {
-            switch try await client.listZones(path: .init(container: container, database: .shared), body: .json(.init())) {
+            switch try await client.listZones(
+                path: .init(container: container, database: .shared),
+                body: .json(.init(caughtUpEpoch: caughtUpEpoch))
+            ) {
             case .ok(let ok): return try ok.body.json
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "list zones")
             }

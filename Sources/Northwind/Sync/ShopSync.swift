@@ -300,6 +300,9 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     public var heldForNewerVersion = 0
     /// Received records that refer to a record the server no longer has: each is in the conflict inbox.
     public var waitingForDeletedRecords = 0
+    /// Sites whose records this store keeps in a newer version than the restored server's, until each has sent
+    /// again what the restore lost (`SyncOwnerCatchUp`).
+    public var awaitingSites: [String] = []
     /// When this store's sync credential expires, as the server last said (it is rotated well before).
     public var credentialExpires: String? = nil
     /// This store has joined but its credential file is missing (restored or copied onto another machine).
@@ -332,6 +335,15 @@ extension ShopSync {
                         WHERE EXISTS (SELECT 1 FROM sync_state WHERE key = 'orphan:' || w.zoneName || '/' || w.recordName)
                         """
                 ) ?? 0,
+                awaitingSites: try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT substr(key, 19) FROM sync_state p
+                        WHERE key LIKE 'ownerPending:site-%'
+                          AND EXISTS (SELECT 1 FROM sync_state s WHERE s.key LIKE 'superseded:' || substr(p.key, 14) || ' %')
+                        ORDER BY 1
+                        """
+                ),
                 credentialExpires: try Self.state(db, "engine:credentialExpires").flatMap(Int64.init).map {
                     Timestamp(milliseconds: $0).description
                 },

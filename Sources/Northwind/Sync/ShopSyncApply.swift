@@ -163,6 +163,7 @@ extension SyncEngineSide {
                 }
             }
             queue += try Self.knownHeldRecords(db)
+            queue += try Self.takeSuperseded(db, zone: zone, arriving: records, site: site, applied: &applied, reupload: &reupload)
             queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
             try db.execute(sql: "DELETE FROM sync_waiting")
             queue.sort { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
@@ -299,6 +300,7 @@ extension SyncEngineSide {
             let record = try SyncRecord.decode(Data(body.utf8))
             if !record.deleted { local ^= checksum(recordName: record.recordName, changeTag: record.recordChangeTag ?? "") }
         }
+        local ^= try supersededChecksum(db, zone: zone)
         let text = String(local, radix: 16)
         let mine = String(repeating: "0", count: max(0, 16 - text.count)) + text
         if mine == server.lowercased() {
@@ -402,6 +404,7 @@ extension SyncEngineSide {
             try discardWhole(db, table: table.name, record: record, reason: refusal, applied: &applied)
             return true
         }
+        if try keepsNewerWhileOwnerCatchesUp(db, table: table, record: record, site: site) { return true }
         if record.deleted {
             try removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             return true

@@ -27,7 +27,9 @@ extension SyncEngineSide {
         .map { ($0["tableName"] as String, $0["recordID"] as String) }
         .sorted { SyncTable.rank($0.0) > SyncTable.rank($1.0) }
         for (name, recordID) in rows {
-            guard let table = SyncTable.byName[name], try !hasPendingChange(db, table: name, recordID: recordID) else { continue }
+            guard let table = SyncTable.byName[name], try !hasPendingChange(db, table: name, recordID: recordID),
+                try !keepsMissingWhileOwnerCatchesUp(db, table: name, recordID: recordID, zone: zone, site: site)
+            else { continue }
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
         }
         try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])

@@ -160,6 +160,8 @@ extension SyncEngineSide {
             let known = try ShopSync.state(db, "serverEpoch")
             try ShopSync.setState(db, "serverEpoch", epoch)
             guard let known, known != epoch else { return 0 }
+            // Another site's records held here in a newer version wait for that site to send them again.
+            try ShopSync.setState(db, "restoredThrough", restoredThrough.map(String.init))
             let ownZone = SyncTable.siteZone(site.siteCode)
             var queued = 0
             // Parents' tables first, so that the batches (up to 400 records each) send a record's parent with it or

@@ -136,6 +136,9 @@ extension SyncEngineSide {
             try forgetBase(db, table: table.name, recordID: recordID)
             if local != nil { applied.deleted += 1 }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // The row stays (a ledger row is never deleted), but the server's copy is gone: no base, so that the
+            // zone's checksum agrees with the server's.
+            try forgetBase(db, table: table.name, recordID: recordID)
             try recordConflict(
                 db,
                 table: table.name,

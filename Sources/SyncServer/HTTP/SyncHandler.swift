@@ -48,7 +48,14 @@ struct SyncHandler: APIProtocol {
 
     func listZones(_ input: Operations.ListZones.Input) async throws -> Operations.ListZones.Output {
         let (caller, scope) = try scope(input.path.container, input.path.database)
-        return .ok(.init(body: .json(try await service.listZones(caller, container: input.path.container, scope: scope))))
+        let caughtUp: String? =
+            switch input.body {
+            case .json(let request): request.caughtUpEpoch
+            case .none: nil
+            }
+        return .ok(
+            .init(body: .json(try await service.listZones(caller, container: input.path.container, scope: scope, caughtUpEpoch: caughtUp)))
+        )
     }
 
     func modifyZones(_ input: Operations.ModifyZones.Input) async throws -> Operations.ModifyZones.Output {

@@ -125,12 +125,28 @@ public struct SyncService: Sendable {
 
     // MARK: Zones
 
-    func listZones(_ caller: Installation, container: String, scope: DatabaseScope) async throws(SyncError) -> Components.Schemas.ZonesResponse {
+    /// The zones, with whether each one's owner has sent again what the last restore lost; `caughtUpEpoch`, when
+    /// the caller says it has done so itself in the current epoch, is noted first.
+    func listZones(
+        _ caller: Installation,
+        container: String,
+        scope: DatabaseScope,
+        caughtUpEpoch: String? = nil
+    ) async throws(SyncError) -> Components.Schemas.ZonesResponse {
+        if let caughtUpEpoch {
+            try await guarded { try await storage.noteCaughtUp(container: container, siteCode: caller.siteCode, epoch: caughtUpEpoch) }
+        }
         let epoch = try await guarded { try await storage.epoch() }
         let restoredThrough = try await guarded { try await storage.restoredThrough() }
         let zones = try await guarded { try await storage.zones(container: container, scope: scope) }
+        // Never restored: nothing was lost, every owner is caught up.
+        let caughtUp = restoredThrough == nil ? nil : try await guarded { try await storage.caughtUpSites(container: container) }
         return .init(
-            zones: zones.filter { !$0.deleted }.map { Self.wire($0, epoch: epoch) },
+            zones: zones.filter { !$0.deleted }.map { zone in
+                var wired = Self.wire(zone, epoch: epoch)
+                if let caughtUp, let owner = zone.owner { wired.ownerCaughtUp = caughtUp.contains(owner) }
+                return wired
+            },
             epoch: epoch,
             restoredThrough: restoredThrough,
             credentialExpires: credentialExpires(caller),

@@ -162,6 +162,29 @@ final class PostgresStorage: SyncStorage {
             .flatMap { Int64($0) }
     }
 
+    func noteCaughtUp(container: String, siteCode: String, epoch: String) async throws {
+        let key = SyncSchema.caughtUpKey(container: container, siteCode: siteCode)
+        try await client.query(
+            """
+            INSERT INTO meta (key, value) SELECT \(key), value FROM meta WHERE key = 'epoch' AND value = \(epoch)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """,
+            logger: logger
+        )
+    }
+
+    func caughtUpSites(container: String) async throws -> Set<String> {
+        let prefix = SyncSchema.caughtUpKey(container: container, siteCode: "")
+        let rows = try await client.query(
+            """
+            SELECT substr(key, length(\(prefix)) + 1) FROM meta
+            WHERE starts_with(key, \(prefix)) AND value = (SELECT value FROM meta WHERE key = 'epoch')
+            """,
+            logger: logger
+        )
+        return Set(try await rows.all(String.self))
+    }
+
     // MARK: Zones
 
     private static let zoneColumns = "zonename, owner, writers, seq, purgedthrough, checksum, deleted"

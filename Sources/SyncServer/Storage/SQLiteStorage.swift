@@ -109,6 +109,34 @@ final class SQLiteStorage: SyncStorage {
         }
     }
 
+    func noteCaughtUp(container: String, siteCode: String, epoch: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO meta (key, value) SELECT ?, value FROM meta WHERE key = 'epoch' AND value = ?
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """,
+                arguments: [SyncSchema.caughtUpKey(container: container, siteCode: siteCode), epoch]
+            )
+        }
+    }
+
+    func caughtUpSites(container: String) async throws -> Set<String> {
+        let prefix = SyncSchema.caughtUpKey(container: container, siteCode: "")
+        return try await pool.read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT substr(key, length(?1) + 1) FROM meta
+                        WHERE substr(key, 1, length(?1)) = ?1 AND value = (SELECT value FROM meta WHERE key = 'epoch')
+                        """,
+                    arguments: [prefix]
+                )
+            )
+        }
+    }
+
     // MARK: Zones
 
     func zones(container: String, scope: DatabaseScope) async throws -> [ZoneState] {

@@ -4,6 +4,9 @@ import SyncProtocol
 
 /// The tables, the same on both engines apart from types.
 enum SyncSchema {
+    /// The `meta` key under which a site's last epoch of catching up after a restore is kept.
+    static func caughtUpKey(container: String, siteCode: String) -> String { "caughtUp:\(container)/\(siteCode)" }
+
     static let subscriptions = """
         CREATE TABLE subscriptions (container TEXT NOT NULL, scope TEXT NOT NULL, siteCode TEXT NOT NULL,
             subscriptionID TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (container, scope, siteCode, subscriptionID))

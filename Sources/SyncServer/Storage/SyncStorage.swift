@@ -12,6 +12,10 @@ protocol SyncStorage: Sendable {
     /// After a restore: the server's time of the newest change the restored data holds. A client holds anything the
     /// server changed after it in a version the server has lost. Nil when the data was never restored.
     func restoredThrough() async throws -> Int64?
+    /// Notes that the site has sent again, in `epoch`, what a restore lost; ignored unless `epoch` is the current one.
+    func noteCaughtUp(container: String, siteCode: String, epoch: String) async throws
+    /// The container's sites that have sent again, in the current epoch, what the restore lost.
+    func caughtUpSites(container: String) async throws -> Set<String>
 
     func addEnrollment(tokenHash: String, container: String, role: Role, expires: Int64, siteCode: String?, replaces: Bool) async throws
     /// What an unspent, unexpired token grants, without spending it; nil otherwise.

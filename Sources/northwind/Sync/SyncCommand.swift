@@ -163,6 +163,12 @@ struct SyncCommand: AsyncParsableCommand {
                         + "they are in the conflict inbox (northwind sync conflicts)"
                 )
             }
+            if !status.awaitingSites.isEmpty {
+                print(
+                    "Awaiting:      site \(status.awaitingSites.joined(separator: ", ")) to send again what the server's restore lost; "
+                        + "its records here keep their newer versions until then"
+                )
+            }
             if status.heldForNewerVersion > 0 {
                 print("Held:          \(status.heldForNewerVersion) received records of types this version does not know; upgrade to apply them")
             }
