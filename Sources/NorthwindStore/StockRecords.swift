@@ -45,6 +45,8 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     public var overReceipt: String?
     /// The receipt a reversal takes back.
     public var reversesID: Int64?
+    /// The shipment line a `shipped` movement carries out; nil for an execution before shipments (v23).
+    public var shipmentLineID: Int64?
 
     public init(
         productID: Int64,
@@ -70,7 +72,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt, transferID, purchaseLineID
         case unitCost = "unitCostCents"
         case averageCost = "averageCostCents"
-        case requestKey, overReceipt, reversesID
+        case requestKey, overReceipt, reversesID, shipmentLineID
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -92,6 +94,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         requestKey = row[Columns.requestKey]
         overReceipt = row[Columns.overReceipt]
         reversesID = row[Columns.reversesID]
+        shipmentLineID = row[Columns.shipmentLineID]
     }
 
     /// Encodes without `Codable`, as `Order` does.
@@ -112,6 +115,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         container[Columns.requestKey] = requestKey
         container[Columns.overReceipt] = overReceipt
         container[Columns.reversesID] = reversesID
+        container[Columns.shipmentLineID] = shipmentLineID
     }
 }
 

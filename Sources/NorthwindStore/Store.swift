@@ -176,11 +176,13 @@ public final class Store: Sendable {
         // The ledger's guards forbid deleting movements, except when the whole store goes.
         try db.execute(sql: Schema.dropLedgerGuards)
         try db.execute(sql: Schema.dropPurchaseGuards)
+        try db.execute(sql: Schema.dropFulfilmentGuards)
         for table in Schema.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         try db.execute(sql: Schema.ledgerGuards)
         try db.execute(sql: Schema.purchaseGuards)
+        try db.execute(sql: Schema.fulfilmentGuards)
     }
 
     /// How much of the file reads may map: 1 GiB covers a scale-1000 store.

@@ -68,7 +68,7 @@ struct CommandLineTests {
         #expect(again.status != 0)
         #expect(
             again.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "Error: Order \(number) is already shipped; only new orders can be executed."
+                == "Error: Order \(number) is already shipped; only an open order can be executed or shipped."
         )
         #expect(again.stdout.isEmpty)
     }

@@ -170,7 +170,7 @@ struct OrderTests {
 
         #expect(
             await northwindError { _ = try await b.orders.execute(number: order.order.number) }
-                == .invalidState("Order \(order.order.number) is already shipped; only new orders can be executed.")
+                == .invalidState("Order \(order.order.number) is already shipped; only an open order can be executed or shipped.")
         )
     }
 
@@ -240,11 +240,11 @@ struct OrderTests {
         #expect(try await b.orders.cancel(number: order.order.number).order.status == .cancelled)
         #expect(
             await northwindError { _ = try await b.orders.cancel(number: order.order.number) }
-                == .invalidState("Order \(order.order.number) is cancelled; only new orders can be cancelled.")
+                == .invalidState("Order \(order.order.number) is cancelled; only an open order, or what of it has not shipped, can be cancelled.")
         )
         #expect(
             await northwindError { _ = try await b.orders.execute(number: order.order.number) }
-                == .invalidState("Order \(order.order.number) is already cancelled; only new orders can be executed.")
+                == .invalidState("Order \(order.order.number) is already cancelled; only an open order can be executed or shipped.")
         )
         #expect(await northwindError { _ = try await b.orders.cancel(number: "NOPE-1") } == .notFound(entity: "order", key: "NOPE-1"))
         #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 50)

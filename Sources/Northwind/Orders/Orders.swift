@@ -224,6 +224,10 @@ extension Orders {
             guard order.status == .new else {
                 throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be edited.")
             }
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM shipments WHERE orderID = ?)"), arguments: [order.id]) == true
+            {
+                throw NorthwindError.invalidState("Order \(order.number) has shipped in part; its lines can no longer be edited.")
+            }
             if let expectedVersion, expectedVersion != order.version {
                 throw NorthwindError.conflict("Someone else changed order \(number) after you opened it. Reload it and edit again.")
             }
@@ -239,69 +243,63 @@ extension Orders {
         try await read { db in try Self.availability(try Self.fetchOrder(number: number, db), db) }
     }
 
-    /// Ships the order: in one transaction, verifies every line is available, takes the stock (recording a movement
-    /// per line) and sets the shipped date. When any line is short, it changes nothing and throws the short lines.
+    /// Ships the order whole: in one transaction, verifies every line still to ship is on the shelf, and ships it
+    /// all in one shipment (a movement per line), which completes the order. When any line is short, it changes
+    /// nothing and throws the short lines. On an order shipped in part, it ships everything that is left.
     ///
     /// Concurrent executions are safe: SQLite serializes writers, the check and the decrement share a transaction,
-    /// and the `unitsInStock >= 0` constraint backs them up.
-    // guide: begin execute-order
+    /// and the ledger's triggers back them up.
     public func execute(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
-        let detail = try await write { db in
-            let order = try Self.fetchOrder(number: number, db)
-            try Orders.requireWrittenHere(order, db)
-            try ShopSync.requireSyncedSinceRestore(db)
-            guard order.status == .new else {
-                throw NorthwindError.invalidState("Order \(order.number) is already \(order.status.rawValue); only new orders can be executed.")
-            }
-            try Catalogue.checkEmployee(employeeID, db)
-            let availability = try Self.availability(order, db)
-            guard !availability.isEmpty else {
-                throw NorthwindError.invalidState("Order \(order.number) has no lines; add at least one before executing it.")
-            }
-            let shortages = availability.filter { $0.short > 0 }.map {
-                NorthwindError.Shortage(productID: $0.productID, productName: $0.productName, ordered: $0.ordered, inStock: $0.inStock)
-            }
-            guard shortages.isEmpty else { throw NorthwindError.insufficientStock(orderNumber: order.number, shortages) }
-            let shipped = shippedDate ?? .today
-            if shipped < order.orderDate {
-                throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
-            }
-            for line in availability {
-                var movement = StockMovement(
-                    productID: line.productID,
-                    delta: -line.ordered,
-                    reason: .shipped,
-                    orderID: order.id,
-                    employeeID: employeeID ?? order.employeeID
-                )
-                let lineRecordID = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT recordID FROM order_lines WHERE orderID = ? AND productID = ?"),
-                    arguments: [order.id, line.productID]
-                )
-                if let lineRecordID { movement.recordID = StockMovement.onceOnlyRecordID(.shipped, of: lineRecordID) }
-                try Self.insert(movement, db)
-            }
-            try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
-                arguments: [shipped, order.id])
-            return try Self.orderDetail(number: order.number, db)
+        let shipment = try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: nil) { order, state, _ in
+            try Self.requireAllFillable(order, state.lines)
+            return state.lines.map { ($0, $0.open) }
         }
         Counter(label: "northwind_orders_executed_total").increment()
-        return detail
+        return try await self.order(number: shipment.orderNumber)
     }
-    // guide: end execute-order
 
-    /// Cancels an order that has not shipped. Its lines stay, for the record.
+    /// Cancels what of an order has not shipped. An order that shipped nothing becomes `cancelled`, its lines kept
+    /// for the record. An order shipped in part keeps what shipped: each line comes down to its shipped quantity
+    /// (a line nothing shipped of goes), and the order reads `shipped`, on the date of its last shipment, so that
+    /// sales count what left and no more.
     public func cancel(number: String) async throws(NorthwindError) -> OrderDetail {
         try await write { db in
             let order = try Self.fetchOrder(number: number, db)
             try Orders.requireWrittenHere(order, db)
             try ShopSync.requireSyncedSinceRestore(db)
-            guard order.status == .new else {
-                throw NorthwindError.invalidState("Order \(order.number) is \(order.status.rawValue); only new orders can be cancelled.")
+            let state = try Self.fulfilment(order, db)
+            switch state.status {
+            case .new:
+                try db.cachedStatement(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?").execute(arguments: [
+                    order.id
+                ])
+            case .partlyShipped:
+                try Self.cancelRemainder(order, state, db)
+            case .shipped, .cancelled:
+                throw NorthwindError.invalidState(
+                    "Order \(order.number) is \(Self.describe(state.status)); only an open order, or what of it has not shipped, can be cancelled."
+                )
             }
-            try db.cachedStatement(sql: "UPDATE orders SET status = 'cancelled', version = version + 1 WHERE id = ?").execute(arguments: [order.id])
             return try Self.orderDetail(number: number, db)
         }
+    }
+
+    static func cancelRemainder(_ order: Order, _ state: OrderFulfilment, _ db: Database) throws {
+        for line in state.lines where line.open > 0 {
+            if line.shipped == 0 {
+                try db.cachedStatement(sql: "DELETE FROM order_lines WHERE id = ?").execute(arguments: [line.orderLineID])
+            } else {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE order_lines SET quantity = ?1,
+                          extendedPriceCents = sqlserver_line_cents(unitPriceCents, ?1, discount) WHERE id = ?2
+                        """
+                ).execute(arguments: [line.shipped, line.orderLineID])
+            }
+        }
+        let last = try LocalDate.fetchOne(db.cachedStatement(sql: "SELECT max(shippedDate) FROM shipments WHERE orderID = ?"), arguments: [order.id])
+        try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
+            arguments: [last, order.id])
     }
 
     // MARK: Helpers
@@ -340,13 +338,14 @@ extension Orders {
     static func insert(_ movement: StockMovement, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt, unitCostCents)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, (SELECT averageCostCents FROM stock_movements
+                INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt, shipmentLineID,
+                  unitCostCents)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, (SELECT averageCostCents FROM stock_movements
                   WHERE productID = ?2 AND location IS NULL AND averageCostCents IS NOT NULL ORDER BY id DESC LIMIT 1))
                 """
         ).execute(arguments: [
             movement.recordID, movement.productID, movement.delta, movement.reason, movement.orderID,
-            movement.employeeID, movement.note, movement.createdAt,
+            movement.employeeID, movement.note, movement.createdAt, movement.shipmentLineID,
         ])
     }
 

@@ -211,7 +211,12 @@ extension StockMovement {
     /// server and every installation hold once, instead of a second movement that one ledger refuses and another
     /// keeps.
     static func onceOnlyRecordID(_ reason: StockMovementReason, of parent: String) -> String {
-        var bytes = Array(SHA256.hash(data: Data("northwind-movement:\(reason.rawValue):\(parent)".utf8)).prefix(16))
+        derivedRecordID("northwind-movement:\(reason.rawValue):\(parent)")
+    }
+
+    /// A record ID made from a name: the same wherever and however often it is made.
+    static func derivedRecordID(_ name: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data(name.utf8)).prefix(16))
         // A name-based UUID (version 5 bits, RFC 4122 variant), as every other record ID is a UUID.
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80

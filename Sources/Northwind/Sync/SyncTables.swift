@@ -77,6 +77,9 @@ struct SyncTable: Sendable {
         SyncTable("purchase_order_lines", .site),
         // A transfer lives in the sender's zone; the destination's movement in names it across zones.
         SyncTable("stock_transfers", .site, appendOnly: true),
+        // What left, in parts: the shipping site's, never changed once written; each line's movement names it.
+        SyncTable("shipments", .site, appendOnly: true),
+        SyncTable("shipment_lines", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
         // Quotes are shared, so that two installations may edit one; a version is never changed once saved.
         // When it last changed is each installation's own fact: two saves must not conflict over it.
