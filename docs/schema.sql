@@ -34,7 +34,7 @@ CREATE TABLE customers (
   code TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(code) <> ''),
   companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
   contactName TEXT, contactTitle TEXT, address TEXT, city TEXT, region TEXT, postalCode TEXT, country TEXT, phone TEXT, fax TEXT,
-  version INTEGER NOT NULL DEFAULT 1);
+  version INTEGER NOT NULL DEFAULT 1, completeShipmentsOnly BOOLEAN);
 CREATE INDEX customers_on_companyName ON customers(companyName);
 CREATE TABLE customer_demographics (
   id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
@@ -617,7 +617,7 @@ CREATE TABLE "stock_movements" (
   averageCostCents INTEGER CHECK (averageCostCents BETWEEN 0 AND 999999999),
   requestKey TEXT,
   overReceipt TEXT,
-  reversesID INTEGER REFERENCES stock_movements(id),
+  reversesID INTEGER REFERENCES stock_movements(id), shipmentLineID INTEGER REFERENCES shipment_lines(id),
   CHECK ((transferID IS NULL) = (reason NOT IN ('transferOut', 'transferIn'))),
   CHECK (reason <> 'transferOut' OR delta < 0),
   CHECK (reason <> 'transferIn' OR delta > 0),
@@ -673,11 +673,6 @@ END;
 CREATE TRIGGER stock_transfers_keep_their_ledger BEFORE DELETE ON stock_transfers
 WHEN EXISTS (SELECT 1 FROM stock_movements WHERE transferID = OLD.id) BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a stock transfer with movements is never deleted');
-END;
-CREATE TRIGGER stock_movements_ship_once BEFORE INSERT ON stock_movements
-WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL AND EXISTS (SELECT 1 FROM stock_movements
-  WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID) BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: this order line has shipped already');
 END;
 CREATE TRIGGER purchase_orders_log_insert AFTER INSERT ON purchase_orders BEGIN
   INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'insert');
@@ -757,4 +752,85 @@ WHEN NEW.purchaseLineID IS NOT NULL AND NEW.location IS NULL BEGIN
 END;
 CREATE TRIGGER purchase_orders_kept BEFORE DELETE ON purchase_orders WHEN OLD.status <> 'draft' BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a purchase order that was sent is never deleted; cancel it');
+END;
+CREATE TABLE shipments (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE RESTRICT,
+  sequence INTEGER NOT NULL CHECK (sequence BETWEEN 1 AND 1000000),
+  shippedDate TEXT NOT NULL,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  requestKey TEXT CHECK (requestKey IS NULL OR length(requestKey) BETWEEN 1 AND 100),
+  UNIQUE (orderID, sequence));
+CREATE UNIQUE INDEX shipments_once_per_request ON shipments(orderID, requestKey) WHERE requestKey IS NOT NULL;
+CREATE INDEX shipments_on_shippedDate ON shipments(shippedDate);
+CREATE INDEX shipments_on_employeeID ON shipments(employeeID);
+CREATE TABLE shipment_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,
+  orderLineID INTEGER NOT NULL REFERENCES order_lines(id) ON DELETE RESTRICT,
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
+  UNIQUE (shipmentID, orderLineID));
+CREATE INDEX shipment_lines_on_orderLineID ON shipment_lines(orderLineID);
+CREATE UNIQUE INDEX stock_movements_one_per_shipment_line ON stock_movements(shipmentLineID)
+  WHERE shipmentLineID IS NOT NULL;
+CREATE TRIGGER shipments_log_insert AFTER INSERT ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER shipments_log_update AFTER UPDATE ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'update');
+END;
+CREATE TRIGGER shipments_log_delete AFTER DELETE ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER shipments_recordID_immutable BEFORE UPDATE OF recordID ON shipments
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER shipment_lines_log_insert AFTER INSERT ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER shipment_lines_log_update AFTER UPDATE ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER shipment_lines_log_delete AFTER DELETE ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER shipment_lines_recordID_immutable BEFORE UPDATE OF recordID ON shipment_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER shipment_lines_within_order BEFORE INSERT ON shipment_lines
+WHEN NEW.quantity + ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = NEW.orderLineID), 0)
+  > (SELECT quantity FROM order_lines WHERE id = NEW.orderLineID) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment would ship more of an order line than was ordered');
+END;
+CREATE TRIGGER stock_movements_ship_once BEFORE INSERT ON stock_movements
+WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL AND (
+  (NEW.shipmentLineID IS NULL AND EXISTS (SELECT 1 FROM stock_movements
+    WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID))
+  OR -NEW.delta + ifnull((SELECT -sum(delta) FROM stock_movements
+    WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID), 0)
+    > (SELECT quantity FROM order_lines WHERE orderID = NEW.orderID AND productID = NEW.productID)) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: this order line has shipped already');
+END;
+CREATE TRIGGER shipments_never_changed BEFORE UPDATE ON shipments
+WHEN NEW.orderID IS NOT OLD.orderID OR NEW.sequence IS NOT OLD.sequence OR NEW.shippedDate IS NOT OLD.shippedDate BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never changed');
+END;
+CREATE TRIGGER shipments_never_deleted BEFORE DELETE ON shipments BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never deleted');
+END;
+CREATE TRIGGER shipment_lines_never_changed BEFORE UPDATE ON shipment_lines
+WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.orderLineID IS NOT OLD.orderLineID OR NEW.quantity IS NOT OLD.quantity BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never changed');
+END;
+CREATE TRIGGER shipment_lines_never_deleted BEFORE DELETE ON shipment_lines BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never deleted');
+END;
+CREATE TRIGGER order_lines_keep_what_shipped BEFORE UPDATE OF productID, quantity ON order_lines
+WHEN EXISTS (SELECT 1 FROM shipment_lines WHERE orderLineID = OLD.id)
+  AND (NEW.productID <> OLD.productID
+    OR NEW.quantity < (SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = OLD.id)) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an order line keeps at least what has shipped of it');
 END;

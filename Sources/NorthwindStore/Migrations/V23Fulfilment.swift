@@ -29,7 +29,8 @@ extension Schema {
                   UNIQUE (shipmentID, orderLineID));
                 CREATE INDEX shipment_lines_on_orderLineID ON shipment_lines(orderLineID);
                 ALTER TABLE stock_movements ADD COLUMN shipmentLineID INTEGER REFERENCES shipment_lines(id);
-                CREATE UNIQUE INDEX stock_movements_one_per_shipment_line ON stock_movements(shipmentLineID, ifnull(location, ''))
+                -- Exactly one movement per shipment line.
+                CREATE UNIQUE INDEX stock_movements_one_per_shipment_line ON stock_movements(shipmentLineID)
                   WHERE shipmentLineID IS NOT NULL;
                 -- Nullable, so that a version that does not know it still writes customers.
                 ALTER TABLE customers ADD COLUMN completeShipmentsOnly BOOLEAN;
@@ -91,5 +92,6 @@ extension Schema {
     static let dropFulfilmentGuards = """
         DROP TRIGGER shipments_never_changed; DROP TRIGGER shipments_never_deleted;
         DROP TRIGGER shipment_lines_never_changed; DROP TRIGGER shipment_lines_never_deleted;
+        DROP TRIGGER order_lines_keep_what_shipped;
         """
 }
