@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import Testing
+
+@testable import Northwind
+@testable import NorthwindTestSupport
+
+@Suite("Shipments across sites", .serialized)
+struct ShipmentSyncTests {
+    @Test func aShopsShipmentsInPartsReachHeadOfficeAsTheShopHasThem() async throws {
+        // Given a shop with an order for 5 units of a product of which it holds 3
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
+        _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+        let order = try await shop.orders.create(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 5)])
+        ).order.number
+        // When it ships the 3, syncs, receives 2 more, ships them, and syncs again
+        _ = try await shop.orders.shipAvailable(number: order)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        let hq = try company.open("hq")
+        let midway = try await hq.orders.fulfilment(number: order)
+        _ = try await shop.stock.receive(productID: product.key, quantity: 2)
+        _ = try await shop.orders.shipAvailable(number: order)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then head office saw the order partly shipped, then shipped in two parts, each line with one movement
+        #expect(midway.status == .partlyShipped)
+        #expect(midway.lines.map(\.shipped) == [3])
+        let there = try await hq.orders.fulfilment(number: order)
+        #expect(there.status == .shipped)
+        #expect(there.shipments.map { $0.lines.map(\.quantity) } == [[3], [2]])
+        let movements = try await hq.store.pool.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM stock_movements m JOIN shipment_lines l ON l.id = m.shipmentLineID
+                    JOIN shipments s ON s.id = l.shipmentID JOIN orders o ON o.id = s.orderID WHERE o.number = ?
+                    """,
+                arguments: [order]
+            )
+        }
+        #expect(movements == 2)
+        // And head office may not ship the shop's order
+        let refused = await northwindError { _ = try await hq.orders.shipAvailable(number: order) }
+        #expect(refused != nil)
+    }
+}
