@@ -172,6 +172,39 @@ func object(_ fields: [String: (any Sendable)?]) throws -> OpenAPIObjectContaine
         }
     }
 
+    /// The packer's walk over the API: what is available ships (once under one key), the rest is backordered, and a
+    /// body asking for both ways at once is refused.
+    @Test func aShortOrderShipsInPartsOverTheAPI() async throws {
+        // Given an order for 8 mustards, 5 on the shelf
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let mustard = Int(w.mustard.key)
+        let number = try await fixture.store.backoffice.orders.create(
+            OrderDraft(customerCode: "VINET", employeeID: nil, lines: [.init(productID: w.mustard.key, quantity: 8)])
+        ).order.number
+        try await fixture.test { http in
+            let api = Client(http, token: fixture.repToken)
+            // When what is available ships, twice under one key, and the order, the shipment and the queue are read
+            let available = try object(["available": true, "requestKey": "pack-1"])
+            let first = try await api.shipOrder(path: .init(number: number), body: .json(available)).ok.body.json
+            let again = try await api.shipOrder(path: .init(number: number), body: .json(available)).ok.body.json
+            let state = try await api.getOrderFulfilment(path: .init(number: number)).ok.body.json
+            let slip = try await api.getShipment(path: .init(number: number, sequence: 1)).ok.body.json
+            let queue = try await api.listBackorders().ok.body.json
+            let both = try object(["available": true, "lines": [["productID": mustard, "quantity": 1] as [String: any Sendable]]])
+            let refused = try await api.shipOrder(path: .init(number: number), body: .json(both))
+            // Then one shipment of 5 left, 3 wait in the queue, and the body asking for both is refused
+            #expect(first.lines.map(\.quantity) == [5] && first.orderStatus == .partlyShipped)
+            #expect(again == first)
+            #expect(state.status == .partlyShipped && state.shipments.count == 1)
+            #expect(state.lines.map(\.open) == [3])
+            #expect(slip == first)
+            #expect(queue.items.map(\.line.open) == [3] && queue.total == 1)
+            if case .ok = refused { Issue.record("a body with both available and lines shipped") }
+            _ = try await api.getShipment(path: .init(number: number, sequence: 2)).notFound.body.applicationProblemJson
+        }
+    }
+
     @Test func theGeneratedTypesRefuseADriftedAnswer() throws {
         // Given answers that drifted from the document: a wrong type, an undocumented field, a missing field
         let drifted = [

@@ -7,6 +7,16 @@ import NorthwindStore
 /// shipped something: the rest is backordered.
 public enum FulfilmentStatus: String, Codable, Sendable, CaseIterable {
     case new, partlyShipped, shipped, cancelled
+
+    /// As a sentence says it: "partly shipped".
+    public var words: String {
+        switch self {
+        case .new: "new"
+        case .partlyShipped: "partly shipped"
+        case .shipped: "shipped"
+        case .cancelled: "cancelled"
+        }
+    }
 }
 
 /// One order line: ordered, shipped so far, still to ship, and what of that the shelf here can supply now.
@@ -256,12 +266,5 @@ extension Orders {
         try errors.throwIfAny()
     }
 
-    static func describe(_ status: FulfilmentStatus) -> String {
-        switch status {
-        case .new: "new"
-        case .partlyShipped: "partly shipped"
-        case .shipped: "shipped"
-        case .cancelled: "cancelled"
-        }
-    }
+    static func describe(_ status: FulfilmentStatus) -> String { status.words }
 }
