@@ -86,4 +86,19 @@ extension Orders {
         guard let row else { return nil }
         return CoveringPurchase(number: row[0], expectedDate: row[1], awaiting: row[2])
     }
+
+    /// How many orders shipped in part the shelf here can now complete: every open line fillable.
+    public func backorderedOrdersFillableNow() async throws(NorthwindError) -> Int {
+        try await measuredRead("backorders fillable") { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM orders o
+                    WHERE o.status = 'new' AND EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = o.id)
+                      AND NOT EXISTS (SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID WHERE l.orderID = o.id
+                        AND l.quantity - ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0) > max(p.unitsInStock, 0))
+                    """
+            ) ?? 0
+        }
+    }
 }

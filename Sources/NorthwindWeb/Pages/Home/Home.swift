@@ -19,14 +19,19 @@ struct HomePage: PageModel {
     }
     var summary: ShopSummary
     var dashboard: Figures?
+    /// "2 backordered orders can now ship in full", or nil.
+    var backordersReady: String?
     var me: PageUser?
 }
 
 extension PageRoutes {
     @Sendable func home(_ request: Request, context: WebContext) async throws -> Response {
+        let ready = try await backoffice.orders.backorderedOrdersFillableNow()
+        let backordersReady =
+            ready == 0 ? nil : ready == 1 ? "1 backordered order can now ship in full" : "\(ready) backordered orders can now ship in full"
         guard let me = context.identity, env.policy.isManager(me.employee) else {
             let summary = try await backoffice.reports.summary()
-            return render("home", HomePage(summary: summary, dashboard: nil), context: context)
+            return render("home", HomePage(summary: summary, dashboard: nil, backordersReady: backordersReady), context: context)
         }
         let board = try await backoffice.reports.dashboard()
         let dashboard = HomePage.Figures(
@@ -44,6 +49,6 @@ extension PageRoutes {
             late: board.latePurchaseOrders > 0 ? "\(board.latePurchaseOrders) late" : nil
         )
         let summary = ShopSummary(newOrders: board.newOrders, lowStockProducts: board.lowStockProducts)
-        return render("home", HomePage(summary: summary, dashboard: dashboard), context: context)
+        return render("home", HomePage(summary: summary, dashboard: dashboard, backordersReady: backordersReady), context: context)
     }
 }

@@ -71,10 +71,27 @@ struct OrderPage: PageModel {
         var isShort: Bool
         var short: Int
         var inStock: Int
+        var shipped: Int
+        /// Nothing is left to ship of it.
+        var done: Bool
+    }
+    struct ShipmentRef {
+        var sequence: Int
+        var shippedDate: String
+        var contents: String
     }
     var order: Header
+    /// Open: new, or shipped in part.
     var isNew: Bool
     var supplyable: Bool
+    var hasShipments: Bool
+    var shipments: [ShipmentRef]
+    /// "Ship available" is offered: some open line is short, the shelf can fill some of another, and the customer
+    /// takes partial shipments.
+    var canShipAvailable: Bool
+    var completeShipmentsOnly: Bool
+    /// The "Ship available" form's own key: pressed twice, or sent again, it ships once.
+    var requestKey: String
     /// A restored store, before its first full sync: neither Execute nor Cancel.
     var awaitingFullSync: Bool
     /// Execute can be pressed: the shelf can fill it, and the store is not waiting for a full sync.
@@ -141,14 +158,17 @@ extension PageRoutes {
 
     func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) async throws -> Response {
         let detail = try await backoffice.orders.order(number: number)
+        let state = try await backoffice.orders.fulfilment(number: number)
         let awaitingFullSync = try await backoffice.sync.awaitsFullSyncAfterRestore()
-        let short = detail.lines.filter { $0.short > 0 }
+        let isOpen = state.status == .new || state.status == .partlyShipped
+        let short = state.lines.filter { $0.fillable < $0.open }
+        let supplyable = short.isEmpty
         let order = detail.order
         let model = OrderPage(
             order: .init(
                 number: order.number,
-                status: order.status.rawValue,
-                statusLabel: order.status.rawValue.capitalized,
+                status: state.status == .partlyShipped ? "partlyShipped" : order.status.rawValue,
+                statusLabel: state.status.words.prefix(1).uppercased() + state.status.words.dropFirst(),
                 orderDate: order.orderDate.description,
                 requiredDate: order.requiredDate?.description ?? "",
                 shippedDate: order.shippedDate?.description ?? "",
@@ -156,28 +176,26 @@ extension PageRoutes {
                 shipCity: order.shipCity ?? "",
                 shipCountry: order.shipCountry ?? ""
             ),
-            isNew: order.status == .new,
-            supplyable: detail.isSupplyable,
+            isNew: isOpen,
+            supplyable: supplyable,
+            hasShipments: !state.shipments.isEmpty,
+            shipments: state.shipments.map { shipment in
+                .init(
+                    sequence: shipment.shipment.sequence,
+                    shippedDate: shipment.shipment.shippedDate.description,
+                    contents: shipment.lines.map { "\($0.quantity) × \($0.productName)" }.joined(separator: ", ")
+                )
+            },
+            canShipAvailable: isOpen && !supplyable && !state.completeShipmentsOnly && !awaitingFullSync && state.lines.contains { $0.fillable > 0 },
+            completeShipmentsOnly: state.completeShipmentsOnly,
+            requestKey: UUID().uuidString.lowercased(),
             awaitingFullSync: awaitingFullSync,
-            actionable: detail.isSupplyable && !awaitingFullSync,
-            shortText: short.map { "\($0.productName) is short by \($0.short)" }.joined(separator: ", "),
+            actionable: supplyable && !awaitingFullSync,
+            shortText: short.map { "\($0.productName) is short by \($0.open - $0.fillable)" }.joined(separator: ", "),
             customer: .init(code: detail.customer.code, companyName: detail.customer.companyName),
             employeeName: detail.employee?.fullName ?? "",
             shipperName: detail.shipper?.companyName ?? "",
-            lines: detail.lines.map { line in
-                OrderPage.Line(
-                    productID: line.line.productID,
-                    productName: line.productName,
-                    unitPrice: line.line.unitPrice.shown,
-                    quantity: line.line.quantity,
-                    discount: discountText(line.line.discount),
-                    total: line.total.shown,
-                    // Mustache counts 0 as present, so the section needs a Bool.
-                    isShort: line.short > 0,
-                    short: line.short,
-                    inStock: line.inStock
-                )
-            },
+            lines: zip(detail.lines, state.lines).map { Self.orderLine($0, $1) },
             subtotal: detail.subtotal.shown,
             freight: order.freight.shown,
             total: detail.total.shown,
@@ -186,12 +204,42 @@ extension PageRoutes {
         return render("order", model, status: status, context: context)
     }
 
+    static func orderLine(_ line: OrderLineDetail, _ state: LineFulfilment) -> OrderPage.Line {
+        OrderPage.Line(
+            productID: line.line.productID,
+            productName: line.productName,
+            unitPrice: line.line.unitPrice.shown,
+            quantity: line.line.quantity,
+            discount: discountText(line.line.discount),
+            total: line.total.shown,
+            // Mustache counts 0 as present, so the section needs a Bool.
+            isShort: state.fillable < state.open,
+            short: state.open - state.fillable,
+            inStock: line.inStock,
+            shipped: state.shipped,
+            done: state.open == 0
+        )
+    }
+
     @Sendable func executeOrder(_ request: Request, context: WebContext) async throws -> Response {
         let me = try context.requireSignIn()
         let number = try context.pathString("number")
         do {
             _ = try await backoffice.orders.execute(number: number, employeeID: me.employeeID)
             return Response.redirect(to: "/orders/\(number)", type: .normal)
+        } catch {
+            if case .notFound = error { throw error }
+            return try await renderOrder(number: number, error: error.description, status: .conflict, context: context)
+        }
+    }
+
+    @Sendable func shipAvailable(_ request: Request, context: WebContext) async throws -> Response {
+        let me = try context.requireSignIn()
+        let number = try context.pathString("number")
+        let form = try await FormData.read(request, context: context)
+        do {
+            let shipped = try await backoffice.orders.shipAvailable(number: number, employeeID: me.employeeID, requestKey: form.text("requestKey"))
+            return Response.redirect(to: "/orders/\(shipped.orderNumber)/shipments/\(shipped.shipment.sequence)", type: .normal)
         } catch {
             if case .notFound = error { throw error }
             return try await renderOrder(number: number, error: error.description, status: .conflict, context: context)

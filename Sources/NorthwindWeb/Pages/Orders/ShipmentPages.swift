@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Northwind
+import NorthwindStore
+
+/// A shipment's packing slip: what left, to whom, on which day.
+struct ShipmentPage: PageModel {
+    struct Line {
+        var productID: Int64
+        var productName: String
+        var quantity: Int
+    }
+    var orderNumber: String
+    var sequence: Int
+    var shippedDate: String
+    var customerName: String
+    var customerCode: String
+    var shipTo: String
+    var orderStatus: String
+    var orderStatusLabel: String
+    var lines: [Line]
+    var me: PageUser?
+}
+
+/// The backorder queue: what customers still wait for, what can ship now, and what is on its way.
+struct BackordersPage: PageModel {
+    struct Line {
+        var orderNumber: String
+        var customerName: String
+        var requiredDate: String
+        var productID: Int64
+        var productName: String
+        var open: Int
+        var fillable: Int
+        var fillableAll: Bool
+        var fillableSome: Bool
+        var coveredBy: CoveringPurchaseView?
+    }
+    struct CoveringPurchaseView {
+        var number: String
+        var expectedDate: String?
+    }
+    var lines: [Line]
+    var resultText: String
+    /// "2 orders can now ship in full", or nil.
+    var fillableOrders: String?
+    var pager: Pager?
+    var me: PageUser?
+}
+
+extension PageRoutes {
+    @Sendable func shipmentSlip(_ request: Request, context: WebContext) async throws -> Response {
+        guard let sequence = Int(try context.pathString("sequence")) else { throw WebError.notFound("That address names no shipment.") }
+        let shipment = try await backoffice.orders.shipment(orderNumber: try context.pathString("number"), sequence: sequence)
+        let detail = try await backoffice.orders.order(number: shipment.orderNumber)
+        let o = detail.order
+        let model = ShipmentPage(
+            orderNumber: shipment.orderNumber,
+            sequence: shipment.shipment.sequence,
+            shippedDate: shipment.shipment.shippedDate.description,
+            customerName: detail.customer.companyName,
+            customerCode: detail.customer.code,
+            shipTo: [o.shipName, o.shipAddress, o.shipCity, o.shipPostalCode, o.shipCountry].compactMap { $0 }.joined(separator: ", "),
+            orderStatus: shipment.orderStatus.rawValue,
+            orderStatusLabel: shipment.orderStatus.words.prefix(1).uppercased() + shipment.orderStatus.words.dropFirst(),
+            lines: shipment.lines.map { .init(productID: $0.productID, productName: $0.productName, quantity: $0.quantity) }
+        )
+        return render("shipment", model, context: context)
+    }
+
+    @Sendable func backorders(_ request: Request, context: WebContext) async throws -> Response {
+        var parser = FieldParser()
+        let pageSize = env.pageSize
+        let page = parser.page(request, pageSize: pageSize)
+        try parser.throwIfAny()
+        let result = try await backoffice.orders.backorders(limit: pageSize, offset: (page - 1) * pageSize)
+        let ready = try await backoffice.orders.backorderedOrdersFillableNow()
+        let model = BackordersPage(
+            lines: result.items.map { item in
+                BackordersPage.Line(
+                    orderNumber: item.orderNumber,
+                    customerName: item.customerName,
+                    requiredDate: item.requiredDate?.description ?? "",
+                    productID: item.line.productID,
+                    productName: item.line.productName,
+                    open: item.line.open,
+                    fillable: item.line.fillable,
+                    fillableAll: item.line.fillable == item.line.open,
+                    fillableSome: item.line.fillable > 0,
+                    coveredBy: item.coveredBy.map { .init(number: $0.number, expectedDate: $0.expectedDate?.description) }
+                )
+            },
+            resultText: result.total == 1 ? "1 backordered line" : "\(result.total) backordered lines",
+            fillableOrders: ready == 0 ? nil : ready == 1 ? "1 order can now ship in full" : "\(ready) orders can now ship in full",
+            pager: pager(request, page: page, total: result.total, pageSize: pageSize)
+        )
+        return render("backorders", model, context: context)
+    }
+}
