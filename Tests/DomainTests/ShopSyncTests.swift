@@ -373,9 +373,14 @@ struct ShopSyncTests {
         )
         _ = try await shop.backoffice.orders.execute(number: order.order.number)
         let batches = try await Self.drain(shop)
-        // Then the order goes up shipped in the same batch as its line and movement: nobody sees it shipped without them
+        // Then the order goes up shipped in the same batch as its line, its shipment and movement: nobody sees it
+        // shipped without them
         #expect(batches.count == 1)
-        #expect(batches.first.map { Set($0.operations.map(\.record.recordType)) } == ["orders", "order_lines", "stock_movements"])
+        #expect(
+            batches.first.map { Set($0.operations.map(\.record.recordType)) } == [
+                "orders", "order_lines", "shipments", "shipment_lines", "stock_movements",
+            ]
+        )
         let sent = try #require(batches.first?.operations.first { $0.record.recordType == "orders" })
         #expect(sent.record.fields["status"] == .string("shipped"))
     }

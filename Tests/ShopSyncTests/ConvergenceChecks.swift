@@ -24,9 +24,9 @@ extension ConvergenceRun {
                 try String.fetchAll(
                     db,
                     sql: """
-                        SELECT recordID FROM orders o WHERE status = 'shipped' AND
-                          (SELECT count(*) FROM order_lines l WHERE l.orderID = o.id) <>
-                          (SELECT count(*) FROM stock_movements m WHERE m.orderID = o.id AND m.reason = 'shipped')
+                        SELECT recordID FROM orders o WHERE status = 'shipped' AND EXISTS (SELECT 1 FROM order_lines l
+                          WHERE l.orderID = o.id AND l.quantity <> ifnull((SELECT -sum(m.delta) FROM stock_movements m
+                            WHERE m.orderID = o.id AND m.productID = l.productID AND m.reason = 'shipped'), 0))
                         """
                 ),
                 try Row.fetchAll(db, sql: "SELECT recordID, status FROM orders").map { ($0["recordID"] as String, $0["status"] as String) }
@@ -35,7 +35,7 @@ extension ConvergenceRun {
         if let number = orphans.first { throw Violation(description: "\(site) shows order \(number) without its lines") }
         // (Demo orders shipped before movements were recorded have none; only the workload's are checked.)
         if let recordID = unmoved.first(where: ordersTaken.contains) {
-            throw Violation(description: "\(site) shows shipped order \(orderNumbers[recordID] ?? recordID) without one movement per line")
+            throw Violation(description: "\(site) shows shipped order \(orderNumbers[recordID] ?? recordID) without its lines' units shipped")
         }
         var seen = statusesSeen[site, default: [:]]
         for (recordID, status) in statuses {
@@ -210,6 +210,7 @@ extension ConvergenceRun {
             }
         }
         try await checkPurchasing()
+        try await checkFulfilment()
         // Transfers: each left its sender with exactly its quantity, and arrived once at most, never with more.
         for site in sites {
             let wrong = try await stores[site]!.store.pool.read { db in

@@ -240,7 +240,7 @@ actor ConvergenceRun {
             case 21..<27: return try await editCustomer(backoffice, site: site, step: step)
             case 27..<30: return try await deleteCustomer(backoffice, site: site)
             case 30..<42: return try await takeOrder(backoffice, site: site, step: step)
-            case 42..<49: return try await executeOrder(backoffice, site: site)
+            case 42..<49: return try await shipOrder(backoffice, site: site)
             case 49..<52: return try await cancelOrder(backoffice, site: site)
             case 52..<56: return try await receiveStock(backoffice, site: site)
             case 56..<59: return try await buy(backoffice, site: site, step: step)
@@ -389,7 +389,7 @@ actor ConvergenceRun {
                 sql: """
                     SELECT number FROM orders o WHERE status = 'new' AND number LIKE ? AND NOT EXISTS (
                       SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID
-                      WHERE l.orderID = o.id AND l.quantity > p.unitsInStock)
+                      WHERE l.orderID = o.id AND l.quantity - ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0) > p.unitsInStock)
                     ORDER BY number
                     """,
                 arguments: ["\(code)-%"]

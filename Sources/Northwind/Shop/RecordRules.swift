@@ -121,6 +121,8 @@ public enum RecordRules {
                 "sentAt": .timestamp, "closedAt": .timestamp, "location": short,
             ],
             "purchase_order_lines": ["quantity": .whole(1...Limits.units.upperBound), "unitCostCents": .money],
+            "shipments": ["sequence": .whole(1...1_000_000), "shippedDate": .date, "createdAt": .timestamp, "requestKey": .text(max: 100)],
+            "shipment_lines": ["quantity": .whole(Limits.lineQuantity)],
             "stock_transfers": [
                 "quantity": .whole(1...Limits.units.upperBound), "fromLocation": short, "toLocation": short,
                 "note": .text(max: Limits.noteLength), "sentAt": .timestamp,
