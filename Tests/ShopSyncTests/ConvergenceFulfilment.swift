@@ -11,7 +11,23 @@ extension ConvergenceRun {
     /// ships whole (`executeOrder`).
     func shipOrder(_ backoffice: Backoffice, site: String) async throws -> String {
         guard Bool.random(using: &random) else { return try await executeOrder(backoffice, site: site) }
-        guard let number = try await ownNewOrder(backoffice, site: site) else { return "no order to ship" }
+        // Mostly an order the shelf can fill some of, as a packer would pick; now and then any (which may be refused).
+        let code = siteCodes[site]!
+        let partly = try await backoffice.store.pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT number FROM orders o WHERE status = 'new' AND number LIKE ? AND EXISTS (
+                      SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID WHERE l.orderID = o.id AND p.unitsInStock > 0
+                        AND l.quantity > ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0))
+                    ORDER BY number
+                    """,
+                arguments: ["\(code)-%"]
+            )
+        }
+        var pick = Int.random(in: 0..<4, using: &random) > 0 ? partly.randomElement(using: &random) : nil
+        if pick == nil { pick = try await ownNewOrder(backoffice, site: site) }
+        guard let number = pick else { return "no order to ship" }
         let shipment = try await backoffice.orders.shipAvailable(number: number)
         let parts = shipment.lines.map { "\($0.quantity) of \($0.productID)" }.joined(separator: ", ")
         return "ship available of order \(number): shipment \(shipment.shipment.sequence), \(parts)"
