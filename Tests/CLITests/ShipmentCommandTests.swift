@@ -39,6 +39,29 @@ struct ShipmentCommandTests {
         #expect((try json(state.stdout)["shipments"] as? [Any])?.count == 1)
     }
 
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"), arguments: ["shipment-written", "shipment-committed"])
+    func aShipmentKilledAtAnyStepAndSentAgainShipsOnce(point: String) async throws {
+        // Given a demo store and an order for 12 of a product counted down to 5
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        _ = try await CLI.run(["products", "adjust", "3", "5", "--store", path])
+        let customers = try await CLI.run(["customers", "list", "--store", path, "--json", "--limit", "1"])
+        let code = try #require((try json(customers.stdout)["items"] as? [[String: Any]])?.first?["code"] as? String)
+        let created = try await CLI.run(["orders", "new", "--customer", code, "--line", "3:12", "--store", path, "--json"])
+        let number = try #require(try json(created.stdout)["number"] as? String, "\(created.stderr)")
+        // When "ship available" is killed with SIGKILL at this step, then sent again with the same key
+        let ship = ["shipments", "ship", number, "--available", "--key", "pack-1", "--store", path, "--json"]
+        let killed = try await CLI.run(ship, environment: ["NORTHWIND_CRASH_AT": point])
+        let again = try await CLI.run(ship)
+        // Then the second run answers with one shipment of 5, and the shelf went down by 5 once
+        #expect(killed.crashed, "the shipment was to be killed at \(point): \(killed.stderr)")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect((try json(again.stdout)["sequence"] as? Int) == 1)
+        let state = try await CLI.run(["shipments", "show", number, "--store", path, "--json"])
+        #expect((try json(state.stdout)["shipments"] as? [Any])?.count == 1)
+        #expect((try json(state.stdout)["lines"] as? [[String: Any]])?.first?["inStock"] as? Int == 0)
+    }
+
     @Test func shipTakesEitherAvailableOrLines() async throws {
         // Given nothing but the command line
         // When both, or neither, are given

@@ -172,6 +172,7 @@ extension Orders {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
             }
             let quantities = try choose(order, state, db).filter { $0.1 > 0 }
+            defer { CrashPoint.reach("shipment-written") }
             return try Self.writeShipment(
                 order,
                 quantities,
@@ -181,6 +182,7 @@ extension Orders {
                 db
             )
         }
+        CrashPoint.reach("shipment-committed")
         Counter(label: "northwind_shipments_total").increment()
         return detail
     }
