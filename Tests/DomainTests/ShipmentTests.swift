@@ -189,6 +189,21 @@ struct ShipmentTests {
         #expect(try b.catalogue.product(id: w.mustard.key).product.unitsInStock == 0)
     }
 
+    @Test func anOrderShippedInPartIsShortOnlyByWhatItStillAwaits() async throws {
+        // Given an order shipped in part, 3 mustards still to ship and none on the shelf
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let number = try await shortOrder(w, b)
+        _ = try await b.orders.shipAvailable(number: number)
+        #expect(try await b.orders.order(number: number).lines.map(\.short) == [3, 0])
+        // When 3 mustards arrive
+        _ = try await b.stock.receive(productID: w.mustard.key, quantity: 3)
+        // Then no line is short, and the orders list says it can be supplied
+        #expect(try await b.orders.order(number: number).lines.map(\.short) == [0, 0])
+        #expect(try await b.orders.list(OrderQuery(status: .new)).items.first { $0.order.number == number }?.isSupplyable == true)
+    }
+
     @Test func twoPackersShippingAtOnceNeverShipMoreThanOrderedOrOnTheShelf() async throws {
         // Given an order short of 3 mustards
         let store = try TemporaryStore()

@@ -72,8 +72,10 @@ public struct OrderLineDetail: Sendable, Codable {
     public var productName: String
     public var total: Money
     public var inStock: Int
-    /// How many units stock cannot cover now; 0 when it can.
-    public var short: Int { OrderRules.short(ordered: line.quantity, inStock: inStock) }
+    /// Units of it already shipped (an order shipped in part).
+    public var shipped = 0
+    /// How many of the units still to ship stock cannot cover now; 0 when it can.
+    public var short: Int { OrderRules.short(ordered: max(line.quantity - shipped, 0), inStock: inStock) }
 }
 
 public struct OrderDetail: Sendable, Codable {
@@ -413,7 +415,8 @@ extension Orders {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock
+                    SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock,
+                      ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = order_lines.id), 0) AS shipped
                     FROM order_lines JOIN products ON products.id = order_lines.productID
                     WHERE order_lines.orderID = ? ORDER BY order_lines.id
                     """
@@ -426,7 +429,8 @@ extension Orders {
                 line: line,
                 productName: try row.decode(forColumn: "productName"),
                 total: line.total,
-                inStock: try row.decode(forColumn: "inStock")
+                inStock: try row.decode(forColumn: "inStock"),
+                shipped: try row.decode(forColumn: "shipped")
             )
         }
     }
