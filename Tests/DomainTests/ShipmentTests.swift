@@ -244,4 +244,48 @@ struct ShipmentTests {
         // Then the store says why
         #expect(refused?.message?.contains("more of an order line than was ordered") == true)
     }
+
+    @Test func aMovementThatDoesNotMatchItsShipmentLineOrIsChangedLaterIsRefused() async throws {
+        // Given a shipment line of 4 chai
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let number = try await shortOrder(w, b)
+        let shipment = try await b.orders.ship(number: number, lines: [.init(productID: w.chai.key, quantity: 4)])
+        let orderID = try await b.orders.order(number: number).order.id
+        // When a second movement names that line with another product, or another quantity, or the first is changed
+        let write = { (sql: String, arguments: StatementArguments) in
+            await #expect(throws: DatabaseError.self, "\(sql)") {
+                try await store.store.pool.write { db in try db.execute(sql: sql, arguments: arguments) }
+            }
+        }
+        let line = try store.count("SELECT id FROM shipment_lines WHERE shipmentID = ?", [shipment.shipment.id])
+        let insert = "INSERT INTO stock_movements (productID, delta, reason, orderID, shipmentLineID) VALUES (?, ?, 'shipped', ?, NULL)"
+        // Then each is refused by the store: a movement ships its line's product and quantity, once, and never changes
+        try await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.mustard.key, -4, orderID, line])
+        try await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.chai.key, -3, nil, line])
+        try await write("UPDATE stock_movements SET delta = -500 WHERE shipmentLineID = ?", [line])
+        #expect(try store.count("SELECT -sum(delta) FROM stock_movements WHERE reason = 'shipped'") == 4)
+    }
+
+    @Test func anOrderLineShippedByAnOlderVersionTakesNoShipmentLine() async throws {
+        // Given an order line of 12 chai shipped whole the way versions before shipments did: a movement alone
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let number = try await shortOrder(w, b)
+        let orderID = try await b.orders.order(number: number).order.id
+        try await store.store.pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO stock_movements (productID, delta, reason, orderID) VALUES (?, -12, 'shipped', ?)",
+                arguments: [w.chai.key, orderID]
+            )
+        }
+        // When a shipment of 1 more chai is asked for
+        let error = await northwindError { _ = try await b.orders.ship(number: number, lines: [.init(productID: w.chai.key, quantity: 1)]) }
+        // Then it is refused, and nothing more left the shelf
+        #expect(error != nil)
+        #expect(try store.count("SELECT count(*) FROM shipment_lines") == 0)
+        #expect(try b.catalogue.product(id: w.chai.key).product.unitsInStock == 38)
+    }
 }

@@ -87,17 +87,22 @@ extension Orders {
         return CoveringPurchase(number: row[0], expectedDate: row[1], awaiting: row[2])
     }
 
-    /// How many orders shipped in part the shelf here can now complete: every open line fillable.
+    /// How many of this site's orders shipped in part the shelf here could now complete, each on its own (two that
+    /// need the same last units both count). Another site's orders ship from that site's shelf, so they never count.
     public func backorderedOrdersFillableNow() async throws(NorthwindError) -> Int {
         try await measuredRead("backorders fillable") { db in
-            try Int.fetchOne(
+            let ownZone = try ShopSync.membership(db).map { SyncTable.siteZone($0.siteCode) }
+            return try Int.fetchOne(
                 db,
                 sql: """
                     SELECT count(*) FROM orders o
                     WHERE o.status = 'new' AND EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = o.id)
                       AND NOT EXISTS (SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID WHERE l.orderID = o.id
                         AND l.quantity - ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0) > max(p.unitsInStock, 0))
-                    """
+                      AND (?1 IS NULL OR NOT EXISTS (SELECT 1 FROM sync_records r
+                        WHERE r.tableName = 'orders' AND r.recordID = o.recordID AND r.zoneName <> ?1))
+                    """,
+                arguments: [ownZone]
             ) ?? 0
         }
     }

@@ -53,14 +53,17 @@ extension Orders {
             db.cachedStatement(sql: "SELECT * FROM shipments WHERE orderID = ? ORDER BY sequence"),
             arguments: [orderID]
         )
-        let status = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM orders WHERE id = ?"), arguments: [orderID])
-        let orderStatus: FulfilmentStatus =
-            switch status {
-            case "shipped": .shipped
-            case "cancelled": .cancelled
-            default: shipments.isEmpty ? .new : .partlyShipped
-            }
+        // Each shipment says where it left the order: shipped once every line's units had left.
+        let ordered = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, quantity FROM order_lines WHERE orderID = ?"), arguments: [orderID])
+        var open = Dictionary(uniqueKeysWithValues: ordered.map { ($0[0] as Int64, $0[1] as Int) })
         return try shipments.map { shipment in
+            for row in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT orderLineID, quantity FROM shipment_lines WHERE shipmentID = ?"),
+                arguments: [shipment.id]
+            ) {
+                open[row[0], default: 0] -= row[1]
+            }
+            let orderStatus: FulfilmentStatus = open.values.allSatisfy { $0 <= 0 } ? .shipped : .partlyShipped
             let lines = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """

@@ -44,7 +44,7 @@ public struct ShipmentDetail: Sendable, Codable, Equatable {
     public var shipment: Shipment
     public var orderNumber: String
     public var lines: [ShipmentLineDetail]
-    /// The order's status after this shipment.
+    /// Where this shipment left the order: shipped once every line's units had left, else partly shipped.
     public var orderStatus: FulfilmentStatus
 }
 
@@ -202,8 +202,12 @@ extension Orders {
         let sequence =
             try Int.fetchOne(db.cachedStatement(sql: "SELECT ifnull(max(sequence), 0) + 1 FROM shipments WHERE orderID = ?"), arguments: [order.id])
             ?? 1
+        // What ships is part of the name: a copy that ships a different part under the same number makes a
+        // different record, which a ledger that already holds the first refuses, and says so, instead of two
+        // installations keeping two versions of one record.
+        let contents = quantities.map { "\($0.0.orderLineID):\($0.0.productID):\($0.1)" }.joined(separator: ",")
         var shipment = Shipment(
-            recordID: StockMovement.derivedRecordID("northwind-shipment:\(order.recordID):\(sequence)"),
+            recordID: StockMovement.derivedRecordID("northwind-shipment:\(order.recordID):\(sequence):\(shippedDate):\(contents)"),
             orderID: order.id ?? 0,
             sequence: sequence,
             shippedDate: shippedDate,
@@ -251,7 +255,7 @@ extension Orders {
     static func checkedRequestKey(_ key: String?) throws(NorthwindError) -> String? {
         guard let key else { return nil }
         let trimmed = key.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty || trimmed.count > 100 { throw .invalid("requestKey", "must be 1 to 100 characters") }
+        if trimmed.isEmpty || trimmed.unicodeScalars.count > 100 { throw .invalid("requestKey", "must be 1 to 100 characters") }
         return trimmed
     }
 

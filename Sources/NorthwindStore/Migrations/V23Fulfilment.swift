@@ -44,11 +44,14 @@ extension Schema {
     }
 
     /// An order line never ships more than it asks, whichever way the units leave: a shipment line, or a movement
-    /// (this version's, which names its shipment line, or an older version's execution, which names the order
-    /// alone and ships the whole line once). Sync's arrivals meet the same rule.
+    /// (this version's, which names its shipment line and must match it, or an older version's execution, which
+    /// names the order alone and ships the whole line once). A movement never changes once written. Sync's arrivals
+    /// meet the same rules.
     static let shipWithinOrder = """
         CREATE TRIGGER shipment_lines_within_order BEFORE INSERT ON shipment_lines
         WHEN NEW.quantity + ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = NEW.orderLineID), 0)
+          + ifnull((SELECT -sum(m.delta) FROM stock_movements m JOIN order_lines l ON l.id = NEW.orderLineID
+              WHERE m.reason = 'shipped' AND m.shipmentLineID IS NULL AND m.orderID = l.orderID AND m.productID = l.productID), 0)
           > (SELECT quantity FROM order_lines WHERE id = NEW.orderLineID) BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: a shipment would ship more of an order line than was ordered');
         END;
@@ -60,6 +63,19 @@ extension Schema {
             WHERE reason = 'shipped' AND orderID = NEW.orderID AND productID = NEW.productID), 0)
             > (SELECT quantity FROM order_lines WHERE orderID = NEW.orderID AND productID = NEW.productID)) BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: this order line has shipped already');
+        END;
+        CREATE TRIGGER stock_movements_match_their_shipment_line BEFORE INSERT ON stock_movements
+        WHEN NEW.shipmentLineID IS NOT NULL AND (NEW.reason IS NOT 'shipped'
+          OR NOT EXISTS (SELECT 1 FROM shipment_lines s JOIN shipments h ON h.id = s.shipmentID
+            JOIN order_lines l ON l.id = s.orderLineID
+            WHERE s.id = NEW.shipmentLineID AND h.orderID IS NEW.orderID AND l.productID IS NEW.productID
+              AND -NEW.delta = s.quantity)) BEGIN
+          SELECT RAISE(ABORT, 'northwind-ledger: a shipment line''s movement ships its product and quantity, for its order');
+        END;
+        CREATE TRIGGER stock_movements_never_changed BEFORE UPDATE OF delta, productID, reason, shipmentLineID ON stock_movements
+        WHEN NEW.delta IS NOT OLD.delta OR NEW.productID IS NOT OLD.productID OR NEW.reason IS NOT OLD.reason
+          OR NEW.shipmentLineID IS NOT OLD.shipmentLineID BEGIN
+          SELECT RAISE(ABORT, 'northwind-ledger: a stock movement is never changed; correct it with another movement');
         END;
         """
 

@@ -195,7 +195,10 @@ extension PageRoutes {
             customer: .init(code: detail.customer.code, companyName: detail.customer.companyName),
             employeeName: detail.employee?.fullName ?? "",
             shipperName: detail.shipper?.companyName ?? "",
-            lines: zip(detail.lines, state.lines).map { Self.orderLine($0, $1) },
+            lines: detail.lines.compactMap { line in
+                // Two reads: a line cancelled in between is left out rather than paired with another's figures.
+                state.lines.first { $0.orderLineID == line.line.id }.map { Self.orderLine(line, $0) }
+            },
             subtotal: detail.subtotal.shown,
             freight: order.freight.shown,
             total: detail.total.shown,
