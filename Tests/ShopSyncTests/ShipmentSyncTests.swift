@@ -25,6 +25,7 @@ struct ShipmentSyncTests {
         try await company.sync("hq")
         let hq = try company.open("hq")
         let midway = try await hq.orders.fulfilment(number: order)
+        let queue = try await hq.orders.backorders()
         _ = try await shop.stock.receive(productID: product.key, quantity: 2)
         _ = try await shop.orders.shipAvailable(number: order)
         try await company.sync("oxf")
@@ -32,6 +33,11 @@ struct ShipmentSyncTests {
         // Then head office saw the order partly shipped, then shipped in two parts, each line with one movement
         #expect(midway.status == .partlyShipped)
         #expect(midway.lines.map(\.shipped) == [3])
+        // And head office's queue says the shop ships the rest, counting nothing on its own shelf as fillable
+        let site = try await shop.store.pool.read { db in try StoreMetadata.siteCode(db) }
+        #expect(queue.items.map(\.site) == [site])
+        #expect(queue.items.map(\.line.fillable) == [0])
+        #expect(try await hq.orders.backorderedOrdersFillableNow() == 0)
         let there = try await hq.orders.fulfilment(number: order)
         #expect(there.status == .shipped)
         #expect(there.shipments.map { $0.lines.map(\.quantity) } == [[3], [2]])

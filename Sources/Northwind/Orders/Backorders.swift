@@ -18,6 +18,10 @@ public struct BackorderLine: Sendable, Codable, Equatable {
     public var customerName: String
     public var orderDate: LocalDate
     public var requiredDate: LocalDate?
+    /// The site that ships it, when that is not this one (head office sees every site's backorders). Its `line`
+    /// then counts nothing on this shelf as fillable, and `coveredBy` is nil: this location's stock and purchase
+    /// orders are not that site's.
+    public var site: String?
     public var line: LineFulfilment
     /// The earliest-expected sent purchase order of this location that still awaits the product; nil when the shelf
     /// can fill the line now, or nothing is on order.
@@ -38,23 +42,27 @@ extension Orders {
                   AND l.quantity > ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0)
                 """
             let total = try Int.fetchOne(db, sql: "SELECT count(*) \(open)") ?? 0
+            let ownZone = try ShopSync.membership(db).map { SyncTable.siteZone($0.siteCode) }
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT o.number, c.code, c.companyName, o.orderDate, o.requiredDate, l.id, l.productID, p.name, l.quantity,
-                      p.unitsInStock, ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0) \(open)
+                      p.unitsInStock, ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0),
+                      (SELECT r.zoneName FROM sync_records r WHERE r.tableName = 'orders' AND r.recordID = o.recordID) \(open)
                     ORDER BY o.requiredDate IS NULL, o.requiredDate, o.orderDate, o.id, l.id LIMIT ? OFFSET ?
                     """,
                 arguments: [limit, offset]
             )
             let items = try rows.map { row in
+                let zone: String? = row[11]
+                let site = ownZone != nil && zone != nil && zone != ownZone ? zone.map { String($0.dropFirst("site-".count)) } : nil
                 let line = LineFulfilment(
                     orderLineID: row[5],
                     productID: row[6],
                     productName: row[7],
                     ordered: row[8],
                     shipped: row[10],
-                    inStock: row[9]
+                    inStock: site == nil ? row[9] : 0
                 )
                 return BackorderLine(
                     orderNumber: row[0],
@@ -62,8 +70,9 @@ extension Orders {
                     customerName: row[2],
                     orderDate: row[3],
                     requiredDate: row[4],
+                    site: site,
                     line: line,
-                    coveredBy: line.fillable < line.open ? try Self.coveringPurchase(productID: line.productID, db) : nil
+                    coveredBy: site == nil && line.fillable < line.open ? try Self.coveringPurchase(productID: line.productID, db) : nil
                 )
             }
             return Page(items: items, total: total, offset: offset, limit: limit)

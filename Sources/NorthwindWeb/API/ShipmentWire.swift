@@ -70,7 +70,8 @@ extension Components.Schemas.Backorder {
             line: .init(backorder.line),
             orderDate: backorder.orderDate.description,
             orderNumber: backorder.orderNumber,
-            requiredDate: backorder.requiredDate?.description
+            requiredDate: backorder.requiredDate?.description,
+            site: backorder.site
         )
     }
 }

@@ -128,7 +128,9 @@ struct ShipmentsCommand: AsyncParsableCommand {
             if output.json { return try printJSON(Wire.backorders(page)) }
             var table = TextTable("Order", "Customer", "Required", "Product", "Open", "Fillable now", "Expected from")
             for item in page.items {
-                let expected = item.coveredBy.map { "\($0.number) (\($0.expectedDate?.description ?? "no date"))" } ?? ""
+                let expected =
+                    item.site.map { "ships from site \($0)" } ?? item.coveredBy.map { "\($0.number) (\($0.expectedDate?.description ?? "no date"))" }
+                    ?? (item.line.fillable < item.line.open ? "nothing on order" : "")
                 table.add(
                     item.orderNumber,
                     item.customerCode,

@@ -35,6 +35,8 @@ struct BackordersPage: PageModel {
         var fillableAll: Bool
         var fillableSome: Bool
         var coveredBy: CoveringPurchaseView?
+        /// Another site ships it.
+        var site: String?
     }
     struct CoveringPurchaseView {
         var number: String
@@ -87,7 +89,8 @@ extension PageRoutes {
                     fillable: item.line.fillable,
                     fillableAll: item.line.fillable == item.line.open,
                     fillableSome: item.line.fillable > 0,
-                    coveredBy: item.coveredBy.map { .init(number: $0.number, expectedDate: $0.expectedDate?.description) }
+                    coveredBy: item.coveredBy.map { .init(number: $0.number, expectedDate: $0.expectedDate?.description) },
+                    site: item.site
                 )
             },
             resultText: result.total == 1 ? "1 backordered line" : "\(result.total) backordered lines",
