@@ -130,3 +130,14 @@ extension OrderStatus: ExpressibleByArgument {}
 extension ProductQuery.Sort: ExpressibleByArgument {}
 
 func text(_ value: String?) -> String { value ?? "" }
+
+/// PRODUCT:QUANTITY, e.g. 11:40: a line of a receipt or a shipment.
+struct ProductQuantity: ExpressibleByArgument {
+    var productID: Int64
+    var quantity: Int
+    init?(argument: String) {
+        let parts = argument.split(separator: ":")
+        guard parts.count == 2, let product = Int64(parts[0]), let quantity = Int(parts[1]) else { return nil }
+        (self.productID, self.quantity) = (product, quantity)
+    }
+}

@@ -56,16 +56,6 @@ struct ShipmentsCommand: AsyncParsableCommand {
         }
     }
 
-    struct ShipArgument: ExpressibleByArgument {
-        var productID: Int64
-        var quantity: Int
-        init?(argument: String) {
-            let parts = argument.split(separator: ":")
-            guard parts.count == 2, let product = Int64(parts[0]), let quantity = Int(parts[1]) else { return nil }
-            (self.productID, self.quantity) = (product, quantity)
-        }
-    }
-
     struct Ship: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ship part of an order: what the shelf holds now (--available), or the quantities given; the rest stays backordered."
@@ -74,7 +64,7 @@ struct ShipmentsCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
         @Argument(help: "The order number, e.g. 7KQ2XM-831, or 831 alone for an order taken here.") var number: String
         @Flag(help: "Ship what the shelf holds of every open line.") var available = false
-        @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY to ship, e.g. 11:4 (repeatable).") var lines: [ShipArgument] = []
+        @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY to ship, e.g. 11:4 (repeatable).") var lines: [ProductQuantity] = []
         @Option(help: "The day it ships (default today), YYYY-MM-DD.") var date: LocalDate?
         @Option(help: "The shipment's key: run again with the same key, the command ships nothing more.") var key: String?
         @Option(help: "The employee shipping it (default: who took the order).") var employee: Int64?

@@ -148,18 +148,6 @@ struct PurchasesCommand: AsyncParsableCommand {
         }
     }
 
-    /// PRODUCT:QUANTITY, e.g. 11:40.
-    struct ReceivedArgument: ExpressibleByArgument {
-        var productID: Int64
-        var quantity: Int
-        init?(argument: String) {
-            let parts = argument.split(separator: ":")
-            guard parts.count == 2, let product = Int64(parts[0]), let quantity = Int(parts[1]) else { return nil }
-            self.productID = product
-            self.quantity = quantity
-        }
-    }
-
     struct Receive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Book goods received against a sent purchase order, line by line; what is left stays on order."
@@ -167,7 +155,7 @@ struct PurchasesCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The purchase order number.") var number: String
-        @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY received, e.g. 11:40 (repeatable).") var lines: [ReceivedArgument] = []
+        @Option(name: .customLong("line"), help: "PRODUCT:QUANTITY received, e.g. 11:40 (repeatable).") var lines: [ProductQuantity] = []
         @Option(help: "Why more than was awaited was taken in: needed for a line received beyond its order.") var overReceipt: String?
         @Option(
             help: "The delivery's key: run again with the same key, the command books nothing more (default: a new key, so give one to retry safely)."
