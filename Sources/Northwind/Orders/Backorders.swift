@@ -39,15 +39,15 @@ extension Orders {
                 FROM orders o JOIN order_lines l ON l.orderID = o.id JOIN products p ON p.id = l.productID
                   JOIN customers c ON c.id = o.customerID
                 WHERE o.status = 'new' AND EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = o.id)
-                  AND l.quantity > ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0)
+                  AND l.quantity > \(Self.shippedSQL("l.id"))
                 """
             let total = try Int.fetchOne(db, sql: "SELECT count(*) \(open)") ?? 0
-            let ownZone = try ShopSync.membership(db).map { SyncTable.siteZone($0.siteCode) }
+            let ownZone = try Self.ownZone(db)
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT o.number, c.code, c.companyName, o.orderDate, o.requiredDate, l.id, l.productID, p.name, l.quantity,
-                      p.unitsInStock, ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0),
+                      p.unitsInStock, \(Self.shippedSQL("l.id")),
                       (SELECT r.zoneName FROM sync_records r WHERE r.tableName = 'orders' AND r.recordID = o.recordID) \(open)
                     ORDER BY o.requiredDate IS NULL, o.requiredDate, o.orderDate, o.id, l.id LIMIT ? OFFSET ?
                     """,
@@ -100,14 +100,14 @@ extension Orders {
     /// need the same last units both count). Another site's orders ship from that site's shelf, so they never count.
     public func backorderedOrdersFillableNow() async throws(NorthwindError) -> Int {
         try await measuredRead("backorders fillable") { db in
-            let ownZone = try ShopSync.membership(db).map { SyncTable.siteZone($0.siteCode) }
+            let ownZone = try Self.ownZone(db)
             return try Int.fetchOne(
                 db,
                 sql: """
                     SELECT count(*) FROM orders o
                     WHERE o.status = 'new' AND EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = o.id)
                       AND NOT EXISTS (SELECT 1 FROM order_lines l JOIN products p ON p.id = l.productID WHERE l.orderID = o.id
-                        AND l.quantity - ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = l.id), 0) > max(p.unitsInStock, 0))
+                        AND l.quantity - \(Self.shippedSQL("l.id")) > max(p.unitsInStock, 0))
                       AND (?1 IS NULL OR NOT EXISTS (SELECT 1 FROM sync_records r
                         WHERE r.tableName = 'orders' AND r.recordID = o.recordID AND r.zoneName <> ?1))
                     """,

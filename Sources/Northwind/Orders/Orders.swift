@@ -252,7 +252,7 @@ extension Orders {
     /// Concurrent executions are safe: SQLite serializes writers, the check and the decrement share a transaction,
     /// and the ledger's triggers back them up.
     public func execute(number: String, employeeID: Int64? = nil, shippedDate: LocalDate? = nil) async throws(NorthwindError) -> OrderDetail {
-        let shipment = try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: nil) { order, state, _ in
+        let shipment = try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: nil) { order, state in
             try Self.requireAllFillable(order, state.lines)
             return state.lines.map { ($0, $0.open) }
         }
@@ -279,7 +279,7 @@ extension Orders {
                 try Self.cancelRemainder(order, state, db)
             case .shipped, .cancelled:
                 throw NorthwindError.invalidState(
-                    "Order \(order.number) is \(Self.describe(state.status)); only an open order, or what of it has not shipped, can be cancelled."
+                    "Order \(order.number) is \(state.status.words); only an open order, or what of it has not shipped, can be cancelled."
                 )
             }
             return try Self.orderDetail(number: number, db)
@@ -416,7 +416,7 @@ extension Orders {
             db.cachedStatement(
                 sql: """
                     SELECT order_lines.*, products.name AS productName, products.unitsInStock AS inStock,
-                      ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = order_lines.id), 0) AS shipped
+                      \(shippedSQL("order_lines.id")) AS shipped
                     FROM order_lines JOIN products ON products.id = order_lines.productID
                     WHERE order_lines.orderID = ? ORDER BY order_lines.id
                     """

@@ -3,6 +3,17 @@ import GRDB
 import NorthwindStore
 
 extension Orders {
+    /// SQL for the units of an order line (`line` names its id) that shipments have carried so far.
+    static func shippedSQL(_ line: String) -> String {
+        "ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = \(line)), 0)"
+    }
+
+    /// This installation's own zone, whose orders it ships; nil in a store that has joined no company (every
+    /// order is its own).
+    static func ownZone(_ db: Database) throws -> String? {
+        try ShopSync.membership(db).map { SyncTable.siteZone($0.siteCode) }
+    }
+
     /// An order's lines as shipped so far. An order shipped before shipments were kept (the classic data, or an
     /// execution by an older version) has no shipment: it shipped whole, on its shipped date.
     static func fulfilment(_ order: Order, _ db: Database) throws -> OrderFulfilment {
@@ -12,7 +23,7 @@ extension Orders {
             db.cachedStatement(
                 sql: """
                     SELECT l.id, l.productID, p.name, l.quantity, p.unitsInStock,
-                      ifnull((SELECT sum(s.quantity) FROM shipment_lines s WHERE s.orderLineID = l.id), 0) AS shipped
+                      \(shippedSQL("l.id")) AS shipped
                     FROM order_lines l JOIN products p ON p.id = l.productID
                     WHERE l.orderID = ? ORDER BY l.id
                     """

@@ -80,7 +80,7 @@ extension Orders {
         requestKey: String? = nil
     ) async throws(NorthwindError) -> ShipmentDetail {
         let key = try Self.checkedRequestKey(requestKey)
-        return try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: key) { order, state, db in
+        return try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: key) { order, state in
             if state.completeShipmentsOnly {
                 try Self.requireAllFillable(order, state.lines)
             }
@@ -114,7 +114,7 @@ extension Orders {
     ) async throws(NorthwindError) -> ShipmentDetail {
         let key = try Self.checkedRequestKey(requestKey)
         try Self.validate(shipLines: lines)
-        return try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: key) { order, state, db in
+        return try await shipping(number: number, employeeID: employeeID, shippedDate: shippedDate, requestKey: key) { order, state in
             var errors: [NorthwindError.FieldError] = []
             var quantities: [(LineFulfilment, Int)] = []
             for (index, request) in lines.enumerated() {
@@ -148,7 +148,7 @@ extension Orders {
         employeeID: Int64?,
         shippedDate: LocalDate?,
         requestKey: String?,
-        choose: @escaping @Sendable (Order, OrderFulfilment, Database) throws -> [(LineFulfilment, Int)]
+        choose: @escaping @Sendable (Order, OrderFulfilment) throws -> [(LineFulfilment, Int)]
     ) async throws(NorthwindError) -> ShipmentDetail {
         let detail = try await write { db in
             let order = try Self.fetchOrder(number: number, db)
@@ -160,7 +160,7 @@ extension Orders {
             let state = try Self.fulfilment(order, db)
             guard state.status == .new || state.status == .partlyShipped else {
                 throw NorthwindError.invalidState(
-                    "Order \(order.number) is already \(Self.describe(state.status)); only an open order can be executed or shipped."
+                    "Order \(order.number) is already \(state.status.words); only an open order can be executed or shipped."
                 )
             }
             guard !state.lines.isEmpty else {
@@ -171,7 +171,7 @@ extension Orders {
             if date < order.orderDate {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
             }
-            let quantities = try choose(order, state, db).filter { $0.1 > 0 }
+            let quantities = try choose(order, state).filter { $0.1 > 0 }
             defer { CrashPoint.reach("shipment-written") }
             return try Self.writeShipment(
                 order,
@@ -271,6 +271,4 @@ extension Orders {
         }
         try errors.throwIfAny()
     }
-
-    static func describe(_ status: FulfilmentStatus) -> String { status.words }
 }
