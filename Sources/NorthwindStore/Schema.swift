@@ -7,7 +7,8 @@ public enum Schema {
     static let syncedTables = [
         "categories", "suppliers", "products", "customers", "customer_demographics", "customer_demographic_links",
         "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
-        "purchase_orders", "purchase_order_lines", "stock_transfers", "shipments", "shipment_lines", "stock_movements", "quotes", "quote_lines",
+        "purchase_orders", "purchase_order_lines", "stock_transfers", "shipments", "shipment_lines", "returns", "return_lines",
+        "invoices", "invoice_lines", "stock_movements", "quotes", "quote_lines",
         "quote_versions",
     ]
 
@@ -51,6 +52,7 @@ public enum Schema {
         migrator.registerMigration("v21: a version sent again names its zone and its server time", migrate: v21ResendZoneAndTime)
         migrator.registerMigration("v22: purchasing", migrate: v22Purchasing)
         migrator.registerMigration("v23: shipments", migrate: v23Fulfilment)
+        migrator.registerMigration("v24: invoices, returns and credit notes", migrate: v24Invoices)
         return migrator
     }
 

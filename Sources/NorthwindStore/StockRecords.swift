@@ -17,6 +17,8 @@ public enum StockMovementReason: String, Codable, Sendable, CaseIterable, Databa
     case purchaseReceipt
     /// A receipt taken back (booked in error): it names the receipt (`reversesID`) and takes its units out.
     case receiptReversal
+    /// Goods a customer sent back, against a shipment line (`returnLineID`).
+    case returned
 }
 
 public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, MutablePersistableRecord, Identifiable {
@@ -47,6 +49,8 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
     public var reversesID: Int64?
     /// The shipment line a `shipped` movement carries out; nil for an execution before shipments (v23).
     public var shipmentLineID: Int64?
+    /// The return line a `returned` movement books back.
+    public var returnLineID: Int64?
 
     public init(
         productID: Int64,
@@ -72,7 +76,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         case id, recordID, productID, delta, reason, orderID, employeeID, note, createdAt, transferID, purchaseLineID
         case unitCost = "unitCostCents"
         case averageCost = "averageCostCents"
-        case requestKey, overReceipt, reversesID, shipmentLineID
+        case requestKey, overReceipt, reversesID, shipmentLineID, returnLineID
     }
     public typealias Columns = CodingKeys
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -95,6 +99,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         overReceipt = row[Columns.overReceipt]
         reversesID = row[Columns.reversesID]
         shipmentLineID = row[Columns.shipmentLineID]
+        returnLineID = row[Columns.returnLineID]
     }
 
     /// Encodes without `Codable`, as `Order` does.
@@ -116,6 +121,7 @@ public struct StockMovement: Codable, Hashable, Sendable, FetchableRecord, Mutab
         container[Columns.overReceipt] = overReceipt
         container[Columns.reversesID] = reversesID
         container[Columns.shipmentLineID] = shipmentLineID
+        container[Columns.returnLineID] = returnLineID
     }
 }
 

@@ -177,12 +177,14 @@ public final class Store: Sendable {
         try db.execute(sql: Schema.dropLedgerGuards)
         try db.execute(sql: Schema.dropPurchaseGuards)
         try db.execute(sql: Schema.dropFulfilmentGuards)
+        try db.execute(sql: Schema.dropInvoiceGuards)
         for table in Schema.syncedTables.reversed() {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         try db.execute(sql: Schema.ledgerGuards)
         try db.execute(sql: Schema.purchaseGuards)
         try db.execute(sql: Schema.fulfilmentGuards)
+        try db.execute(sql: Schema.invoiceGuards)
     }
 
     /// How much of the file reads may map: 1 GiB covers a scale-1000 store.

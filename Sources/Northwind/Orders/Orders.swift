@@ -341,13 +341,13 @@ extension Orders {
         try db.cachedStatement(
             sql: """
                 INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt, shipmentLineID,
-                  unitCostCents)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, (SELECT averageCostCents FROM stock_movements
+                  returnLineID, unitCostCents)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT averageCostCents FROM stock_movements
                   WHERE productID = ?2 AND location IS NULL AND averageCostCents IS NOT NULL ORDER BY id DESC LIMIT 1))
                 """
         ).execute(arguments: [
             movement.recordID, movement.productID, movement.delta, movement.reason, movement.orderID,
-            movement.employeeID, movement.note, movement.createdAt, movement.shipmentLineID,
+            movement.employeeID, movement.note, movement.createdAt, movement.shipmentLineID, movement.returnLineID,
         ])
     }
 

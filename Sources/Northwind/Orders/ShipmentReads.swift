@@ -85,7 +85,11 @@ extension Orders {
                 ),
                 arguments: [shipment.id]
             ).map { ShipmentLineDetail(productID: $0[0], productName: $0[1], quantity: $0[2]) }
-            return ShipmentDetail(shipment: shipment, orderNumber: orderNumber, lines: lines, orderStatus: orderStatus)
+            let invoice = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT number FROM invoices WHERE shipmentID = ? AND kind = 'invoice'"),
+                arguments: [shipment.id]
+            )
+            return ShipmentDetail(shipment: shipment, orderNumber: orderNumber, lines: lines, orderStatus: orderStatus, invoiceNumber: invoice)
         }
     }
 

@@ -46,6 +46,8 @@ public struct ShipmentDetail: Sendable, Codable, Equatable {
     public var lines: [ShipmentLineDetail]
     /// Where this shipment left the order: shipped once every line's units had left, else partly shipped.
     public var orderStatus: FulfilmentStatus
+    /// The invoice issued with it; nil for a shipment made before invoices were kept (v24).
+    public var invoiceNumber: String?
 }
 
 /// An order's lines as shipped so far, and its shipments.
@@ -150,6 +152,7 @@ extension Orders {
         requestKey: String?,
         choose: @escaping @Sendable (Order, OrderFulfilment) throws -> [(LineFulfilment, Int)]
     ) async throws(NorthwindError) -> ShipmentDetail {
+        let invoiceRules = rules.invoicing
         let detail = try await write { db in
             let order = try Self.fetchOrder(number: number, db)
             if let requestKey, let done = try Self.shipment(orderID: order.id, requestKey: requestKey, db) {
@@ -179,6 +182,7 @@ extension Orders {
                 shippedDate: date,
                 employeeID: employeeID ?? order.employeeID,
                 requestKey: requestKey,
+                invoiceRules: invoiceRules,
                 db
             )
         }
@@ -188,7 +192,7 @@ extension Orders {
     }
     // guide: end execute-order
 
-    /// Writes one shipment of the quantities given. Record IDs are made from the order's and the shipment's
+    /// Writes one shipment of the quantities given, and issues its invoice. Record IDs are made from the order's and the shipment's
     /// number within it, so a store put back to an older copy that ships the same part again makes the same
     /// records, which every installation then holds once.
     static func writeShipment(
@@ -197,6 +201,7 @@ extension Orders {
         shippedDate: LocalDate,
         employeeID: Int64?,
         requestKey: String?,
+        invoiceRules: InvoiceRules,
         _ db: Database
     ) throws -> ShipmentDetail {
         let sequence =
@@ -242,6 +247,7 @@ extension Orders {
             try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
                 arguments: [last ?? shippedDate, order.id])
         }
+        _ = try Invoicing.issueInvoice(for: shipment, of: order, rules: invoiceRules, db)
         return try Self.shipment(id: shipment.id, db)
     }
 

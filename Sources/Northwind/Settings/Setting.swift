@@ -75,6 +75,10 @@ public struct Setting: Sendable, Identifiable, Equatable {
         /// The value lists job titles, separated by semicolons: at least one, and (where the store is at hand) at
         /// least one held by an employee who can sign in.
         public var heldTitles: Bool
+        /// A document number's format: `{counter}` and `{year}`, with `{site}` and plain characters.
+        public var documentNumberFormat: Bool
+        /// Tax rates with their names: `23 Standard; 8 Reduced`.
+        public var taxRates: Bool
         public init(
             minimum: Decimal? = nil,
             maximum: Decimal? = nil,
@@ -82,7 +86,9 @@ public struct Setting: Sendable, Identifiable, Equatable {
             patternMeaning: String? = nil,
             maximumLength: Int? = nil,
             host: Bool = false,
-            heldTitles: Bool = false
+            heldTitles: Bool = false,
+            documentNumberFormat: Bool = false,
+            taxRates: Bool = false
         ) {
             self.minimum = minimum
             self.maximum = maximum
@@ -91,6 +97,8 @@ public struct Setting: Sendable, Identifiable, Equatable {
             self.maximumLength = maximumLength
             self.host = host
             self.heldTitles = heldTitles
+            self.documentNumberFormat = documentNumberFormat
+            self.taxRates = taxRates
         }
     }
 
@@ -226,6 +234,8 @@ extension Setting {
         if rules.heldTitles, AccessPolicy.titles(canonical).isEmpty {
             throw invalid("must name at least one job title (titles are separated by semicolons), not '\(text)'")
         }
+        if rules.documentNumberFormat, let problem = NumberFormat.problem(canonical) { throw invalid(problem) }
+        if rules.taxRates, let problem = TaxRates.problem(canonical) { throw invalid(problem) }
         return canonical
     }
 

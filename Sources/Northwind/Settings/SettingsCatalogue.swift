@@ -212,6 +212,77 @@ extension Setting {
             apply: .live
         ),
         Setting(
+            "invoices.sellerName",
+            .string,
+            default: "Northwind Traders",
+            title: "Seller's name on invoices",
+            footer: "As an invoice issued today prints it; an invoice already issued keeps what it said.",
+            rules: Rules(maximumLength: 100),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "invoices.sellerAddress",
+            .string,
+            default: "",
+            title: "Seller's address on invoices",
+            footer: "One line, for example: ul. Floriańska 1, 31-019 Kraków, Poland.",
+            rules: Rules(maximumLength: 300),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "invoices.sellerTaxID",
+            .string,
+            default: "",
+            title: "Seller's tax number",
+            footer: "Printed on invoices and credit notes; empty prints none.",
+            rules: Rules(maximumLength: 40),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "invoices.numberFormat",
+            .string,
+            default: "{site}/{year}/{counter:6}",
+            title: "Invoice number format",
+            footer:
+                "{site} is this site's code, {year} the year of issue, {counter} the invoice's place in the site's series for the year ({counter:6} pads it to six digits). Each site and year numbers 1, 2, … without a gap.",
+            rules: Rules(maximumLength: 60, documentNumberFormat: true),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "invoices.creditNoteNumberFormat",
+            .string,
+            default: "{site}/CN/{year}/{counter:6}",
+            title: "Credit note number format",
+            footer: "As for invoices: credit notes are a series of their own.",
+            rules: Rules(maximumLength: 60, documentNumberFormat: true),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "tax.rates",
+            .string,
+            default: "23 Standard; 8 Reduced; 5 Super-reduced; 0 Zero",
+            title: "Tax rates",
+            footer:
+                "Each rate in percent and its name, separated by semicolons. The first applies to a product whose category and product name none.",
+            rules: Rules(maximumLength: 500, taxRates: true),
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
+            "tax.rounding",
+            .choice([Choice("line", "Per line"), Choice("rate", "Per rate, on the sum of its lines")]),
+            default: "line",
+            title: "Round tax",
+            footer: "Per line rounds each line's tax to the cent; per rate rounds once for each rate on the invoice.",
+            scope: .shop,
+            apply: .live
+        ),
+        Setting(
             "documents.autosaveSeconds",
             .int,
             default: "15",

@@ -69,6 +69,9 @@ public struct Stock: BackofficeFeature { let backoffice: Backoffice }
 /// Purchase orders to suppliers, receipts against them, the reorder proposal and what stock cost.
 public struct Purchasing: BackofficeFeature { let backoffice: Backoffice }
 
+/// Invoices and credit notes (issued with shipments and returns), returns, and the tax rates they apply.
+public struct Invoicing: BackofficeFeature { let backoffice: Backoffice }
+
 /// Document packages (`.nwdoc`): export a quote, an order or the catalogue, and import one.
 public struct Documents: BackofficeFeature { let backoffice: Backoffice }
 
@@ -103,6 +106,7 @@ extension Backoffice {
     public var stock: Stock { Stock(backoffice: self) }
     public var purchasing: Purchasing { Purchasing(backoffice: self) }
     public var documents: Documents { Documents(backoffice: self) }
+    public var invoicing: Invoicing { Invoicing(backoffice: self) }
     public var reports: Reports { Reports(backoffice: self) }
     public var settings: ShopSettings { ShopSettings(backoffice: self) }
     public var backups: Backups { Backups(backoffice: self) }

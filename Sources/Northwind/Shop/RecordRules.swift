@@ -89,11 +89,11 @@ public enum RecordRules {
         let contact: [String: FieldRule] = ["contactName": short, "contactTitle": short, "phone": short, "fax": short]
         let units = FieldRule.whole(Limits.units)
         return [
-            "categories": ["name": .text(max: 40), "description": long, "pictureType": short],
+            "categories": ["name": .text(max: 40), "description": long, "pictureType": short, "taxBasisPoints": .whole(0...10_000)],
             "suppliers": ["companyName": name, "homePage": long].merging(place) { $1 }.merging(contact) { $1 },
             "products": [
                 "name": .text(max: 80), "quantityPerUnit": short, "unitPriceCents": .money, "unitsInStock": units, "unitsOnOrder": units,
-                "reorderLevel": units,
+                "reorderLevel": units, "taxBasisPoints": .whole(0...10_000),
             ],
             "customers": ["code": .customerCode, "companyName": name].merging(place) { $1 }.merging(contact) { $1 },
             "customer_demographics": ["code": short, "description": long],
@@ -123,6 +123,22 @@ public enum RecordRules {
             "purchase_order_lines": ["quantity": .whole(1...Limits.units.upperBound), "unitCostCents": .money],
             "shipments": ["sequence": .whole(1...1_000_000), "shippedDate": .date, "createdAt": .timestamp, "requestKey": .text(max: 100)],
             "shipment_lines": ["quantity": .whole(Limits.lineQuantity)],
+            "returns": [
+                "sequence": .whole(1...1_000_000), "returnedDate": .date, "reason": .text(max: Limits.noteLength),
+                "createdAt": .timestamp, "requestKey": .text(max: 100),
+            ],
+            "return_lines": ["quantity": .whole(Limits.lineQuantity)],
+            "invoices": [
+                "kind": .text(max: 20), "rounding": .text(max: 10), "site": .text(max: 40), "year": .whole(1900...9999), "counter": .whole(1...999_999_999), "number": .text(max: 80),
+                "issuedDate": .date, "seller": .text(max: 2000), "buyer": .text(max: 2000), "netCents": .whole(0...Int.max),
+                "taxCents": .whole(0...Int.max), "grossCents": .whole(0...Int.max), "rendition": .text(max: Limits.documentLength),
+                "createdAt": .timestamp,
+            ],
+            "invoice_lines": [
+                "position": .whole(1...100_000), "description": .text(max: 200), "quantity": .whole(Limits.lineQuantity),
+                "unitPriceCents": .money, "discountBasisPoints": .whole(0...10_000), "netCents": .whole(0...Int.max),
+                "taxBasisPoints": .whole(0...10_000), "taxName": .text(max: 40), "taxCents": .whole(0...Int.max),
+            ],
             "stock_transfers": [
                 "quantity": .whole(1...Limits.units.upperBound), "fromLocation": short, "toLocation": short,
                 "note": .text(max: Limits.noteLength), "sentAt": .timestamp,

@@ -80,6 +80,11 @@ struct SyncTable: Sendable {
         // What left, in parts: the shipping site's, never changed once written; each line's movement names it.
         SyncTable("shipments", .site, appendOnly: true),
         SyncTable("shipment_lines", .site, appendOnly: true),
+        // Returns, invoices and credit notes are the shipping site's too: each site numbers its own series.
+        SyncTable("returns", .site, appendOnly: true),
+        SyncTable("return_lines", .site, appendOnly: true),
+        SyncTable("invoices", .site, appendOnly: true),
+        SyncTable("invoice_lines", .site, appendOnly: true),
         SyncTable("stock_movements", .site, appendOnly: true),
         // Quotes are shared, so that two installations may edit one; a version is never changed once saved.
         // When it last changed is each installation's own fact: two saves must not conflict over it.
