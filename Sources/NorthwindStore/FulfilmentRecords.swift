@@ -134,9 +134,25 @@ public struct Invoice: Codable, Hashable, Sendable, FetchableRecord, Persistable
     public var createdAt: Timestamp
 
     public init(
-        recordID: String, kind: InvoiceKind, site: String, year: Int, counter: Int, number: String, orderID: Int64,
-        shipmentID: Int64, returnID: Int64?, correctsID: Int64?, issuedDate: LocalDate, seller: String, buyer: String,
-        rounding: TaxRounding, net: Money, tax: Money, gross: Money, rendition: String, createdAt: Timestamp
+        recordID: String,
+        kind: InvoiceKind,
+        site: String,
+        year: Int,
+        counter: Int,
+        number: String,
+        orderID: Int64,
+        shipmentID: Int64,
+        returnID: Int64?,
+        correctsID: Int64?,
+        issuedDate: LocalDate,
+        seller: String,
+        buyer: String,
+        rounding: TaxRounding,
+        net: Money,
+        tax: Money,
+        gross: Money,
+        rendition: String,
+        createdAt: Timestamp
     ) {
         (self.id, self.recordID, self.kind, self.site, self.year, self.counter) = (nil, recordID, kind, site, year, counter)
         (self.number, self.orderID, self.shipmentID, self.returnID, self.correctsID) = (number, orderID, shipmentID, returnID, correctsID)
@@ -175,8 +191,19 @@ public struct InvoiceLine: Codable, Hashable, Sendable, FetchableRecord, Persist
     public var tax: Money?
 
     public init(
-        recordID: String, invoiceID: Int64, position: Int, shipmentLineID: Int64?, productID: Int64?, description: String,
-        quantity: Int, unitPrice: Money, discountBasisPoints: Int, net: Money, taxBasisPoints: Int, taxName: String, tax: Money?
+        recordID: String,
+        invoiceID: Int64,
+        position: Int,
+        shipmentLineID: Int64?,
+        productID: Int64?,
+        description: String,
+        quantity: Int,
+        unitPrice: Money,
+        discountBasisPoints: Int,
+        net: Money,
+        taxBasisPoints: Int,
+        taxName: String,
+        tax: Money?
     ) {
         (self.id, self.recordID, self.invoiceID, self.position, self.shipmentLineID) = (nil, recordID, invoiceID, position, shipmentLineID)
         (self.productID, self.description, self.quantity, self.unitPrice) = (productID, description, quantity, unitPrice)

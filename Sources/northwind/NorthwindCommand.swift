@@ -16,7 +16,7 @@ struct NorthwindCommand: AsyncParsableCommand {
             (--empty skips that). --sql-debug or NORTHWIND_SQL_DEBUG=1 logs every SQL statement to stderr.
             """,
         subcommands: [
-            ProductsCommand.self, OrdersCommand.self, ShipmentsCommand.self, PurchasesCommand.self,
+            ProductsCommand.self, OrdersCommand.self, ShipmentsCommand.self, InvoicesCommand.self, ReturnsCommand.self, PurchasesCommand.self,
             CategoriesCommand.self, CustomersCommand.self, EmployeesCommand.self, SuppliersCommand.self,
             ShippersCommand.self, TransfersCommand.self, ReportCommand.self, ServeCommand.self, SyncCommand.self, ImportCommand.self,
             SeedCommand.self, SettingsCommand.self, BackupCommand.self, QuotesCommand.self, DocumentsCommand.self, SetupCommand.self,

@@ -57,10 +57,17 @@ struct InvoiceTests {
         try await putInForce(b)
         var ids: [Int64] = []
         for name in ["Clove", "Mace", "Anise"] {
-            ids.append(try await b.catalogue.create(Product(name: name, categoryID: w.beverages.id, unitPrice: Money(cents: 10), unitsInStock: 5)).key)
+            ids.append(
+                try await b.catalogue.create(Product(name: name, categoryID: w.beverages.id, unitPrice: Money(cents: 10), unitsInStock: 5)).key
+            )
         }
         let order = try await b.orders.create(
-            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, orderDate: LocalDate("2026-11-20"), lines: ids.map { .init(productID: $0, quantity: 1) })
+            OrderDraft(
+                customerCode: "VINET",
+                employeeID: w.nancy.id,
+                orderDate: LocalDate("2026-11-20"),
+                lines: ids.map { .init(productID: $0, quantity: 1) }
+            )
         )
         // When it ships whole
         let shipment = try await b.orders.shipAvailable(number: order.order.number, shippedDate: LocalDate("2026-11-21"))
@@ -79,10 +86,17 @@ struct InvoiceTests {
         let w = try await World.make(b)
         var ids: [Int64] = []
         for name in ["Clove", "Mace", "Anise"] {
-            ids.append(try await b.catalogue.create(Product(name: name, categoryID: w.beverages.id, unitPrice: Money(cents: 10), unitsInStock: 5)).key)
+            ids.append(
+                try await b.catalogue.create(Product(name: name, categoryID: w.beverages.id, unitPrice: Money(cents: 10), unitsInStock: 5)).key
+            )
         }
         let order = try await b.orders.create(
-            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, orderDate: LocalDate("2026-11-20"), lines: ids.map { .init(productID: $0, quantity: 1) })
+            OrderDraft(
+                customerCode: "VINET",
+                employeeID: w.nancy.id,
+                orderDate: LocalDate("2026-11-20"),
+                lines: ids.map { .init(productID: $0, quantity: 1) }
+            )
         )
         // When it ships whole
         let shipment = try await b.orders.shipAvailable(number: order.order.number, shippedDate: LocalDate("2026-11-21"))
@@ -118,8 +132,15 @@ struct InvoiceTests {
         var numbers: [String] = []
         for _ in 0..<10 {
             numbers.append(
-                try await b.orders.create(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, orderDate: LocalDate("2026-11-20"), lines: [.init(productID: w.chai.key, quantity: 1)]))
-                    .order.number
+                try await b.orders.create(
+                    OrderDraft(
+                        customerCode: "VINET",
+                        employeeID: w.nancy.id,
+                        orderDate: LocalDate("2026-11-20"),
+                        lines: [.init(productID: w.chai.key, quantity: 1)]
+                    )
+                )
+                .order.number
             )
         }
         // When all ten ship at once, each from two tasks with the same request key
@@ -148,7 +169,11 @@ struct InvoiceTests {
         let error = await northwindError { _ = try await b.orders.ship(number: number, lines: [ShipLine(productID: w.chai.key, quantity: 13)]) }
         #expect(error?.fields == ["lines[0].quantity"])
         // When the next shipment goes
-        let shipment = try await b.orders.ship(number: number, lines: [ShipLine(productID: w.chai.key, quantity: 12)], shippedDate: LocalDate("2026-11-21"))
+        let shipment = try await b.orders.ship(
+            number: number,
+            lines: [ShipLine(productID: w.chai.key, quantity: 12)],
+            shippedDate: LocalDate("2026-11-21")
+        )
         // Then its invoice is the first of the series
         #expect(try await b.invoicing.invoice(number: try #require(shipment.invoiceNumber)).invoice.counter == 1)
     }
@@ -244,8 +269,18 @@ struct InvoiceTests {
         let number = try await shortOrder(w, b)
         _ = try await b.orders.shipAvailable(number: number, shippedDate: LocalDate("2026-11-21"))
         // When the same return is sent twice at once with one key
-        async let one = b.invoicing.takeReturn(orderNumber: number, shipmentSequence: 1, lines: [ShipLine(productID: w.chai.key, quantity: 1)], requestKey: "r1")
-        async let two = b.invoicing.takeReturn(orderNumber: number, shipmentSequence: 1, lines: [ShipLine(productID: w.chai.key, quantity: 1)], requestKey: "r1")
+        async let one = b.invoicing.takeReturn(
+            orderNumber: number,
+            shipmentSequence: 1,
+            lines: [ShipLine(productID: w.chai.key, quantity: 1)],
+            requestKey: "r1"
+        )
+        async let two = b.invoicing.takeReturn(
+            orderNumber: number,
+            shipmentSequence: 1,
+            lines: [ShipLine(productID: w.chai.key, quantity: 1)],
+            requestKey: "r1"
+        )
         let (first, second) = try await (one, two)
         // Then one return, one movement and one credit note exist
         #expect(first == second)

@@ -10,6 +10,7 @@ public struct ValidatedPackage: Sendable {
         /// With the pictures its categories name, by entry path.
         case catalog(CatalogDocument, media: [String: Data])
         case purchaseOrder(PurchaseOrderDocument)
+        case invoice(InvoiceDocument)
     }
     public var manifest: DocumentManifest
     public var content: Content
@@ -94,6 +95,10 @@ public enum DocumentPackages {
             try check(number: document.number, party: document.customer, name)
             try check(document.lines, name)
             return .order(document)
+        case .invoice, .creditNote:
+            let document = try decode(InvoiceDocument.self, content, name)
+            try check(schemaVersion: document.schemaVersion, InvoiceDocument.schemaVersion, name)
+            return .invoice(document)
         case .purchaseOrder:
             let document = try decode(PurchaseOrderDocument.self, content, name)
             try check(schemaVersion: document.schemaVersion, PurchaseOrderDocument.schemaVersion, name)
@@ -241,6 +246,11 @@ extension Documents {
         case .quote(let document): try importQuote(document, recordID: package.manifest.documentId, db)
         case .order(let document): try importOrder(document, recordID: package.manifest.documentId, db)
         case .catalog(let document, let media): try importCatalog(document, media: media, binaries: binaries, db)
+        case .invoice(let document):
+            // Issued by its site, in its series: another store keeps it by sync, never by import.
+            throw NorthwindError.importFailed(
+                "\(document.kind.words) \(document.number) is issued by its site and reaches other stores by sync; a store does not import one."
+            )
         case .purchaseOrder(let document):
             // Written for its supplier: the site that sent it has it already, and another store has no use for it.
             throw NorthwindError.importFailed(

@@ -5,6 +5,8 @@ import NorthwindStore
 public enum DocumentKind: String, Codable, Sendable, CaseIterable {
     case quote, order, catalog
     case purchaseOrder = "purchase-order"
+    case invoice
+    case creditNote = "credit-note"
 
     public var mediaType: String { "application/vnd.northwind.\(rawValue)+zip" }
     var root: String { "content/\(rawValue).json" }

@@ -144,3 +144,60 @@ struct PurchaseOrderRendition {
         total = document.total.description
     }
 }
+
+/// `content/invoice.json` or `content/credit-note.json`: an issued invoice or credit note, as it was issued.
+public struct InvoiceDocument: Codable, Sendable, Equatable {
+    public static let schemaVersion = 1
+    public var schemaVersion = Self.schemaVersion
+    public var kind: InvoiceKind
+    public var number: String
+    public var issuedDate: LocalDate
+    public var orderNumber: String
+    public var shipment: Int
+    public var corrects: String?
+    public var seller: InvoiceParty
+    public var buyer: InvoiceParty
+    public var rounding: TaxRounding
+    public var lines: [InvoiceLine]
+    public var taxes: [TaxSummary]
+    public var net: Money
+    public var tax: Money
+    public var gross: Money
+}
+
+extension Documents {
+    /// Writes an issued invoice or credit note as a `.nwdoc` package: its content from what was issued, and its
+    /// rendition as it was stored when issued.
+    public func exportInvoice(number: String, kind: InvoiceKind, to file: URL) async throws(NorthwindError) {
+        let detail = try await backoffice.invoicing.invoice(number: number)
+        let i = detail.invoice
+        guard i.kind == kind else { throw .notFound(entity: kind == .invoice ? "invoice" : "credit note", key: number) }
+        let document = InvoiceDocument(
+            kind: i.kind,
+            number: i.number,
+            issuedDate: i.issuedDate,
+            orderNumber: detail.orderNumber,
+            shipment: detail.shipmentSequence,
+            corrects: detail.corrects,
+            seller: detail.seller,
+            buyer: detail.buyer,
+            rounding: i.rounding,
+            lines: detail.lines,
+            taxes: detail.taxes,
+            net: i.net,
+            tax: i.tax,
+            gross: i.gross
+        )
+        try Self.writePackage(
+            PackageParts(
+                kind: kind == .invoice ? .invoice : .creditNote,
+                documentID: i.recordID,
+                title: "\(kind.words) \(i.number)",
+                content: try Self.contentJSON(document),
+                rendition: Data(i.rendition.utf8),
+                lineCount: detail.lines.count
+            ),
+            to: file
+        )
+    }
+}

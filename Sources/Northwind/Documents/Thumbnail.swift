@@ -13,6 +13,8 @@ enum Thumbnail {
             case .order: (0x2E, 0x8B, 0x57)
             case .catalog: (0xB8, 0x6B, 0x1F)
             case .purchaseOrder: (0x6A, 0x4C, 0x93)
+            case .invoice: (0x8B, 0x1E, 0x3F)
+            case .creditNote: (0x5A, 0x5A, 0x5A)
             }
         var pixels = [UInt8]()
         pixels.reserveCapacity((size * 3 + 1) * size)

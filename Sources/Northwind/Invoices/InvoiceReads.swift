@@ -100,9 +100,19 @@ extension Invoicing {
                 arguments: arguments
             ).map { row in
                 InvoiceSummary(
-                    kind: row[0], number: row[1], site: row[2], year: row[3], counter: row[4], issuedDate: row[5],
-                    orderNumber: row[6], customerCode: row[7], customerName: row[8], net: Money(cents: row[9]),
-                    tax: Money(cents: row[10]), gross: Money(cents: row[11]), corrects: row[12]
+                    kind: row[0],
+                    number: row[1],
+                    site: row[2],
+                    year: row[3],
+                    counter: row[4],
+                    issuedDate: row[5],
+                    orderNumber: row[6],
+                    customerCode: row[7],
+                    customerName: row[8],
+                    net: Money(cents: row[9]),
+                    tax: Money(cents: row[10]),
+                    gross: Money(cents: row[11]),
+                    corrects: row[12]
                 )
             }
         }

@@ -65,7 +65,13 @@ extension Invoicing {
         }
         if shipment.sequence == 1, order.freight > .zero {
             lines.append(
-                LineToInvoice(description: "Freight", quantity: 1, unitPrice: order.freight, discountBasisPoints: 0, rate: rules.rate(basisPoints: nil))
+                LineToInvoice(
+                    description: "Freight",
+                    quantity: 1,
+                    unitPrice: order.freight,
+                    discountBasisPoints: 0,
+                    rate: rules.rate(basisPoints: nil)
+                )
             )
         }
         let buyer = try buyer(customerID: order.customerID, db)
@@ -178,8 +184,10 @@ extension Invoicing {
         guard let customer = try Customer.fetchOne(db, key: customerID) else {
             throw NorthwindError.notFound(entity: "customer", key: "#\(customerID)")
         }
-        let place = [customer.address, [customer.postalCode, customer.city].compactMap { $0 }.joined(separator: " "), customer.region, customer.country]
-            .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        let place = [
+            customer.address, [customer.postalCode, customer.city].compactMap { $0 }.joined(separator: " "), customer.region, customer.country,
+        ]
+        .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
         return InvoiceParty(name: customer.companyName, code: customer.code, address: place.isEmpty ? nil : place)
     }
 }

@@ -41,10 +41,12 @@ extension Invoicing {
                     arguments: [order.id, shipmentSequence]
                 )
             else { throw NorthwindError.notFound(entity: "shipment", key: "\(order.number)/\(shipmentSequence)") }
-            if let key, let id = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM returns WHERE shipmentID = ? AND requestKey = ?"),
-                arguments: [shipment.id, key]
-            ) {
+            if let key,
+                let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM returns WHERE shipmentID = ? AND requestKey = ?"),
+                    arguments: [shipment.id, key]
+                )
+            {
                 return try Self.returnDetail(id: id, db)
             }
             try Orders.requireWrittenHere(order, db)
@@ -91,7 +93,10 @@ extension Invoicing {
         for (index, request) in lines.enumerated() {
             guard let row = carried.first(where: { $0[1] as Int64 == request.productID }) else {
                 errors.append(
-                    .init("lines[\(index)].productID", "shipment \(shipment.sequence) of order \(orderNumber) carried no product #\(request.productID)")
+                    .init(
+                        "lines[\(index)].productID",
+                        "shipment \(shipment.sequence) of order \(orderNumber) carried no product #\(request.productID)"
+                    )
                 )
                 continue
             }
@@ -124,7 +129,10 @@ extension Invoicing {
         _ db: Database
     ) throws -> ReturnDetail {
         let sequence =
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT ifnull(max(sequence), 0) + 1 FROM returns WHERE shipmentID = ?"), arguments: [shipment.id])
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT ifnull(max(sequence), 0) + 1 FROM returns WHERE shipmentID = ?"),
+                arguments: [shipment.id]
+            )
             ?? 1
         let contents = quantities.map { "\($0.shipmentLineID):\($0.quantity)" }.joined(separator: ",")
         var returned = Return(
@@ -140,7 +148,10 @@ extension Invoicing {
         returned.id = db.lastInsertedRowID
         var returnLines: [Int64: Int] = [:]
         for (shipmentLineID, productID, quantity) in quantities {
-            let lineRecordID = try String.fetchOne(db.cachedStatement(sql: "SELECT recordID FROM shipment_lines WHERE id = ?"), arguments: [shipmentLineID])
+            let lineRecordID = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT recordID FROM shipment_lines WHERE id = ?"),
+                arguments: [shipmentLineID]
+            )
             let line = ReturnLine(
                 recordID: StockMovement.derivedRecordID("northwind-return-line:\(returned.recordID):\(lineRecordID ?? "")"),
                 returnID: returned.id ?? 0,
@@ -148,7 +159,14 @@ extension Invoicing {
                 quantity: quantity
             )
             try line.insert(db)
-            var movement = StockMovement(productID: productID, delta: quantity, reason: .returned, orderID: order.id, employeeID: employeeID, note: reason)
+            var movement = StockMovement(
+                productID: productID,
+                delta: quantity,
+                reason: .returned,
+                orderID: order.id,
+                employeeID: employeeID,
+                note: reason
+            )
             movement.recordID = StockMovement.onceOnlyRecordID(.returned, of: line.recordID)
             movement.returnLineID = db.lastInsertedRowID
             try Orders.insert(movement, db)
@@ -251,7 +269,9 @@ extension Invoicing {
             guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM categories WHERE name = ?"), arguments: [categoryName]) else {
                 throw NorthwindError.notFound(entity: "category", key: categoryName)
             }
-            try db.cachedStatement(sql: "UPDATE categories SET taxBasisPoints = ?, version = version + 1 WHERE id = ?").execute(arguments: [basisPoints, id])
+            try db.cachedStatement(sql: "UPDATE categories SET taxBasisPoints = ?, version = version + 1 WHERE id = ?").execute(arguments: [
+                basisPoints, id,
+            ])
         }
     }
 
@@ -262,7 +282,9 @@ extension Invoicing {
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM products WHERE id = ?"), arguments: [productID]) != nil else {
                 throw NorthwindError.notFound(entity: "product", key: "#\(productID)")
             }
-            try db.cachedStatement(sql: "UPDATE products SET taxBasisPoints = ?, version = version + 1 WHERE id = ?").execute(arguments: [basisPoints, productID])
+            try db.cachedStatement(sql: "UPDATE products SET taxBasisPoints = ?, version = version + 1 WHERE id = ?").execute(arguments: [
+                basisPoints, productID,
+            ])
         }
     }
 

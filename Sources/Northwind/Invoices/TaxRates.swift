@@ -109,7 +109,8 @@ public enum NumberFormat {
     /// Why the format cannot number a series, or nil.
     static func problem(_ format: String) -> String? {
         guard let parts = parts(format) else {
-            return "may hold only {site}, {year}, {counter} or {counter:N} (N from 1 to 9) between braces, and letters, digits, '/', '-', '_' or '.' besides"
+            return
+                "may hold only {site}, {year}, {counter} or {counter:N} (N from 1 to 9) between braces, and letters, digits, '/', '-', '_' or '.' besides"
         }
         if !parts.contains(where: { if case .counter = $0 { true } else { false } }) {
             return "must contain {counter}, the document's place in its series, such as {site}/{year}/{counter:6}"

@@ -129,7 +129,8 @@ public enum RecordRules {
             ],
             "return_lines": ["quantity": .whole(Limits.lineQuantity)],
             "invoices": [
-                "kind": .text(max: 20), "rounding": .text(max: 10), "site": .text(max: 40), "year": .whole(1900...9999), "counter": .whole(1...999_999_999), "number": .text(max: 80),
+                "kind": .text(max: 20), "rounding": .text(max: 10), "site": .text(max: 40), "year": .whole(1900...9999),
+                "counter": .whole(1...999_999_999), "number": .text(max: 80),
                 "issuedDate": .date, "seller": .text(max: 2000), "buyer": .text(max: 2000), "netCents": .whole(0...Int.max),
                 "taxCents": .whole(0...Int.max), "grossCents": .whole(0...Int.max), "rendition": .text(max: Limits.documentLength),
                 "createdAt": .timestamp,

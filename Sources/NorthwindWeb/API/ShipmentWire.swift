@@ -17,7 +17,8 @@ extension Components.Schemas.Shipment {
             orderNumber: detail.orderNumber,
             orderStatus: .init(detail.orderStatus),
             sequence: s.sequence,
-            shippedDate: s.shippedDate.description
+            shippedDate: s.shippedDate.description,
+            invoiceNumber: detail.invoiceNumber
         )
     }
 }

@@ -15,15 +15,18 @@ struct DocumentsCommand: AsyncParsableCommand {
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case quote, order, catalog
         case purchaseOrder = "purchase-order"
+        case invoice
+        case creditNote = "credit-note"
     }
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a quote, an order or a sent purchase order (by number), or the catalogue (optionally one category), to a package."
+            abstract:
+                "Write a quote, an order, a sent purchase order, an invoice or a credit note (by number), or the catalogue (optionally one category), to a package."
         )
         @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "quote, order, purchase-order or catalog.") var kind: Kind
-        @Argument(help: "The quote's, order's or purchase order's number; nothing for the catalogue.") var number: String?
+        @Argument(help: "quote, order, purchase-order, invoice, credit-note or catalog.") var kind: Kind
+        @Argument(help: "The document's number; nothing for the catalogue.") var number: String?
         @Option(help: "For the catalogue: only this category id.") var category: Int64?
         @Option(name: .shortAndLong, help: "The package to write, e.g. order.nwdoc.") var output: String
 
@@ -42,6 +45,8 @@ struct DocumentsCommand: AsyncParsableCommand {
             case .order: try await backoffice.documents.exportOrder(number: number ?? "", to: file)
             case .catalog: try await backoffice.documents.exportCatalog(categoryID: category, to: file)
             case .purchaseOrder: try await backoffice.documents.exportPurchaseOrder(number: number ?? "", to: file)
+            case .invoice, .creditNote:
+                try await backoffice.documents.exportInvoice(number: number ?? "", kind: kind == .invoice ? .invoice : .creditNote, to: file)
             }
             print("Wrote \(file.path).")
         }

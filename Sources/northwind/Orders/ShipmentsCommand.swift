@@ -39,6 +39,7 @@ struct ShipmentsCommand: AsyncParsableCommand {
         var table = TextTable("Product", "Name", "Quantity")
         for line in shipment.lines { table.add(String(line.productID), line.productName, String(line.quantity)) }
         Swift.print(table.render())
+        if let invoice = shipment.invoiceNumber { Swift.print("Invoice \(invoice)") }
     }
 
     struct Show: AsyncParsableCommand {
