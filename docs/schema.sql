@@ -7,7 +7,7 @@ CREATE TABLE categories (
   name TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (trim(name) <> ''),
   description TEXT,
   picture BLOB, pictureFile TEXT UNIQUE, pictureType TEXT,
-  version INTEGER NOT NULL DEFAULT 1);
+  version INTEGER NOT NULL DEFAULT 1, taxBasisPoints INTEGER CHECK (taxBasisPoints IS NULL OR taxBasisPoints BETWEEN 0 AND 10000));
 CREATE TABLE suppliers (
   id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   companyName TEXT NOT NULL CHECK (trim(companyName) <> ''),
@@ -25,7 +25,7 @@ CREATE TABLE products (
   unitsOnOrder INTEGER NOT NULL DEFAULT 0 CHECK (unitsOnOrder >= 0),
   reorderLevel INTEGER NOT NULL DEFAULT 0 CHECK (reorderLevel >= 0),
   discontinued BOOLEAN NOT NULL DEFAULT 0 CHECK (discontinued IN (0, 1)),
-  version INTEGER NOT NULL DEFAULT 1);
+  version INTEGER NOT NULL DEFAULT 1, taxBasisPoints INTEGER CHECK (taxBasisPoints IS NULL OR taxBasisPoints BETWEEN 0 AND 10000));
 CREATE INDEX products_on_supplierID ON products(supplierID);
 CREATE INDEX products_on_categoryID ON products(categoryID, name);
 CREATE INDEX products_on_name ON products(name);
@@ -600,12 +600,171 @@ CREATE TABLE purchase_order_lines (
   unitCostCents INTEGER CHECK (unitCostCents BETWEEN 0 AND 999999999),
   UNIQUE (purchaseOrderID, productID));
 CREATE INDEX purchase_order_lines_on_productID ON purchase_order_lines(productID);
+CREATE TRIGGER purchase_orders_log_insert AFTER INSERT ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER purchase_orders_log_update AFTER UPDATE ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'update');
+END;
+CREATE TRIGGER purchase_orders_log_delete AFTER DELETE ON purchase_orders BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER purchase_orders_recordID_immutable BEFORE UPDATE OF recordID ON purchase_orders
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER purchase_order_lines_log_insert AFTER INSERT ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER purchase_order_lines_log_update AFTER UPDATE ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER purchase_order_lines_log_delete AFTER DELETE ON purchase_order_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER purchase_order_lines_recordID_immutable BEFORE UPDATE OF recordID ON purchase_order_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER purchase_orders_kept BEFORE DELETE ON purchase_orders WHEN OLD.status <> 'draft' BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a purchase order that was sent is never deleted; cancel it');
+END;
+CREATE TABLE shipments (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE RESTRICT,
+  sequence INTEGER NOT NULL CHECK (sequence BETWEEN 1 AND 1000000),
+  shippedDate TEXT NOT NULL,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  requestKey TEXT CHECK (requestKey IS NULL OR length(requestKey) BETWEEN 1 AND 100),
+  UNIQUE (orderID, sequence));
+CREATE UNIQUE INDEX shipments_once_per_request ON shipments(orderID, requestKey) WHERE requestKey IS NOT NULL;
+CREATE INDEX shipments_on_shippedDate ON shipments(shippedDate);
+CREATE INDEX shipments_on_employeeID ON shipments(employeeID);
+CREATE TABLE shipment_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,
+  orderLineID INTEGER NOT NULL REFERENCES order_lines(id) ON DELETE RESTRICT,
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
+  UNIQUE (shipmentID, orderLineID));
+CREATE INDEX shipment_lines_on_orderLineID ON shipment_lines(orderLineID);
+CREATE TRIGGER shipments_log_insert AFTER INSERT ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER shipments_log_update AFTER UPDATE ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'update');
+END;
+CREATE TRIGGER shipments_log_delete AFTER DELETE ON shipments BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER shipments_recordID_immutable BEFORE UPDATE OF recordID ON shipments
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER shipment_lines_log_insert AFTER INSERT ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER shipment_lines_log_update AFTER UPDATE ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER shipment_lines_log_delete AFTER DELETE ON shipment_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER shipment_lines_recordID_immutable BEFORE UPDATE OF recordID ON shipment_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER shipments_never_changed BEFORE UPDATE ON shipments
+WHEN NEW.orderID IS NOT OLD.orderID OR NEW.sequence IS NOT OLD.sequence OR NEW.shippedDate IS NOT OLD.shippedDate BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never changed');
+END;
+CREATE TRIGGER shipments_never_deleted BEFORE DELETE ON shipments BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never deleted');
+END;
+CREATE TRIGGER shipment_lines_never_changed BEFORE UPDATE ON shipment_lines
+WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.orderLineID IS NOT OLD.orderLineID OR NEW.quantity IS NOT OLD.quantity BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never changed');
+END;
+CREATE TRIGGER shipment_lines_never_deleted BEFORE DELETE ON shipment_lines BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never deleted');
+END;
+CREATE TRIGGER order_lines_keep_what_shipped BEFORE UPDATE OF productID, quantity ON order_lines
+WHEN EXISTS (SELECT 1 FROM shipment_lines WHERE orderLineID = OLD.id)
+  AND (NEW.productID <> OLD.productID
+    OR NEW.quantity < (SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = OLD.id)) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an order line keeps at least what has shipped of it');
+END;
+CREATE TABLE returns (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,
+  sequence INTEGER NOT NULL CHECK (sequence BETWEEN 1 AND 1000000),
+  returnedDate TEXT NOT NULL,
+  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
+  reason TEXT CHECK (reason IS NULL OR length(reason) <= 500),
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  requestKey TEXT CHECK (requestKey IS NULL OR length(requestKey) BETWEEN 1 AND 100),
+  UNIQUE (shipmentID, sequence));
+CREATE UNIQUE INDEX returns_once_per_request ON returns(shipmentID, requestKey) WHERE requestKey IS NOT NULL;
+CREATE INDEX returns_on_employeeID ON returns(employeeID);
+CREATE TABLE return_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  returnID INTEGER NOT NULL REFERENCES returns(id) ON DELETE RESTRICT,
+  shipmentLineID INTEGER NOT NULL REFERENCES shipment_lines(id) ON DELETE RESTRICT,
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
+  UNIQUE (returnID, shipmentLineID));
+CREATE INDEX return_lines_on_shipmentLineID ON return_lines(shipmentLineID);
+CREATE TABLE invoices (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  kind TEXT NOT NULL CHECK (kind IN ('invoice', 'creditNote')),
+  site TEXT NOT NULL CHECK (length(site) BETWEEN 1 AND 40),
+  year INTEGER NOT NULL CHECK (year BETWEEN 1900 AND 9999),
+  counter INTEGER NOT NULL CHECK (counter BETWEEN 1 AND 999999999),
+  number TEXT NOT NULL CHECK (length(number) BETWEEN 1 AND 80),
+  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE RESTRICT,
+  shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,
+  returnID INTEGER REFERENCES returns(id) ON DELETE RESTRICT,
+  correctsID INTEGER REFERENCES invoices(id) ON DELETE RESTRICT,
+  issuedDate TEXT NOT NULL,
+  seller TEXT NOT NULL,
+  buyer TEXT NOT NULL,
+  rounding TEXT NOT NULL CHECK (rounding IN ('line', 'rate')),
+  netCents INTEGER NOT NULL CHECK (netCents >= 0),
+  taxCents INTEGER NOT NULL CHECK (taxCents >= 0),
+  grossCents INTEGER NOT NULL CHECK (grossCents = netCents + taxCents),
+  rendition TEXT NOT NULL,
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  CHECK ((kind = 'invoice') = (returnID IS NULL)),
+  CHECK ((kind = 'invoice') = (correctsID IS NULL)),
+  UNIQUE (site, kind, year, counter));
+CREATE UNIQUE INDEX invoices_one_per_shipment ON invoices(shipmentID) WHERE kind = 'invoice';
+CREATE UNIQUE INDEX invoices_one_per_return ON invoices(returnID) WHERE returnID IS NOT NULL;
+CREATE INDEX invoices_on_orderID ON invoices(orderID);
+CREATE INDEX invoices_on_issuedDate ON invoices(issuedDate);
+CREATE INDEX invoices_on_correctsID ON invoices(correctsID) WHERE correctsID IS NOT NULL;
+CREATE TABLE invoice_lines (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  invoiceID INTEGER NOT NULL REFERENCES invoices(id) ON DELETE RESTRICT,
+  position INTEGER NOT NULL CHECK (position BETWEEN 1 AND 100000),
+  shipmentLineID INTEGER REFERENCES shipment_lines(id) ON DELETE RESTRICT,
+  productID INTEGER REFERENCES products(id) ON DELETE RESTRICT,
+  description TEXT NOT NULL CHECK (length(description) BETWEEN 1 AND 200),
+  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
+  unitPriceCents INTEGER NOT NULL CHECK (unitPriceCents >= 0),
+  discountBasisPoints INTEGER NOT NULL CHECK (discountBasisPoints BETWEEN 0 AND 10000),
+  netCents INTEGER NOT NULL CHECK (netCents >= 0),
+  taxBasisPoints INTEGER NOT NULL CHECK (taxBasisPoints BETWEEN 0 AND 10000),
+  taxName TEXT NOT NULL CHECK (length(taxName) BETWEEN 1 AND 40),
+  -- Set when the invoice rounds tax per line; per rate, the rate's tax is the invoice's.
+  taxCents INTEGER CHECK (taxCents IS NULL OR taxCents >= 0),
+  UNIQUE (invoiceID, position));
+CREATE INDEX invoice_lines_on_shipmentLineID ON invoice_lines(shipmentLineID);
+CREATE INDEX invoice_lines_on_productID ON invoice_lines(productID);
 CREATE TABLE "stock_movements" (
   id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   productID INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
   delta INTEGER NOT NULL CHECK (delta <> 0),
   reason TEXT NOT NULL CHECK (reason IN ('initial', 'received', 'stockTake', 'shipped', 'transferOut',
-    'transferIn', 'purchaseReceipt', 'receiptReversal')),
+    'transferIn', 'purchaseReceipt', 'receiptReversal', 'returned')),
   orderID INTEGER REFERENCES orders(id) ON DELETE SET NULL,
   employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
   note TEXT,
@@ -617,7 +776,9 @@ CREATE TABLE "stock_movements" (
   averageCostCents INTEGER CHECK (averageCostCents BETWEEN 0 AND 999999999),
   requestKey TEXT,
   overReceipt TEXT,
-  reversesID INTEGER REFERENCES stock_movements(id), shipmentLineID INTEGER REFERENCES shipment_lines(id),
+  reversesID INTEGER REFERENCES stock_movements(id),
+  shipmentLineID INTEGER REFERENCES shipment_lines(id),
+  returnLineID INTEGER REFERENCES return_lines(id),
   CHECK ((transferID IS NULL) = (reason NOT IN ('transferOut', 'transferIn'))),
   CHECK (reason <> 'transferOut' OR delta < 0),
   CHECK (reason <> 'transferIn' OR delta > 0),
@@ -625,7 +786,9 @@ CREATE TABLE "stock_movements" (
   CHECK (reason <> 'purchaseReceipt' OR delta > 0),
   CHECK ((reversesID IS NULL) = (reason <> 'receiptReversal')),
   CHECK (reason <> 'receiptReversal' OR delta < 0),
-  CHECK (overReceipt IS NULL OR (reason = 'purchaseReceipt' AND trim(overReceipt) <> '')));
+  CHECK (overReceipt IS NULL OR (reason = 'purchaseReceipt' AND trim(overReceipt) <> '')),
+  CHECK ((returnLineID IS NULL) = (reason <> 'returned')),
+  CHECK (reason <> 'returned' OR delta > 0));
 CREATE INDEX stock_movements_on_productID ON stock_movements(productID, createdAt);
 CREATE INDEX stock_movements_on_orderID ON stock_movements(orderID);
 CREATE INDEX stock_movements_on_employeeID ON stock_movements(employeeID);
@@ -673,32 +836,6 @@ END;
 CREATE TRIGGER stock_transfers_keep_their_ledger BEFORE DELETE ON stock_transfers
 WHEN EXISTS (SELECT 1 FROM stock_movements WHERE transferID = OLD.id) BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a stock transfer with movements is never deleted');
-END;
-CREATE TRIGGER purchase_orders_log_insert AFTER INSERT ON purchase_orders BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'insert');
-END;
-CREATE TRIGGER purchase_orders_log_update AFTER UPDATE ON purchase_orders BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', NEW.recordID, 'update');
-END;
-CREATE TRIGGER purchase_orders_log_delete AFTER DELETE ON purchase_orders BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_orders', OLD.recordID, 'delete');
-END;
-CREATE TRIGGER purchase_orders_recordID_immutable BEFORE UPDATE OF recordID ON purchase_orders
-WHEN NEW.recordID IS NOT OLD.recordID BEGIN
-  SELECT RAISE(ABORT, 'recordID is immutable');
-END;
-CREATE TRIGGER purchase_order_lines_log_insert AFTER INSERT ON purchase_order_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'insert');
-END;
-CREATE TRIGGER purchase_order_lines_log_update AFTER UPDATE ON purchase_order_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', NEW.recordID, 'update');
-END;
-CREATE TRIGGER purchase_order_lines_log_delete AFTER DELETE ON purchase_order_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('purchase_order_lines', OLD.recordID, 'delete');
-END;
-CREATE TRIGGER purchase_order_lines_recordID_immutable BEFORE UPDATE OF recordID ON purchase_order_lines
-WHEN NEW.recordID IS NOT OLD.recordID BEGIN
-  SELECT RAISE(ABORT, 'recordID is immutable');
 END;
 CREATE TRIGGER purchase_order_lines_on_order_insert AFTER INSERT ON purchase_order_lines BEGIN
   UPDATE products SET unitsOnOrder = (SELECT ifnull(sum(max(l.quantity - ifnull((SELECT sum(m.delta) FROM stock_movements m
@@ -750,56 +887,8 @@ WHEN NEW.purchaseLineID IS NOT NULL AND NEW.location IS NULL BEGIN
   UPDATE change_log SET localOnly = 1 WHERE seq = (SELECT max(seq) FROM change_log
     WHERE tableName = 'products' AND recordID = (SELECT recordID FROM products WHERE id = NEW.productID));
 END;
-CREATE TRIGGER purchase_orders_kept BEFORE DELETE ON purchase_orders WHEN OLD.status <> 'draft' BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: a purchase order that was sent is never deleted; cancel it');
-END;
-CREATE TABLE shipments (
-  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
-  orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE RESTRICT,
-  sequence INTEGER NOT NULL CHECK (sequence BETWEEN 1 AND 1000000),
-  shippedDate TEXT NOT NULL,
-  employeeID INTEGER REFERENCES employees(id) ON DELETE SET NULL,
-  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  requestKey TEXT CHECK (requestKey IS NULL OR length(requestKey) BETWEEN 1 AND 100),
-  UNIQUE (orderID, sequence));
-CREATE UNIQUE INDEX shipments_once_per_request ON shipments(orderID, requestKey) WHERE requestKey IS NOT NULL;
-CREATE INDEX shipments_on_shippedDate ON shipments(shippedDate);
-CREATE INDEX shipments_on_employeeID ON shipments(employeeID);
-CREATE TABLE shipment_lines (
-  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
-  shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,
-  orderLineID INTEGER NOT NULL REFERENCES order_lines(id) ON DELETE RESTRICT,
-  quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000000000),
-  UNIQUE (shipmentID, orderLineID));
-CREATE INDEX shipment_lines_on_orderLineID ON shipment_lines(orderLineID);
 CREATE UNIQUE INDEX stock_movements_one_per_shipment_line ON stock_movements(shipmentLineID)
   WHERE shipmentLineID IS NOT NULL;
-CREATE TRIGGER shipments_log_insert AFTER INSERT ON shipments BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'insert');
-END;
-CREATE TRIGGER shipments_log_update AFTER UPDATE ON shipments BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', NEW.recordID, 'update');
-END;
-CREATE TRIGGER shipments_log_delete AFTER DELETE ON shipments BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipments', OLD.recordID, 'delete');
-END;
-CREATE TRIGGER shipments_recordID_immutable BEFORE UPDATE OF recordID ON shipments
-WHEN NEW.recordID IS NOT OLD.recordID BEGIN
-  SELECT RAISE(ABORT, 'recordID is immutable');
-END;
-CREATE TRIGGER shipment_lines_log_insert AFTER INSERT ON shipment_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'insert');
-END;
-CREATE TRIGGER shipment_lines_log_update AFTER UPDATE ON shipment_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', NEW.recordID, 'update');
-END;
-CREATE TRIGGER shipment_lines_log_delete AFTER DELETE ON shipment_lines BEGIN
-  INSERT INTO change_log (tableName, recordID, operation) VALUES ('shipment_lines', OLD.recordID, 'delete');
-END;
-CREATE TRIGGER shipment_lines_recordID_immutable BEFORE UPDATE OF recordID ON shipment_lines
-WHEN NEW.recordID IS NOT OLD.recordID BEGIN
-  SELECT RAISE(ABORT, 'recordID is immutable');
-END;
 CREATE TRIGGER shipment_lines_within_order BEFORE INSERT ON shipment_lines
 WHEN NEW.quantity + ifnull((SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = NEW.orderLineID), 0)
   + ifnull((SELECT -sum(m.delta) FROM stock_movements m JOIN order_lines l ON l.id = NEW.orderLineID
@@ -824,28 +913,108 @@ WHEN NEW.shipmentLineID IS NOT NULL AND (NEW.reason IS NOT 'shipped'
       AND -NEW.delta = s.quantity)) BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a shipment line''s movement ships its product and quantity, for its order');
 END;
-CREATE TRIGGER stock_movements_never_changed BEFORE UPDATE OF delta, productID, reason, shipmentLineID ON stock_movements
+CREATE UNIQUE INDEX stock_movements_one_per_return_line ON stock_movements(returnLineID) WHERE returnLineID IS NOT NULL;
+CREATE TRIGGER stock_movements_never_changed
+BEFORE UPDATE OF delta, productID, reason, shipmentLineID, returnLineID ON stock_movements
 WHEN NEW.delta IS NOT OLD.delta OR NEW.productID IS NOT OLD.productID OR NEW.reason IS NOT OLD.reason
-  OR NEW.shipmentLineID IS NOT OLD.shipmentLineID BEGIN
+  OR NEW.shipmentLineID IS NOT OLD.shipmentLineID OR NEW.returnLineID IS NOT OLD.returnLineID BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a stock movement is never changed; correct it with another movement');
 END;
-CREATE TRIGGER shipments_never_changed BEFORE UPDATE ON shipments
-WHEN NEW.orderID IS NOT OLD.orderID OR NEW.sequence IS NOT OLD.sequence OR NEW.shippedDate IS NOT OLD.shippedDate BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never changed');
+CREATE TRIGGER returns_log_insert AFTER INSERT ON returns BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('returns', NEW.recordID, 'insert');
 END;
-CREATE TRIGGER shipments_never_deleted BEFORE DELETE ON shipments BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: a shipment is never deleted');
+CREATE TRIGGER returns_log_update AFTER UPDATE ON returns BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('returns', NEW.recordID, 'update');
 END;
-CREATE TRIGGER shipment_lines_never_changed BEFORE UPDATE ON shipment_lines
-WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.orderLineID IS NOT OLD.orderLineID OR NEW.quantity IS NOT OLD.quantity BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never changed');
+CREATE TRIGGER returns_log_delete AFTER DELETE ON returns BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('returns', OLD.recordID, 'delete');
 END;
-CREATE TRIGGER shipment_lines_never_deleted BEFORE DELETE ON shipment_lines BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: a shipment line is never deleted');
+CREATE TRIGGER returns_recordID_immutable BEFORE UPDATE OF recordID ON returns
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
 END;
-CREATE TRIGGER order_lines_keep_what_shipped BEFORE UPDATE OF productID, quantity ON order_lines
-WHEN EXISTS (SELECT 1 FROM shipment_lines WHERE orderLineID = OLD.id)
-  AND (NEW.productID <> OLD.productID
-    OR NEW.quantity < (SELECT sum(quantity) FROM shipment_lines WHERE orderLineID = OLD.id)) BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: an order line keeps at least what has shipped of it');
+CREATE TRIGGER return_lines_log_insert AFTER INSERT ON return_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('return_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER return_lines_log_update AFTER UPDATE ON return_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('return_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER return_lines_log_delete AFTER DELETE ON return_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('return_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER return_lines_recordID_immutable BEFORE UPDATE OF recordID ON return_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER invoices_log_insert AFTER INSERT ON invoices BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoices', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER invoices_log_update AFTER UPDATE ON invoices BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoices', NEW.recordID, 'update');
+END;
+CREATE TRIGGER invoices_log_delete AFTER DELETE ON invoices BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoices', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER invoices_recordID_immutable BEFORE UPDATE OF recordID ON invoices
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER invoice_lines_log_insert AFTER INSERT ON invoice_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoice_lines', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER invoice_lines_log_update AFTER UPDATE ON invoice_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoice_lines', NEW.recordID, 'update');
+END;
+CREATE TRIGGER invoice_lines_log_delete AFTER DELETE ON invoice_lines BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('invoice_lines', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER invoice_lines_recordID_immutable BEFORE UPDATE OF recordID ON invoice_lines
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER return_lines_within_shipment BEFORE INSERT ON return_lines
+WHEN NOT EXISTS (SELECT 1 FROM shipment_lines s JOIN returns r ON r.shipmentID = s.shipmentID
+    WHERE s.id = NEW.shipmentLineID AND r.id = NEW.returnID)
+  OR NEW.quantity + ifnull((SELECT sum(quantity) FROM return_lines WHERE shipmentLineID = NEW.shipmentLineID), 0)
+    > (SELECT quantity FROM shipment_lines WHERE id = NEW.shipmentLineID) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return would take back more of a shipment line than it carried');
+END;
+CREATE TRIGGER stock_movements_match_their_return_line BEFORE INSERT ON stock_movements
+WHEN NEW.returnLineID IS NOT NULL AND NOT EXISTS (SELECT 1 FROM return_lines r
+    JOIN shipment_lines s ON s.id = r.shipmentLineID JOIN order_lines l ON l.id = s.orderLineID
+    WHERE r.id = NEW.returnLineID AND l.productID IS NEW.productID AND NEW.delta = r.quantity) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return line''s movement books its product and quantity back');
+END;
+CREATE TRIGGER invoices_never_changed BEFORE UPDATE ON invoices
+WHEN NEW.kind IS NOT OLD.kind OR NEW.site IS NOT OLD.site OR NEW.year IS NOT OLD.year OR NEW.counter IS NOT OLD.counter
+  OR NEW.number IS NOT OLD.number OR NEW.shipmentID IS NOT OLD.shipmentID OR NEW.returnID IS NOT OLD.returnID
+  OR NEW.grossCents IS NOT OLD.grossCents OR NEW.netCents IS NOT OLD.netCents OR NEW.rendition IS NOT OLD.rendition
+  OR NEW.seller IS NOT OLD.seller OR NEW.buyer IS NOT OLD.buyer OR NEW.issuedDate IS NOT OLD.issuedDate BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note never changes; correct it with a credit note');
+END;
+CREATE TRIGGER invoices_never_deleted BEFORE DELETE ON invoices BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note is never deleted');
+END;
+CREATE TRIGGER invoice_lines_never_changed BEFORE UPDATE ON invoice_lines
+WHEN NEW.invoiceID IS NOT OLD.invoiceID OR NEW.quantity IS NOT OLD.quantity OR NEW.netCents IS NOT OLD.netCents
+  OR NEW.taxCents IS NOT OLD.taxCents OR NEW.taxBasisPoints IS NOT OLD.taxBasisPoints
+  OR NEW.unitPriceCents IS NOT OLD.unitPriceCents BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line never changes');
+END;
+CREATE TRIGGER invoice_lines_never_deleted BEFORE DELETE ON invoice_lines BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line is never deleted');
+END;
+CREATE TRIGGER returns_never_changed BEFORE UPDATE ON returns
+WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.sequence IS NOT OLD.sequence OR NEW.returnedDate IS NOT OLD.returnedDate BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return is never changed');
+END;
+CREATE TRIGGER returns_never_deleted BEFORE DELETE ON returns BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return is never deleted');
+END;
+CREATE TRIGGER return_lines_never_changed BEFORE UPDATE ON return_lines
+WHEN NEW.returnID IS NOT OLD.returnID OR NEW.shipmentLineID IS NOT OLD.shipmentLineID OR NEW.quantity IS NOT OLD.quantity BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return line is never changed');
+END;
+CREATE TRIGGER return_lines_never_deleted BEFORE DELETE ON return_lines BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: a return line is never deleted');
 END;

@@ -38,6 +38,7 @@ struct PageRoutes: Sendable {
         pages.post("orders/:number/shipments", use: shipAvailable)
         pages.get("orders/:number/shipments/:sequence", use: shipmentSlip)
         pages.get("backorders", use: backorders)
+        registerInvoices(on: pages)
         registerReports(on: pages)
         pages.get("categories", use: categories)
         pages.get("categories/:id", use: category)

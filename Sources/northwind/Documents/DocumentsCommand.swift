@@ -6,7 +6,7 @@ import NorthwindStore
 struct DocumentsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "documents",
-        abstract: "Export and import documents as .nwdoc packages: a quote, an order with its invoice, a catalogue.",
+        abstract: "Export and import documents as .nwdoc packages: a quote, an order, a purchase order, an invoice or credit note, a catalogue.",
         discussion:
             "A package is one ZIP file: a manifest, the content as JSON, its pictures, a thumbnail and a printable HTML rendition. docs/documents.md has the format.",
         subcommands: [Export.self, Import.self, Validate.self]

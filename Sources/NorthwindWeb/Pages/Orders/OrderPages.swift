@@ -79,6 +79,7 @@ struct OrderPage: PageModel {
         var sequence: Int
         var shippedDate: String
         var contents: String
+        var invoice: InvoiceLink?
     }
     var order: Header
     /// Open: new, or shipped in part.
@@ -159,6 +160,7 @@ extension PageRoutes {
     func renderOrder(number: String, error: String?, status: HTTPResponse.Status = .ok, context: WebContext) async throws -> Response {
         let detail = try await backoffice.orders.order(number: number)
         let state = try await backoffice.orders.fulfilment(number: number)
+        let issued = try await backoffice.invoicing.invoices(orderNumber: number, limit: 1000)
         let awaitingFullSync = try await backoffice.sync.awaitsFullSyncAfterRestore()
         let isOpen = state.status == .new || state.status == .partlyShipped
         let short = state.lines.filter { $0.fillable < $0.open }
@@ -183,7 +185,8 @@ extension PageRoutes {
                 .init(
                     sequence: shipment.shipment.sequence,
                     shippedDate: shipment.shipment.shippedDate.description,
-                    contents: shipment.lines.map { "\($0.quantity) × \($0.productName)" }.joined(separator: ", ")
+                    contents: shipment.lines.map { "\($0.quantity) × \($0.productName)" }.joined(separator: ", "),
+                    invoice: issued.first { $0.number == shipment.invoiceNumber }.map { InvoiceLink(number: $0.number, href: $0.href) }
                 )
             },
             canShipAvailable: isOpen && !supplyable && !state.completeShipmentsOnly && !awaitingFullSync && state.lines.contains { $0.fillable > 0 },

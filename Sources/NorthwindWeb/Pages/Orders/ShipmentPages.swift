@@ -19,7 +19,27 @@ struct ShipmentPage: PageModel {
     var orderStatus: String
     var orderStatusLabel: String
     var lines: [Line]
+    var invoice: InvoiceLink?
+    /// What can still come back, line by line: the return form's rows.
+    var returnable: [Returnable]
+    var returns: [ReturnRef]
+    /// The return form's own key: sent twice, it books once.
+    var requestKey: String
+    var error: String?
     var me: PageUser?
+
+    struct Returnable {
+        var productID: Int64
+        var productName: String
+        var left: Int
+    }
+    struct ReturnRef {
+        var sequence: Int
+        var returnedDate: String
+        var contents: String
+        var reason: String?
+        var creditNote: InvoiceLink?
+    }
 }
 
 /// The backorder queue: what customers still wait for, what can ship now, and what is on its way.
@@ -53,8 +73,17 @@ struct BackordersPage: PageModel {
 extension PageRoutes {
     @Sendable func shipmentSlip(_ request: Request, context: WebContext) async throws -> Response {
         guard let sequence = Int(try context.pathString("sequence")) else { throw WebError.notFound("That address names no shipment.") }
-        let shipment = try await backoffice.orders.shipment(orderNumber: try context.pathString("number"), sequence: sequence)
+        return try await renderShipment(number: try context.pathString("number"), sequence: sequence, error: nil, status: .ok, context: context)
+    }
+
+    func renderShipment(number: String, sequence: Int, error: String?, status: HTTPResponse.Status, context: WebContext) async throws -> Response {
+        let shipment = try await backoffice.orders.shipment(orderNumber: number, sequence: sequence)
         let detail = try await backoffice.orders.order(number: shipment.orderNumber)
+        let issued = try await backoffice.invoicing.invoices(orderNumber: shipment.orderNumber, limit: 1000)
+        let returns = try await backoffice.invoicing.returns(orderNumber: shipment.orderNumber).filter { $0.shipmentSequence == sequence }
+        func link(_ number: String?) -> InvoiceLink? {
+            number.flatMap { number in issued.first { $0.number == number }.map { InvoiceLink(number: number, href: $0.href) } }
+        }
         let o = detail.order
         let model = ShipmentPage(
             orderNumber: shipment.orderNumber,
@@ -65,9 +94,25 @@ extension PageRoutes {
             shipTo: [o.shipName, o.shipAddress, o.shipCity, o.shipPostalCode, o.shipCountry].compactMap { $0 }.joined(separator: ", "),
             orderStatus: shipment.orderStatus.rawValue,
             orderStatusLabel: shipment.orderStatus.words.prefix(1).uppercased() + shipment.orderStatus.words.dropFirst(),
-            lines: shipment.lines.map { .init(productID: $0.productID, productName: $0.productName, quantity: $0.quantity) }
+            lines: shipment.lines.map { .init(productID: $0.productID, productName: $0.productName, quantity: $0.quantity) },
+            invoice: link(shipment.invoiceNumber),
+            returnable: shipment.lines.compactMap { line in
+                let back = returns.flatMap(\.lines).filter { $0.productID == line.productID }.map(\.quantity).reduce(0, +)
+                return line.quantity > back ? .init(productID: line.productID, productName: line.productName, left: line.quantity - back) : nil
+            },
+            returns: returns.map {
+                .init(
+                    sequence: $0.returned.sequence,
+                    returnedDate: $0.returned.returnedDate.description,
+                    contents: $0.lines.map { "\($0.quantity) × \($0.productName)" }.joined(separator: ", "),
+                    reason: $0.returned.reason,
+                    creditNote: link($0.creditNoteNumber)
+                )
+            },
+            requestKey: UUID().uuidString.lowercased(),
+            error: error
         )
-        return render("shipment", model, context: context)
+        return render("shipment", model, status: status, context: context)
     }
 
     @Sendable func backorders(_ request: Request, context: WebContext) async throws -> Response {
