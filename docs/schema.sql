@@ -74,7 +74,7 @@ CREATE TABLE orders (
   shipVia INTEGER REFERENCES shippers(id) ON DELETE RESTRICT,
   freightCents INTEGER NOT NULL DEFAULT 0 CHECK (freightCents >= 0),
   shipName TEXT, shipAddress TEXT, shipCity TEXT, shipRegion TEXT, shipPostalCode TEXT, shipCountry TEXT,
-  version INTEGER NOT NULL DEFAULT 1, sourceNumber TEXT,
+  version INTEGER NOT NULL DEFAULT 1, sourceNumber TEXT, cancelledUnits INTEGER CHECK (cancelledUnits IS NULL OR cancelledUnits >= 0),
   CHECK ((status = 'shipped') = (shippedDate IS NOT NULL)));
 CREATE INDEX orders_on_customerID ON orders(customerID, orderDate);
 CREATE INDEX orders_on_employeeID ON orders(employeeID, orderDate);

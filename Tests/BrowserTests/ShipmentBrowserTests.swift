@@ -6,7 +6,8 @@ import Testing
 @testable import NorthwindTestSupport
 
 /// The packer's walk on the real `northwind serve`, in Chromium: ship what is on the shelf, watch the backorder
-/// queue turn fillable when stock arrives elsewhere, and ship the rest.
+/// queue turn fillable when stock arrives elsewhere, ship the rest, open its invoice, take a return and read the
+/// credit note that corrects the invoice.
 extension BrowserTests {
     @Test func aPackerShipsWhatIsAvailableAndTheRestWhenStockArrives() async throws {
         try await withLiveBrowser { server, driver in
@@ -46,6 +47,26 @@ extension BrowserTests {
             // Then the order is shipped, in two shipments
             try await packer.waitForText("#order-status", "Shipped") { $0 == "Shipped" }
             #expect(try await packer.findNow("#shipments li").count == 2)
+
+            // When the packer opens the second shipment's invoice
+            try await packer.find("#shipments li:nth-child(2) a[href^='/invoices/invoice/']").click()
+
+            // Then it is the invoice of the 4 units, issued with the shipment
+            try await packer.waitForText("#invoice-heading", "the invoice") { $0.hasPrefix("Invoice ") }
+            #expect(try await packer.text("#invoice-lines tbody td[data-label='Quantity']") == "4")
+
+            // When 1 unit of the second shipment comes back
+            try await packer.find(".crumbs a[href='/orders/\(number)/shipments/2']").click()
+            try await packer.find("#returned-\(productID)").type("1")
+            try await packer.find("#return-reason").type("Dented tin")
+            try await packer.find("#take-return").click()
+
+            // Then the slip lists the return with its credit note, which corrects the invoice by that unit
+            try await packer.waitForText("#returns li", "the return") { $0.contains("1 × ") && $0.contains("credit note") }
+            try await packer.find("#returns li a[href^='/invoices/credit-note/']").click()
+            try await packer.waitForText("#invoice-heading", "the credit note") { $0.hasPrefix("Credit note ") }
+            #expect(try await packer.text("#invoice-lines tbody td[data-label='Quantity']") == "1")
+            #expect(try await packer.findNow("#corrects a").count == 1)
             let errors = try await packer.consoleErrors()
             #expect(errors.isEmpty, "\(errors)")
         }

@@ -60,6 +60,37 @@ struct ShipmentCommandTests {
         let state = try await CLI.run(["shipments", "show", number, "--store", path, "--json"])
         #expect((try json(state.stdout)["shipments"] as? [Any])?.count == 1)
         #expect((try json(state.stdout)["lines"] as? [[String: Any]])?.first?["inStock"] as? Int == 0)
+        // And one invoice was issued, the first of the series: a killed issue took no number
+        let invoices = try await CLI.run(["invoices", "list", "--store", path, "--json"])
+        let numbers = (try json(invoices.stdout)["items"] as? [[String: Any]])?.compactMap { $0["number"] as? String }
+        #expect(numbers?.count == 1)
+        #expect(numbers?.first?.hasSuffix("/000001") == true, "\(invoices.stdout)")
+    }
+
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"), arguments: ["return-written", "return-committed"])
+    func aReturnKilledAtAnyStepAndSentAgainIsBookedAndCreditedOnce(point: String) async throws {
+        // Given a demo store and a shipment of 5 units of product 3
+        let store = try TemporaryStore()
+        let path = store.directory.appendingPathComponent("cli.sqlite").path
+        _ = try await CLI.run(["products", "adjust", "3", "5", "--store", path])
+        let customers = try await CLI.run(["customers", "list", "--store", path, "--json", "--limit", "1"])
+        let code = try #require((try json(customers.stdout)["items"] as? [[String: Any]])?.first?["code"] as? String)
+        let created = try await CLI.run(["orders", "new", "--customer", code, "--line", "3:5", "--store", path, "--json"])
+        let number = try #require(try json(created.stdout)["number"] as? String, "\(created.stderr)")
+        _ = try await CLI.run(["shipments", "ship", number, "--available", "--store", path])
+        // When a return of 2 is killed with SIGKILL at this step, then sent again with the same key
+        let take = ["returns", "take", number, "1", "--line", "3:2", "--key", "back-1", "--store", path, "--json"]
+        let killed = try await CLI.run(take, environment: ["NORTHWIND_CRASH_AT": point])
+        let again = try await CLI.run(take)
+        // Then there is one return with one credit note, the first of its series, and 2 units are back once
+        #expect(killed.crashed, "the return was to be killed at \(point): \(killed.stderr)")
+        #expect(again.status == 0, "\(again.stderr)")
+        let credit = try json(again.stdout)["creditNoteNumber"] as? String
+        #expect(credit?.contains("/CN/") == true && credit?.hasSuffix("/000001") == true, "\(again.stdout)")
+        let returns = try await CLI.run(["returns", "list", number, "--store", path, "--json"])
+        #expect((try json(returns.stdout)["items"] as? [Any])?.count == 1)
+        let product = try await CLI.run(["products", "show", "3", "--store", path, "--json"])
+        #expect((try json(product.stdout)["product"] as? [String: Any])?["unitsInStock"] as? Int == 2, "\(product.stdout)")
     }
 
     @Test func shipTakesEitherAvailableOrLines() async throws {

@@ -188,12 +188,13 @@ struct ReportParameterTests {
     }
 
     @Test func reportsNameTheirOriginalsAndFindThemByEitherName() throws {
-        // The 23 views and procedures of instnwnd.sql, then the manager's six and purchasing's four.
-        #expect(ReportDefinition.catalogue.count == 33)
+        // The 23 views and procedures of instnwnd.sql, then the manager's six, purchasing's four and fulfilment's four.
+        #expect(ReportDefinition.catalogue.count == 37)
         #expect(
-            ReportDefinition.catalogue.suffix(10).map(\.name) == [
+            ReportDefinition.catalogue.suffix(14).map(\.name) == [
                 "reorder-list", "order-backlog", "top-customers", "top-products", "sales-per-employee", "stock-movements",
-                "stock-valuation", "open-purchase-orders", "supplier-performance", "gross-margin",
+                "stock-valuation", "open-purchase-orders", "supplier-performance", "gross-margin", "sales-by-invoice-date",
+                "tax-by-rate-and-month", "backorder-ageing", "fill-rate",
             ]
         )
         #expect(ReportDefinition.named("Category Sales for 1997")?.name == "category-sales-for-1997")

@@ -378,7 +378,7 @@ struct ShopSyncTests {
         #expect(batches.count == 1)
         #expect(
             batches.first.map { Set($0.operations.map(\.record.recordType)) } == [
-                "orders", "order_lines", "shipments", "shipment_lines", "stock_movements",
+                "orders", "order_lines", "shipments", "shipment_lines", "invoices", "invoice_lines", "stock_movements",
             ]
         )
         let sent = try #require(batches.first?.operations.first { $0.record.recordType == "orders" })

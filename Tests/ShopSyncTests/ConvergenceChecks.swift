@@ -211,6 +211,7 @@ extension ConvergenceRun {
         }
         try await checkPurchasing()
         try await checkFulfilment()
+        try await checkInvoices()
         // Transfers: each left its sender with exactly its quantity, and arrived once at most, never with more.
         for site in sites {
             let wrong = try await stores[site]!.store.pool.read { db in

@@ -72,3 +72,72 @@ extension ConvergenceRun {
         }
     }
 }
+
+// Returns, invoices and credit notes: goods come back from a site's own shipments, and every installation holds each
+// site's series whole.
+extension ConvergenceRun {
+    /// The packers' turn: mostly a shipment, now and then a return.
+    func fulfil(_ backoffice: Backoffice, site: String) async throws -> String {
+        Int.random(in: 0..<7, using: &random) < 5 ? try await shipOrder(backoffice, site: site) : try await takeReturn(backoffice, site: site)
+    }
+
+    /// Some units of a line of one of this site's shipments come back (now and then more than is left, refused).
+    func takeReturn(_ backoffice: Backoffice, site: String) async throws -> String {
+        let code = siteCodes[site]!
+        let candidates = try await backoffice.store.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.number, h.sequence, l.productID,
+                      s.quantity - ifnull((SELECT sum(quantity) FROM return_lines WHERE shipmentLineID = s.id), 0) AS left
+                    FROM shipment_lines s JOIN shipments h ON h.id = s.shipmentID JOIN orders o ON o.id = h.orderID
+                    JOIN order_lines l ON l.id = s.orderLineID
+                    WHERE o.number LIKE ? ORDER BY o.number, h.sequence, l.productID
+                    """,
+                arguments: ["\(code)-%"]
+            ).map { ($0[0] as String, $0[1] as Int, $0[2] as Int64, $0[3] as Int) }
+        }
+        guard let (order, sequence, product, left) = candidates.randomElement(using: &random) else { return "no shipment to take a return of" }
+        let quantity = Int.random(in: 0..<5, using: &random) == 0 ? left + 1 : Int.random(in: 1...max(left, 1), using: &random)
+        let returned = try await backoffice.invoicing.takeReturn(
+            orderNumber: order,
+            shipmentSequence: sequence,
+            lines: [ShipLine(productID: product, quantity: quantity)]
+        )
+        return "return of \(quantity) of \(product) from order \(order) shipment \(sequence): credit note \(returned.creditNoteNumber ?? "none")"
+    }
+
+    /// At every installation: each site's invoices and credit notes numbered 1..n per year with no gap or repeat,
+    /// one invoice per shipment and one credit note per return, every return line with exactly one movement, and
+    /// no shipment line credited or returned beyond what it carried.
+    func checkInvoices() async throws {
+        for site in sites {
+            let problems = try await stores[site]!.store.pool.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT 'series ' || site || ' ' || kind || ' ' || year || ' holds ' || count(*) || ' documents numbered up to '
+                          || max(counter) FROM invoices GROUP BY site, kind, year HAVING count(*) <> max(counter)
+                          OR count(DISTINCT counter) <> count(*)
+                        UNION ALL
+                        SELECT 'shipment ' || h.recordID || ' has ' || (SELECT count(*) FROM invoices i WHERE i.shipmentID = h.id
+                          AND i.kind = 'invoice') || ' invoices' FROM shipments h
+                          WHERE (SELECT count(*) FROM invoices i WHERE i.shipmentID = h.id AND i.kind = 'invoice') <> 1
+                        UNION ALL
+                        SELECT 'return ' || r.recordID || ' has no single credit note' FROM returns r
+                          WHERE (SELECT count(*) FROM invoices i WHERE i.returnID = r.id) <> 1
+                        UNION ALL
+                        SELECT 'return line ' || r.recordID || ' has not exactly one movement' FROM return_lines r
+                          WHERE (SELECT count(*) FROM stock_movements m WHERE m.returnLineID = r.id) <> 1
+                        UNION ALL
+                        SELECT 'shipment line ' || s.recordID || ' is credited or returned beyond what it carried' FROM shipment_lines s
+                          WHERE ifnull((SELECT sum(quantity) FROM return_lines WHERE shipmentLineID = s.id), 0) > s.quantity
+                            OR ifnull((SELECT sum(l.quantity) FROM invoice_lines l JOIN invoices i ON i.id = l.invoiceID
+                              WHERE i.kind = 'creditNote' AND l.shipmentLineID = s.id), 0) > s.quantity
+                        """
+                )
+            }
+            if let problem = problems.first { throw Violation(description: "at \(site), \(problem)") }
+        }
+    }
+}

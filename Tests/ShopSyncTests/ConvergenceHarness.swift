@@ -240,7 +240,7 @@ actor ConvergenceRun {
             case 21..<27: return try await editCustomer(backoffice, site: site, step: step)
             case 27..<30: return try await deleteCustomer(backoffice, site: site)
             case 30..<42: return try await takeOrder(backoffice, site: site, step: step)
-            case 42..<49: return try await shipOrder(backoffice, site: site)
+            case 42..<49: return try await fulfil(backoffice, site: site)
             case 49..<52: return try await cancelOrder(backoffice, site: site)
             case 52..<56: return try await receiveStock(backoffice, site: site)
             case 56..<59: return try await buy(backoffice, site: site, step: step)

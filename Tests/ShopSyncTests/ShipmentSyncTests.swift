@@ -56,4 +56,41 @@ struct ShipmentSyncTests {
         let refused = await northwindError { _ = try await hq.orders.shipAvailable(number: order) }
         #expect(refused != nil)
     }
+
+    @Test func aShopsInvoicesAndCreditNotesReachHeadOfficeAsIssuedAndOnlyTheShopTakesItsReturns() async throws {
+        // Given a shop that ships an order and takes 1 unit back
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
+        _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+        let order = try await shop.orders.create(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 3)])
+        ).order.number
+        let shipment = try await shop.orders.shipAvailable(number: order)
+        let returned = try await shop.invoicing.takeReturn(
+            orderNumber: order,
+            shipmentSequence: 1,
+            lines: [ShipLine(productID: product.key, quantity: 1)]
+        )
+        let invoice = try await shop.invoicing.invoice(number: try #require(shipment.invoiceNumber))
+        let credit = try await shop.invoicing.invoice(number: try #require(returned.creditNoteNumber))
+        // When both sync
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then head office holds both as the shop issued them, byte for byte, numbered in the shop's series
+        let hq = try company.open("hq")
+        #expect(try await hq.invoicing.invoice(number: invoice.invoice.number) == invoice)
+        #expect(try await hq.invoicing.invoice(number: credit.invoice.number) == credit)
+        let site = try await shop.store.pool.read { db in try StoreMetadata.siteCode(db) }
+        #expect(invoice.invoice.site == site)
+        #expect(try await hq.invoicing.invoices().map(\.number).sorted() == [credit.invoice.number, invoice.invoice.number].sorted())
+        // And head office may not take a return of the shop's shipment
+        let refused = await northwindError {
+            _ = try await hq.invoicing.takeReturn(orderNumber: order, shipmentSequence: 1, lines: [ShipLine(productID: product.key, quantity: 1)])
+        }
+        #expect(refused != nil)
+        #expect(try await hq.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM returns") } == 1)
+    }
 }

@@ -205,6 +205,42 @@ func object(_ fields: [String: (any Sendable)?]) throws -> OpenAPIObjectContaine
         }
     }
 
+    @Test func aShipmentIsInvoicedAndAReturnCreditedOverTheAPI() async throws {
+        // Given an order for 4 chai at 18.00, shipped whole
+        let fixture = try await WebFixture.make()
+        let w = fixture.world
+        let chai = Int(w.chai.key)
+        let number = try await fixture.store.backoffice.orders.create(
+            OrderDraft(customerCode: "VINET", employeeID: nil, lines: [.init(productID: w.chai.key, quantity: 4)])
+        ).order.number
+        try await fixture.test { http in
+            let api = Client(http, token: fixture.repToken)
+            let shipped = try await api.shipOrder(path: .init(number: number), body: .json(try object(["available": true]))).ok.body.json
+            // When 1 comes back, twice under one key, and more than is left is asked back; then the documents are read
+            let back = try object(["lines": [["productID": chai, "quantity": 1] as [String: any Sendable]], "reason": "Dented", "requestKey": "r-1"])
+            let returned = try await api.takeReturn(path: .init(number: number, sequence: 1), body: .json(back)).ok.body.json
+            let again = try await api.takeReturn(path: .init(number: number, sequence: 1), body: .json(back)).ok.body.json
+            let tooMany = try object(["lines": [["productID": chai, "quantity": 4] as [String: any Sendable]]])
+            let refused = try await api.takeReturn(path: .init(number: number, sequence: 1), body: .json(tooMany))
+            let list = try await api.listInvoices(query: .init(order: number)).ok.body.json
+            let invoiceSummary = try #require(list.items.first { $0.kind == .invoice })
+            let invoice = try await api.getInvoice(
+                path: .init(kind: .invoice, site: invoiceSummary.site, year: invoiceSummary.year, counter: invoiceSummary.counter)
+            ).ok.body.json
+            let returns = try await api.listOrderReturns(path: .init(number: number)).ok.body.json
+            // Then the shipment names its invoice of 4 × 18.00 = 72.00 + 16.56 tax, one credit note of 18.00 + 4.14
+            // corrects it, and the return beyond what is left is refused
+            #expect(shipped.invoiceNumber == invoice.summary.number)
+            #expect((invoice.summary.net, invoice.summary.tax, invoice.summary.gross) == ("72.00", "16.56", "88.56"))
+            #expect(returned == again)
+            #expect(returned.creditNoteNumber != nil && invoice.creditNotes == [returned.creditNoteNumber])
+            let credit = try #require(list.items.first { $0.kind == .creditNote })
+            #expect((credit.net, credit.tax, credit.corrects) == ("18.00", "4.14", invoice.summary.number))
+            #expect(returns.items.count == 1)
+            _ = try refused.unprocessableContent.body.applicationProblemJson
+        }
+    }
+
     @Test func theGeneratedTypesRefuseADriftedAnswer() throws {
         // Given answers that drifted from the document: a wrong type, an undocumented field, a missing field
         let drifted = [

@@ -331,10 +331,11 @@ extension ProductRow {
         return row
     }
 
-    /// Expects `products.*` followed by the category and supplier names, as `productRowSelect` selects them.
+    /// Expects `products.*` followed by the category and supplier names, as `productRowSelect` selects them; the
+    /// names are read from the end, as a later version may add columns to `products`.
     public init(row: Row) throws {
         product = try Product(row: row)
-        categoryName = try row.decode(atIndex: 12)
-        supplierName = try row.decode(atIndex: 13)
+        categoryName = try row.decode(atIndex: row.count - 2)
+        supplierName = try row.decode(atIndex: row.count - 1)
     }
 }

@@ -116,24 +116,7 @@ extension Invoicing {
             site: site
         )
         let recordID = StockMovement.derivedRecordID("northwind-\(kind.rawValue):\(source):\(number)")
-        let priced = lines.enumerated().map { index, line in
-            let net = TaxArithmetic.net(unitPrice: line.unitPrice, quantity: line.quantity, discountBasisPoints: line.discountBasisPoints)
-            return InvoiceLine(
-                recordID: StockMovement.derivedRecordID("northwind-\(kind.rawValue)-line:\(recordID):\(index + 1)"),
-                invoiceID: 0,
-                position: index + 1,
-                shipmentLineID: line.shipmentLineID,
-                productID: line.productID,
-                description: String(line.description.prefix(200)),
-                quantity: line.quantity,
-                unitPrice: line.unitPrice,
-                discountBasisPoints: line.discountBasisPoints,
-                net: net,
-                taxBasisPoints: line.rate.basisPoints,
-                taxName: line.rate.name,
-                tax: rounding == .line ? TaxArithmetic.tax(on: net, basisPoints: line.rate.basisPoints) : nil
-            )
-        }
+        let priced = price(lines, kind: kind, recordID: recordID, rounding: rounding)
         let taxes = TaxSummary.of(priced, rounding: rounding)
         let net = Money(cents: taxes.map(\.net.cents).reduce(0, +))
         let tax = Money(cents: taxes.map(\.tax.cents).reduce(0, +))
@@ -177,6 +160,28 @@ extension Invoicing {
             try line.insert(db)
         }
         return invoice
+    }
+
+    /// Each line's net (and its tax, when rounded per line), in its place on the document.
+    static func price(_ lines: [LineToInvoice], kind: InvoiceKind, recordID: String, rounding: TaxRounding) -> [InvoiceLine] {
+        lines.enumerated().map { index, line in
+            let net = TaxArithmetic.net(unitPrice: line.unitPrice, quantity: line.quantity, discountBasisPoints: line.discountBasisPoints)
+            return InvoiceLine(
+                recordID: StockMovement.derivedRecordID("northwind-\(kind.rawValue)-line:\(recordID):\(index + 1)"),
+                invoiceID: 0,
+                position: index + 1,
+                shipmentLineID: line.shipmentLineID,
+                productID: line.productID,
+                description: String(line.description.prefix(200)),
+                quantity: line.quantity,
+                unitPrice: line.unitPrice,
+                discountBasisPoints: line.discountBasisPoints,
+                net: net,
+                taxBasisPoints: line.rate.basisPoints,
+                taxName: line.rate.name,
+                tax: rounding == .line ? TaxArithmetic.tax(on: net, basisPoints: line.rate.basisPoints) : nil
+            )
+        }
     }
 
     /// The buyer as the customer's record says today.

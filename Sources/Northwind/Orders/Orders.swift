@@ -300,8 +300,12 @@ extension Orders {
             }
         }
         let last = try LocalDate.fetchOne(db.cachedStatement(sql: "SELECT max(shippedDate) FROM shipments WHERE orderID = ?"), arguments: [order.id])
-        try db.cachedStatement(sql: "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?").execute(
-            arguments: [last, order.id])
+        // What was taken off is kept, for the fill rate: the lines no longer say it.
+        let cancelled = state.lines.map(\.open).reduce(0, +)
+        try db.cachedStatement(
+            sql:
+                "UPDATE orders SET status = 'shipped', shippedDate = ?, cancelledUnits = ifnull(cancelledUnits, 0) + ?, version = version + 1 WHERE id = ?"
+        ).execute(arguments: [last, cancelled, order.id])
     }
 
     // MARK: Helpers

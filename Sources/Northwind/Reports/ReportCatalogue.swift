@@ -154,6 +154,48 @@ extension ReportDefinition {
                 money: ["Sales", "Cost", "Margin"],
                 chart: ChartSum(label: "CategoryName", value: "Margin")
             ),
+        ] + accountantsReports
+    }()
+
+    /// Reports on invoices and fulfilment (issue 40): what an accountant and the people who pack need.
+    static let accountantsReports: [ReportDefinition] = {
+        let issued = [
+            ReportParameter(name: "from", kind: .date, defaultValue: "", help: "The first day of issue, e.g. 2026-01-01; empty for the beginning."),
+            ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last day of issue, included; empty for no end."),
+        ]
+        func report(_ title: String, _ summary: String, _ parameters: [ReportParameter] = [], money: [String] = []) -> ReportDefinition {
+            ReportDefinition(
+                name: slug(title),
+                original: "Northwind report \"\(title)\"",
+                summary: summary,
+                parameters: parameters,
+                moneyColumns: money,
+                query: key(title)
+            )
+        }
+        return [
+            report(
+                "Sales by invoice date",
+                "What was invoiced per day and site, credit notes deducted.",
+                issued,
+                money: ["Net", "Tax", "Gross"]
+            ),
+            report(
+                "Tax by rate and month",
+                "Net and tax per month, site and rate, as issued, credit notes deducted: for the tax return.",
+                issued,
+                money: ["Net", "Tax", "Gross"]
+            ),
+            report("Backorder ageing", "Backordered lines by how long their order has waited.", money: ["Value"]),
+            report(
+                "Fill rate",
+                "Per month of order, the share of ordered units shipped within a number of days.",
+                [
+                    ReportParameter(name: "days", kind: .count, defaultValue: "7", help: "The promise, in days, e.g. 7."),
+                    ReportParameter(name: "from", kind: .date, defaultValue: "", help: "The first order date; empty for the beginning."),
+                    ReportParameter(name: "to", kind: .date, defaultValue: "", help: "The last order date, included; empty for no end."),
+                ]
+            ),
         ]
     }()
 

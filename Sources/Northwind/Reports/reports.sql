@@ -553,20 +553,105 @@ ORDER BY sqlserver_key(s.companyName), s.companyName, s.id;
 -- Per product (by category) of the orders shipped in the period: Sales are the lines' amounts (ExtendedPrice),
 -- Cost is what the shipments cost at the time of sale (each shipped movement's average cost × units). A product
 -- any of whose shipments had no cost says 'no cost' rather than count it as 0. MarginPercent is of Sales.
+-- A line shipped in parts has one movement per part: their costs are summed per line, so the line counts once.
 WITH sold AS (
-    SELECT ol.productID, ol.quantity, ol.extendedPriceCents AS sales, m.unitCostCents AS cost, -m.delta AS shipped
+    SELECT ol.productID, ol.quantity, ol.extendedPriceCents AS sales,
+           (SELECT SUM(-m.delta * m.unitCostCents) FROM stock_movements m
+             WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS cost,
+           (SELECT count(*) = 0 OR count(m.unitCostCents) < count(*) FROM stock_movements m
+             WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS uncosted
     FROM orders o
     JOIN order_lines ol ON ol.orderID = o.id
-    LEFT JOIN stock_movements m ON m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped'
     WHERE o.status = 'shipped' AND o.shippedDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31'))
 SELECT coalesce(c.name, '(no category)') AS "CategoryName", p.name AS "ProductName", SUM(x.quantity) AS "Units",
        SUM(x.sales) AS "Sales",
-       CASE WHEN count(x.cost) < count(*) THEN 'no cost' ELSE SUM(x.shipped * x.cost) END AS "Cost",
-       CASE WHEN count(x.cost) < count(*) THEN 'no cost' ELSE SUM(x.sales) - SUM(x.shipped * x.cost) END AS "Margin",
-       CASE WHEN count(x.cost) < count(*) OR SUM(x.sales) = 0 THEN NULL
-            ELSE round(100.0 * (SUM(x.sales) - SUM(x.shipped * x.cost)) / SUM(x.sales), 1) END AS "MarginPercent"
+       CASE WHEN SUM(x.uncosted) > 0 THEN 'no cost' ELSE SUM(x.cost) END AS "Cost",
+       CASE WHEN SUM(x.uncosted) > 0 THEN 'no cost' ELSE SUM(x.sales) - SUM(x.cost) END AS "Margin",
+       CASE WHEN SUM(x.uncosted) > 0 OR SUM(x.sales) = 0 THEN NULL
+            ELSE round(100.0 * (SUM(x.sales) - SUM(x.cost)) / SUM(x.sales), 1) END AS "MarginPercent"
 FROM sold x
 JOIN products p ON p.id = x.productID
 LEFT JOIN categories c ON c.id = p.categoryID
 GROUP BY p.id
 ORDER BY c.id IS NULL, sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name, p.id;
+
+-- name: sales_by_invoice_date
+-- params: :from, :to (optional issue dates, inclusive). money: Net, Tax, Gross.
+-- What was invoiced, per day of issue and issuing site (every site's, at head office): invoices less credit notes.
+SELECT i.issuedDate AS "InvoiceDate", i.site AS "Site", SUM(i.kind = 'invoice') AS "Invoices",
+       SUM(i.kind = 'creditNote') AS "CreditNotes",
+       SUM(CASE i.kind WHEN 'invoice' THEN i.netCents ELSE -i.netCents END) AS "Net",
+       SUM(CASE i.kind WHEN 'invoice' THEN i.taxCents ELSE -i.taxCents END) AS "Tax",
+       SUM(CASE i.kind WHEN 'invoice' THEN i.grossCents ELSE -i.grossCents END) AS "Gross"
+FROM invoices i
+WHERE i.issuedDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+GROUP BY i.issuedDate, i.site
+ORDER BY i.issuedDate, i.site;
+
+-- name: tax_by_rate_and_month
+-- params: :from, :to (optional issue dates, inclusive). money: Net, Tax, Gross.
+-- What an accountant's return needs: per month of issue, issuing site and rate, the nets and the tax, credit notes
+-- deducted. Each document's tax per rate is as it was issued: the sum of its lines' taxes when it rounds per line,
+-- else the rate applied once to the sum of its lines' nets, half up (amounts are never negative).
+WITH per_document AS (
+    SELECT i.kind, substr(i.issuedDate, 1, 7) AS month, i.site, l.taxBasisPoints AS rate, max(l.taxName) AS name,
+           SUM(l.netCents) AS net,
+           CASE i.rounding WHEN 'line' THEN SUM(l.taxCents) ELSE (SUM(l.netCents) * l.taxBasisPoints + 5000) / 10000 END AS tax
+    FROM invoices i
+    JOIN invoice_lines l ON l.invoiceID = i.id
+    WHERE i.issuedDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+    GROUP BY i.id, l.taxBasisPoints)
+SELECT month AS "Month", site AS "Site", max(name) || ' ' || printf('%g', rate / 100.0) || ' %' AS "Rate",
+       SUM(CASE kind WHEN 'invoice' THEN net ELSE -net END) AS "Net",
+       SUM(CASE kind WHEN 'invoice' THEN tax ELSE -tax END) AS "Tax",
+       SUM(CASE kind WHEN 'invoice' THEN net + tax ELSE -(net + tax) END) AS "Gross"
+FROM per_document
+GROUP BY month, site, rate
+ORDER BY month, site, rate DESC;
+
+-- name: backorder_ageing
+-- params: none. money: Value.
+-- The backordered lines (open lines of orders shipped in part), by how long their order has waited since it was
+-- taken, in whole days (UTC): how many orders, lines and units, and what the units are worth at the lines' prices.
+WITH open AS (
+    SELECT o.id, CAST(julianday(date('now')) - julianday(o.orderDate) AS INTEGER) AS days, l.unitPriceCents, l.discount,
+           l.quantity - (SELECT ifnull(SUM(s.quantity), 0) FROM shipment_lines s WHERE s.orderLineID = l.id) AS units
+    FROM orders o
+    JOIN order_lines l ON l.orderID = o.id
+    WHERE o.status = 'new' AND EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = o.id))
+SELECT CASE WHEN days <= 7 THEN '0-7 days' WHEN days <= 14 THEN '8-14 days' WHEN days <= 30 THEN '15-30 days'
+            WHEN days <= 60 THEN '31-60 days' ELSE 'over 60 days' END AS "Age",
+       count(DISTINCT id) AS "Orders", count(*) AS "Lines", SUM(units) AS "Units",
+       SUM(sqlserver_line_cents(unitPriceCents, units, discount)) AS "Value", max(days) AS "OldestDays"
+FROM open
+WHERE units > 0
+GROUP BY 1
+ORDER BY min(days);
+
+-- name: fill_rate
+-- params: :days (the promise, in days), :from, :to (optional order dates, inclusive). money: none.
+-- Per month of order, the share of ordered units that shipped within :days days of the order date. Ordered counts
+-- what a cancellation took off an order shipped in part (orders.cancelledUnits); an order cancelled whole is left
+-- out, and so is one whose :days are not over yet. An order shipped before shipments were kept shipped whole, on
+-- its shipped date.
+WITH eligible AS (
+    SELECT o.id, o.orderDate, o.status, o.shippedDate, ifnull(o.cancelledUnits, 0) AS cancelled,
+           date(o.orderDate, '+' || :days || ' days') AS due
+    FROM orders o
+    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+      AND date(o.orderDate, '+' || :days || ' days') < date('now')),
+counted AS (
+    SELECT e.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = e.id) + e.cancelled AS ordered,
+           CASE WHEN EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = e.id)
+                THEN (SELECT ifnull(SUM(l.quantity), 0) FROM shipments s JOIN shipment_lines l ON l.shipmentID = s.id
+                      WHERE s.orderID = e.id AND s.shippedDate <= e.due)
+                WHEN e.status = 'shipped' AND e.shippedDate <= e.due
+                THEN (SELECT SUM(quantity) FROM order_lines WHERE orderID = e.id)
+                ELSE 0 END AS inTime
+    FROM eligible e)
+SELECT substr(orderDate, 1, 7) AS "Month", count(*) AS "Orders", SUM(ordered) AS "OrderedUnits",
+       SUM(inTime) AS "ShippedInTime", round(100.0 * SUM(inTime) / SUM(ordered), 1) AS "FillRatePercent"
+FROM counted
+WHERE ordered > 0
+GROUP BY 1
+ORDER BY 1;

@@ -178,6 +178,8 @@ public struct Setting: Sendable, Identifiable, Equatable {
         ("stock", "Stock"),
         ("purchasing", "Purchasing"),
         ("orders", "Orders"),
+        ("invoices", "Invoices"),
+        ("tax", "Tax"),
         ("documents", "Documents"),
         ("pages", "Pages"),
         ("session", "Sign-in"),

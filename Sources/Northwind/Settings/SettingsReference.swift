@@ -86,6 +86,8 @@ public enum SettingsReference {
         if let length = setting.rules.maximumLength { rules.append("at most \(length) characters") }
         if setting.rules.host { rules.append("an IP address or a host name this machine resolves") }
         if setting.rules.heldTitles { rules.append("at least one title held by an employee who can sign in") }
+        if setting.rules.documentNumberFormat { rules.append("must contain {counter} and {year}") }
+        if setting.rules.taxRates { rules.append("each rate 0 to 100 %, with a name") }
         if setting.outsideStore { rules.append("not stored in the store") }
         return rules.isEmpty ? "" : rules.joined(separator: "; ")
     }

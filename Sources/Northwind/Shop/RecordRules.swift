@@ -107,6 +107,7 @@ public enum RecordRules {
                 "number": .documentNumber, "orderDate": .date, "requiredDate": .date, "shippedDate": .date,
                 "freightCents": .money, "shipName": name, "shipAddress": address, "shipCity": short,
                 "shipRegion": short, "shipPostalCode": short, "shipCountry": short, "sourceNumber": .text(max: 64),
+                "cancelledUnits": units,
             ],
             "order_lines": ["unitPriceCents": .money, "quantity": .whole(Limits.lineQuantity)],
             "regions": ["description": short],

@@ -14,6 +14,8 @@ extension Schema {
                 -- A tax rate in hundredths of a percent (2300 is 23 %); NULL takes the category's, then the first of `tax.rates`.
                 ALTER TABLE categories ADD COLUMN taxBasisPoints \(rate);
                 ALTER TABLE products ADD COLUMN taxBasisPoints \(rate);
+                -- What a cancellation took off an order shipped in part: the fill rate counts it as ordered.
+                ALTER TABLE orders ADD COLUMN cancelledUnits INTEGER CHECK (cancelledUnits IS NULL OR cancelledUnits >= 0);
                 CREATE TABLE returns (
                   id INTEGER PRIMARY KEY, \(recordID),
                   shipmentID INTEGER NOT NULL REFERENCES shipments(id) ON DELETE RESTRICT,

@@ -31,6 +31,7 @@ struct InvoicePage: PageModel {
     var buyer: InvoiceParty
     var corrects: InvoiceLink?
     var creditNotes: [InvoiceLink]
+    var hasCreditNotes: Bool { !creditNotes.isEmpty }
     var lines: [Line]
     var rates: [Rate]
     var net: String
@@ -64,6 +65,7 @@ struct InvoicesPage: PageModel {
     var heading: String
     var customerCode: String?
     var rows: [Row]
+    var hasRows: Bool { !rows.isEmpty }
     var pager: Pager?
     var me: PageUser?
 }
@@ -177,7 +179,7 @@ extension PageRoutes {
         let page = parser.page(request, pageSize: pageSize)
         try parser.throwIfAny()
         let code = context.parameters.get("code") ?? request.query("customer")
-        let customer = try await code.asyncMap { try await backoffice.people.customer(code: $0) }
+        let customer = try code.map { code throws(NorthwindError) in try backoffice.people.customer(code: code) }
         // One more than a page says whether another page follows.
         let list = try await backoffice.invoicing.invoices(customerCode: customer?.code, limit: pageSize + 1, offset: (page - 1) * pageSize)
         let model = InvoicesPage(
@@ -242,12 +244,5 @@ extension PageRoutes {
                 context: context
             )
         }
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

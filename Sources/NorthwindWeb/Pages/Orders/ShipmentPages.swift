@@ -22,7 +22,9 @@ struct ShipmentPage: PageModel {
     var invoice: InvoiceLink?
     /// What can still come back, line by line: the return form's rows.
     var returnable: [Returnable]
+    var canReturn: Bool { !returnable.isEmpty }
     var returns: [ReturnRef]
+    var hasReturns: Bool { !returns.isEmpty }
     /// The return form's own key: sent twice, it books once.
     var requestKey: String
     var error: String?
