@@ -139,7 +139,7 @@ struct CommandLineTests {
         #expect(list.stdout.contains(/category-sales-for-1997 +view "Category Sales for 1997" +--year \(default 1997\)/))
         #expect(list.stdout.contains("employee-sales-by-country"))
         let listed = try JSONSerialization.jsonObject(with: Data(try await CLI.run(["report", "list", "--json"]).stdout.utf8)) as? [[String: Any]]
-        #expect(listed?.count == 33)  // the 23 classic reports, the manager's six and purchasing's four
+        #expect(listed?.count == 37)  // the 23 classic reports, the manager's six, purchasing's four and fulfilment's four
 
         // The demo store's orders cover the three years up to today; this range holds all of them.
         let csv = try await CLI.run(["report", "sales-by-year", "--from", "2000-01-01", "--to=2100-12-31", "--format", "csv", "--store", path])

@@ -33,8 +33,11 @@ struct DocumentsCommandTests {
         let purchase = try await #require(
             try fixture.run(["purchases", "list"]).stdout.firstMatch(of: /\b([0-9A-Z]{6}-P[0-9]+)\b/).map { String($0.1) }
         )
+        let (invoice, creditNote) = try await Self.invoiceAndCreditNote(fixture)
         var files: [(String, String)] = []
-        for (kind, argument) in [("quote", number), ("order", order), ("purchase-order", purchase), ("catalog", nil)] {
+        for (kind, argument) in [
+            ("quote", number), ("order", order), ("purchase-order", purchase), ("invoice", invoice), ("credit-note", creditNote), ("catalog", nil),
+        ] {
             let file = fixture.place.directory.appendingPathComponent("\(kind).nwdoc").path
             let exported = try await fixture.run(["documents", "export", kind] + (argument.map { [$0] } ?? []) + ["-o", file])
             #expect(exported.status == 0, "\(exported.stderr)")
@@ -60,6 +63,26 @@ struct DocumentsCommandTests {
             // Then each is valid
             #expect(status.status == 0 && stdout.contains("valid"), "\(kind): \(stderr)")
         }
+    }
+
+    /// An order of one unit of product 3, shipped (which issues its invoice), and that unit returned (a credit note).
+    static func invoiceAndCreditNote(_ fixture: BackupCommandTests.Fixture) async throws -> (String, String) {
+        let customers = try await fixture.run(["customers", "list", "--json", "--limit", "1"])
+        let object = try JSONSerialization.jsonObject(with: Data(customers.stdout.utf8)) as? [String: Any]
+        let code = try #require((object?["items"] as? [[String: Any]])?.first?["code"] as? String)
+        let made = try await fixture.run(["orders", "new", "--customer", code, "--line", "3:1", "--json"])
+        let order = try #require((try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])?["number"] as? String)
+        let shipped = try await fixture.run(["shipments", "ship", order, "--line", "3:1", "--json"])
+        let invoice = try #require(
+            (try JSONSerialization.jsonObject(with: Data(shipped.stdout.utf8)) as? [String: Any])?["invoiceNumber"] as? String,
+            "\(shipped.stderr)"
+        )
+        let returned = try await fixture.run(["returns", "take", order, "1", "--line", "3:1", "--json"])
+        let credit = try #require(
+            (try JSONSerialization.jsonObject(with: Data(returned.stdout.utf8)) as? [String: Any])?["creditNoteNumber"] as? String,
+            "\(returned.stderr)"
+        )
+        return (invoice, credit)
     }
 
     @Test func aPurchaseOrderPackageValidatesButIsNeverImported() async throws {

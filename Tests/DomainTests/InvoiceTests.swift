@@ -179,19 +179,64 @@ struct InvoiceTests {
     }
 
     @Test func theSeriesStartsAgainEachYear() async throws {
-        // Given an invoice issued in 2026
+        // Given an order of 2025 shipped in part on 31 December 2025
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let number = try await b.orders.create(
+            OrderDraft(
+                customerCode: "VINET",
+                employeeID: w.nancy.id,
+                orderDate: LocalDate("2025-12-20"),
+                lines: [.init(productID: w.mustard.key, quantity: 8)]
+            )
+        ).order.number
+        _ = try await b.orders.shipAvailable(number: number, shippedDate: LocalDate("2025-12-31"))
+        _ = try await b.stock.receive(productID: w.mustard.key, quantity: 3)
+        // When the rest ships on 2 January 2026
+        let second = try await b.orders.shipAvailable(number: number, shippedDate: LocalDate("2026-01-02"))
+        // Then its invoice is the first of 2026
+        let invoice = try await b.invoicing.invoice(number: try #require(second.invoiceNumber))
+        #expect((invoice.invoice.year, invoice.invoice.counter) == (2026, 1))
+        #expect(invoice.invoice.number.hasSuffix("/2026/000001"))
+    }
+
+    @Test func aShipmentDatedAfterTodayIsRefusedAndTakesNoNumber() async throws {
+        // Given an order
         let store = try TemporaryStore()
         let w = try await World.make(store.backoffice)
         let b = store.backoffice
         let number = try await shortOrder(w, b)
-        _ = try await b.orders.shipAvailable(number: number, shippedDate: LocalDate("2026-12-31"))
-        _ = try await b.stock.receive(productID: w.mustard.key, quantity: 3)
-        // When the rest ships on 2 January 2027
-        let second = try await b.orders.shipAvailable(number: number, shippedDate: LocalDate("2027-01-02"))
-        // Then its invoice is the first of 2027
-        let invoice = try await b.invoicing.invoice(number: try #require(second.invoiceNumber))
-        #expect((invoice.invoice.year, invoice.invoice.counter) == (2027, 1))
-        #expect(invoice.invoice.number.hasSuffix("/2027/000001"))
+        // When a shipment is dated tomorrow
+        let tomorrow = LocalDate(Date().addingTimeInterval(86_400 * 2))
+        let error = await northwindError { _ = try await b.orders.shipAvailable(number: number, shippedDate: tomorrow) }
+        // Then it is refused, naming the field, and nothing was issued
+        #expect(error?.fields == ["shippedDate"])
+        #expect(try store.count("SELECT count(*) FROM invoices") == 0)
+    }
+
+    @Test func aReturnInPartsCreditsInAllExactlyWhatTheInvoiceCharged() async throws {
+        // Given an invoice line of 2 at 1.01 less 50 %: net 1.01, tax 0.23
+        let store = try TemporaryStore()
+        let w = try await World.make(store.backoffice)
+        let b = store.backoffice
+        let product = try await b.catalogue.create(
+            Product(name: "Penny sweets", categoryID: w.beverages.id, unitPrice: Money(cents: 101), unitsInStock: 5)
+        )
+        let order = try await b.orders.create(
+            OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, lines: [.init(productID: product.key, quantity: 2, discount: 0.5)])
+        ).order.number
+        let shipment = try await b.orders.shipAvailable(number: order)
+        // When the 2 units come back one at a time
+        for _ in 0..<2 {
+            _ = try await b.invoicing.takeReturn(orderNumber: order, shipmentSequence: 1, lines: [ShipLine(productID: product.key, quantity: 1)])
+        }
+        // Then the two credit notes credit 0.51 + 0.50 net and 0.12 + 0.11 tax: the invoice's 1.01 and 0.23
+        let invoice = try await b.invoicing.invoice(number: try #require(shipment.invoiceNumber))
+        let credits = try await b.invoicing.invoices(orderNumber: order).filter { $0.kind == .creditNote }
+        #expect((invoice.invoice.net, invoice.invoice.tax) == (Money(cents: 101), Money(cents: 23)))
+        #expect(credits.map(\.net.cents).reduce(0, +) == 101)
+        #expect(credits.map(\.tax.cents).reduce(0, +) == 23)
     }
 
     @Test func anIssuedInvoiceKeepsWhatItSaidWhenTheCustomerChanges() async throws {
@@ -317,12 +362,12 @@ struct InvoiceTests {
 
     @Test func aCustomNumberFormatNumbersTheNextInvoice() {
         // Given a format with a padded counter and plain characters
-        let format = "FV-{year}.{counter:4}"
+        let format = "FV-{site}-{year}.{counter:4}"
         // When the 7th invoice of 2026 is numbered
         let number = NumberFormat.number(format, site: "KRK", year: 2026, counter: 7)
         // Then it reads as the format says
         #expect(NumberFormat.problem(format) == nil)
-        #expect(number == "FV-2026.0007")
+        #expect(number == "FV-KRK-2026.0007")
     }
 }
 

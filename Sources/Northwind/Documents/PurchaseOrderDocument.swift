@@ -145,8 +145,30 @@ struct PurchaseOrderRendition {
     }
 }
 
-/// `content/invoice.json` or `content/credit-note.json`: an issued invoice or credit note, as it was issued.
+/// `content/invoice.json` or `content/credit-note.json`: an issued invoice or credit note, as it was issued. Money
+/// is in cents, rates and discounts in hundredths of a percent, as in the store.
 public struct InvoiceDocument: Codable, Sendable, Equatable {
+    public struct Line: Codable, Sendable, Equatable {
+        public var lineID: String
+        public var position: Int
+        /// Nil for freight.
+        public var productID: Int64?
+        public var description: String
+        public var quantity: Int
+        public var unitPrice: Money
+        public var discountBasisPoints: Int
+        public var net: Money
+        public var taxBasisPoints: Int
+        public var taxName: String
+        /// Nil when the document rounds tax per rate.
+        public var tax: Money?
+    }
+    public struct Rate: Codable, Sendable, Equatable {
+        public var taxBasisPoints: Int
+        public var taxName: String
+        public var net: Money
+        public var tax: Money
+    }
     public static let schemaVersion = 1
     public var schemaVersion = Self.schemaVersion
     public var kind: InvoiceKind
@@ -158,8 +180,8 @@ public struct InvoiceDocument: Codable, Sendable, Equatable {
     public var seller: InvoiceParty
     public var buyer: InvoiceParty
     public var rounding: TaxRounding
-    public var lines: [InvoiceLine]
-    public var taxes: [TaxSummary]
+    public var lines: [Line]
+    public var taxes: [Rate]
     public var net: Money
     public var tax: Money
     public var gross: Money
@@ -182,8 +204,22 @@ extension Documents {
             seller: detail.seller,
             buyer: detail.buyer,
             rounding: i.rounding,
-            lines: detail.lines,
-            taxes: detail.taxes,
+            lines: detail.lines.map {
+                InvoiceDocument.Line(
+                    lineID: $0.recordID,
+                    position: $0.position,
+                    productID: $0.productID,
+                    description: $0.description,
+                    quantity: $0.quantity,
+                    unitPrice: $0.unitPrice,
+                    discountBasisPoints: $0.discountBasisPoints,
+                    net: $0.net,
+                    taxBasisPoints: $0.taxBasisPoints,
+                    taxName: $0.taxName,
+                    tax: $0.tax
+                )
+            },
+            taxes: detail.taxes.map { InvoiceDocument.Rate(taxBasisPoints: $0.rate.basisPoints, taxName: $0.rate.name, net: $0.net, tax: $0.tax) },
             net: i.net,
             tax: i.tax,
             gross: i.gross

@@ -22,6 +22,10 @@ struct LineToInvoice {
     var unitPrice: Money
     var discountBasisPoints: Int
     var rate: TaxRate
+    /// Units of the same invoice line credited before: a credit note credits the difference between what all the
+    /// units returned so far come to and what was credited already, so that returning a line in parts credits, in
+    /// all, exactly what the invoice charged for it.
+    var creditedBefore = 0
 }
 
 extension Invoicing {
@@ -165,7 +169,12 @@ extension Invoicing {
     /// Each line's net (and its tax, when rounded per line), in its place on the document.
     static func price(_ lines: [LineToInvoice], kind: InvoiceKind, recordID: String, rounding: TaxRounding) -> [InvoiceLine] {
         lines.enumerated().map { index, line in
-            let net = TaxArithmetic.net(unitPrice: line.unitPrice, quantity: line.quantity, discountBasisPoints: line.discountBasisPoints)
+            func net(_ units: Int) -> Money {
+                TaxArithmetic.net(unitPrice: line.unitPrice, quantity: units, discountBasisPoints: line.discountBasisPoints)
+            }
+            func tax(_ units: Int) -> Money { TaxArithmetic.tax(on: net(units), basisPoints: line.rate.basisPoints) }
+            let (before, after) = (line.creditedBefore, line.creditedBefore + line.quantity)
+            let net = Money(cents: net(after).cents - net(before).cents)
             return InvoiceLine(
                 recordID: StockMovement.derivedRecordID("northwind-\(kind.rawValue)-line:\(recordID):\(index + 1)"),
                 invoiceID: 0,
@@ -179,7 +188,7 @@ extension Invoicing {
                 net: net,
                 taxBasisPoints: line.rate.basisPoints,
                 taxName: line.rate.name,
-                tax: rounding == .line ? TaxArithmetic.tax(on: net, basisPoints: line.rate.basisPoints) : nil
+                tax: rounding == .line ? Money(cents: tax(after).cents - tax(before).cents) : nil
             )
         }
     }

@@ -56,6 +56,12 @@ extension Invoicing {
             if date < shipment.shippedDate {
                 throw NorthwindError.invalid("returnedDate", "must not be before the shipment left, \(shipment.shippedDate)")
             }
+            if date > .today {
+                throw NorthwindError.invalid(
+                    "returnedDate",
+                    "must not be after today, \(LocalDate.today): its credit note is issued as it comes back"
+                )
+            }
             let quantities = try Self.returnable(lines, shipment: shipment, orderNumber: order.number, db)
             defer { CrashPoint.reach("return-written") }
             return try Self.writeReturn(
@@ -196,8 +202,12 @@ extension Invoicing {
             db.cachedStatement(sql: "SELECT * FROM invoice_lines WHERE invoiceID = ? AND shipmentLineID IS NOT NULL ORDER BY position"),
             arguments: [invoice.id]
         )
-        let lines = invoiced.compactMap { line -> LineToInvoice? in
+        let lines = try invoiced.compactMap { line -> LineToInvoice? in
             guard let shipmentLineID = line.shipmentLineID, let quantity = returnLines[shipmentLineID] else { return nil }
+            let before = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT ifnull(sum(quantity), 0) FROM return_lines WHERE shipmentLineID = ? AND returnID <> ?"),
+                arguments: [shipmentLineID, returned.id]
+            )
             return LineToInvoice(
                 shipmentLineID: shipmentLineID,
                 productID: line.productID,
@@ -205,7 +215,8 @@ extension Invoicing {
                 quantity: quantity,
                 unitPrice: line.unitPrice,
                 discountBasisPoints: line.discountBasisPoints,
-                rate: TaxRate(basisPoints: line.taxBasisPoints, name: line.taxName)
+                rate: TaxRate(basisPoints: line.taxBasisPoints, name: line.taxName),
+                creditedBefore: before ?? 0
             )
         }
         let buyer = try JSONDecoder().decode(InvoiceParty.self, from: Data(invoice.buyer.utf8))

@@ -118,6 +118,12 @@ public enum NumberFormat {
         if !parts.contains(.year) {
             return "must contain {year}: the counter starts again at 1 each year, so a number without it would repeat"
         }
+        if !parts.contains(.site) {
+            return "must contain {site}: each site numbers its own series, so a number without it would repeat at another site"
+        }
+        if number(format, site: String(repeating: "X", count: 12), year: 9999, counter: 999_999_999).count > 80 {
+            return "makes numbers longer than 80 characters; shorten it"
+        }
         return nil
     }
 

@@ -174,6 +174,10 @@ extension Orders {
             if date < order.orderDate {
                 throw NorthwindError.invalid("shippedDate", "must not be before the order date \(order.orderDate)")
             }
+            // Its invoice is issued on that day: a later day would open next year's series before its time.
+            if date > .today {
+                throw NorthwindError.invalid("shippedDate", "must not be after today, \(LocalDate.today): its invoice is issued as it leaves")
+            }
             let quantities = try choose(order, state).filter { $0.1 > 0 }
             defer { CrashPoint.reach("shipment-written") }
             return try Self.writeShipment(

@@ -22,6 +22,18 @@ extension SyncEngineSide {
         for attempt in 0..<3 {
             do {
                 return try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && table.appendOnly {
+                // A ledger's record (a shipment, an invoice, a return) under a number or a link another record holds:
+                // two versions of one document. Neither is removed or renamed (an issued document never changes);
+                // the arrival goes into the inbox, listed, and the record held here stays.
+                try discardWhole(
+                    db,
+                    table: table.name,
+                    record: record,
+                    reason: "refused: \(NorthwindError.translating(error).description); the one held here stays",
+                    applied: &applied
+                )
+                return true
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && attempt < 2 {
                 switch try settleDuplicateLink(db, table: table, record: record, fields: fields, site: site, applied: &applied, reupload: &reupload) {
                 case .incomingDropped?: return true

@@ -183,25 +183,30 @@ extension Schema {
     static let invoiceGuards = """
         CREATE TRIGGER invoices_never_changed BEFORE UPDATE ON invoices
         WHEN NEW.kind IS NOT OLD.kind OR NEW.site IS NOT OLD.site OR NEW.year IS NOT OLD.year OR NEW.counter IS NOT OLD.counter
-          OR NEW.number IS NOT OLD.number OR NEW.shipmentID IS NOT OLD.shipmentID OR NEW.returnID IS NOT OLD.returnID
-          OR NEW.grossCents IS NOT OLD.grossCents OR NEW.netCents IS NOT OLD.netCents OR NEW.rendition IS NOT OLD.rendition
-          OR NEW.seller IS NOT OLD.seller OR NEW.buyer IS NOT OLD.buyer OR NEW.issuedDate IS NOT OLD.issuedDate BEGIN
+          OR NEW.number IS NOT OLD.number OR NEW.orderID IS NOT OLD.orderID OR NEW.shipmentID IS NOT OLD.shipmentID
+          OR NEW.returnID IS NOT OLD.returnID OR NEW.correctsID IS NOT OLD.correctsID OR NEW.rounding IS NOT OLD.rounding
+          OR NEW.grossCents IS NOT OLD.grossCents OR NEW.netCents IS NOT OLD.netCents OR NEW.taxCents IS NOT OLD.taxCents
+          OR NEW.rendition IS NOT OLD.rendition OR NEW.seller IS NOT OLD.seller OR NEW.buyer IS NOT OLD.buyer
+          OR NEW.issuedDate IS NOT OLD.issuedDate OR NEW.createdAt IS NOT OLD.createdAt BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note never changes; correct it with a credit note');
         END;
         CREATE TRIGGER invoices_never_deleted BEFORE DELETE ON invoices BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note is never deleted');
         END;
         CREATE TRIGGER invoice_lines_never_changed BEFORE UPDATE ON invoice_lines
-        WHEN NEW.invoiceID IS NOT OLD.invoiceID OR NEW.quantity IS NOT OLD.quantity OR NEW.netCents IS NOT OLD.netCents
-          OR NEW.taxCents IS NOT OLD.taxCents OR NEW.taxBasisPoints IS NOT OLD.taxBasisPoints
-          OR NEW.unitPriceCents IS NOT OLD.unitPriceCents BEGIN
+        WHEN NEW.invoiceID IS NOT OLD.invoiceID OR NEW.position IS NOT OLD.position OR NEW.shipmentLineID IS NOT OLD.shipmentLineID
+          OR NEW.productID IS NOT OLD.productID OR NEW.description IS NOT OLD.description OR NEW.quantity IS NOT OLD.quantity
+          OR NEW.unitPriceCents IS NOT OLD.unitPriceCents OR NEW.discountBasisPoints IS NOT OLD.discountBasisPoints
+          OR NEW.netCents IS NOT OLD.netCents OR NEW.taxBasisPoints IS NOT OLD.taxBasisPoints OR NEW.taxName IS NOT OLD.taxName
+          OR NEW.taxCents IS NOT OLD.taxCents BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line never changes');
         END;
         CREATE TRIGGER invoice_lines_never_deleted BEFORE DELETE ON invoice_lines BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line is never deleted');
         END;
         CREATE TRIGGER returns_never_changed BEFORE UPDATE ON returns
-        WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.sequence IS NOT OLD.sequence OR NEW.returnedDate IS NOT OLD.returnedDate BEGIN
+        WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.sequence IS NOT OLD.sequence OR NEW.returnedDate IS NOT OLD.returnedDate
+          OR NEW.reason IS NOT OLD.reason BEGIN
           SELECT RAISE(ABORT, 'northwind-ledger: a return is never changed');
         END;
         CREATE TRIGGER returns_never_deleted BEFORE DELETE ON returns BEGIN

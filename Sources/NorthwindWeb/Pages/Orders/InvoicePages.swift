@@ -31,7 +31,8 @@ struct InvoicePage: PageModel {
     var buyer: InvoiceParty
     var corrects: InvoiceLink?
     var creditNotes: [InvoiceLink]
-    var hasCreditNotes: Bool { !creditNotes.isEmpty }
+    /// Stored, as templates read stored properties only.
+    var hasCreditNotes = false
     var lines: [Line]
     var rates: [Rate]
     var net: String
@@ -65,7 +66,7 @@ struct InvoicesPage: PageModel {
     var heading: String
     var customerCode: String?
     var rows: [Row]
-    var hasRows: Bool { !rows.isEmpty }
+    var hasRows = false
     var pager: Pager?
     var me: PageUser?
 }
@@ -124,6 +125,7 @@ extension PageRoutes {
             buyer: detail.buyer,
             corrects: detail.corrects.flatMap(link),
             creditNotes: detail.creditNotes.compactMap(link),
+            hasCreditNotes: !detail.creditNotes.isEmpty,
             lines: detail.lines.map {
                 InvoicePage.Line(
                     position: $0.position,
@@ -200,6 +202,7 @@ extension PageRoutes {
                     corrects: $0.corrects
                 )
             },
+            hasRows: !list.isEmpty,
             pager: pager(request, page: page, total: (page - 1) * pageSize + list.count, pageSize: pageSize)
         )
         return render("invoices", model, context: context)

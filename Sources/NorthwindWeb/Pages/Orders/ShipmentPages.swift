@@ -22,9 +22,10 @@ struct ShipmentPage: PageModel {
     var invoice: InvoiceLink?
     /// What can still come back, line by line: the return form's rows.
     var returnable: [Returnable]
-    var canReturn: Bool { !returnable.isEmpty }
+    /// Stored, as templates read stored properties only.
+    var canReturn = false
     var returns: [ReturnRef]
-    var hasReturns: Bool { !returns.isEmpty }
+    var hasReturns = false
     /// The return form's own key: sent twice, it books once.
     var requestKey: String
     var error: String?
@@ -87,6 +88,10 @@ extension PageRoutes {
             number.flatMap { number in issued.first { $0.number == number }.map { InvoiceLink(number: number, href: $0.href) } }
         }
         let o = detail.order
+        let returnable: [ShipmentPage.Returnable] = shipment.lines.compactMap { line in
+            let back = returns.flatMap(\.lines).filter { $0.productID == line.productID }.map(\.quantity).reduce(0, +)
+            return line.quantity > back ? .init(productID: line.productID, productName: line.productName, left: line.quantity - back) : nil
+        }
         let model = ShipmentPage(
             orderNumber: shipment.orderNumber,
             sequence: shipment.shipment.sequence,
@@ -98,10 +103,8 @@ extension PageRoutes {
             orderStatusLabel: shipment.orderStatus.words.prefix(1).uppercased() + shipment.orderStatus.words.dropFirst(),
             lines: shipment.lines.map { .init(productID: $0.productID, productName: $0.productName, quantity: $0.quantity) },
             invoice: link(shipment.invoiceNumber),
-            returnable: shipment.lines.compactMap { line in
-                let back = returns.flatMap(\.lines).filter { $0.productID == line.productID }.map(\.quantity).reduce(0, +)
-                return line.quantity > back ? .init(productID: line.productID, productName: line.productName, left: line.quantity - back) : nil
-            },
+            returnable: returnable,
+            canReturn: !returnable.isEmpty,
             returns: returns.map {
                 .init(
                     sequence: $0.returned.sequence,
@@ -111,6 +114,7 @@ extension PageRoutes {
                     creditNote: link($0.creditNoteNumber)
                 )
             },
+            hasReturns: !returns.isEmpty,
             requestKey: UUID().uuidString.lowercased(),
             error: error
         )
