@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NorthwindStore
+import SyncProtocol
 import Testing
 
-@testable import Northwind
+@_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
 
 @Suite("Shipments across sites", .serialized)
@@ -92,5 +93,48 @@ struct ShipmentSyncTests {
         }
         #expect(refused != nil)
         #expect(try await hq.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM returns") } == 1)
+    }
+
+    @Test func aSecondInvoiceArrivingUnderANumberHeldHereIsRefusedAndListed() async throws {
+        // Given head office holding a shop's invoice, by sync
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let shop = try company.open("oxf")
+        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
+        _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
+        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
+        let order = try await shop.orders.create(
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 3)])
+        ).order.number
+        let shipment = try await shop.orders.shipAvailable(number: order)
+        try await company.sync("oxf")
+        try await company.sync("hq")
+        let hq = try company.open("hq")
+        let held = try await hq.invoicing.invoice(number: try #require(shipment.invoiceNumber))
+        // When a forged copy of it (another record, the same number, another total) arrives in the shop's zone
+        let zone = "site-\(held.invoice.site)"
+        var forged = try #require(
+            try await hq.store.pool.read { db -> SyncRecord? in
+                guard let site = try hq.syncSite(db) else { return nil }
+                return try RecordMapping.record(db, table: SyncTable.byName["invoices"]!, recordID: held.invoice.recordID, site: site, zoneName: zone)
+            }
+        )
+        forged.recordName = newRecordID()
+        forged.fields["grossCents"] = .int64(1)
+        forged.fields["netCents"] = .int64(1)
+        forged.fields["taxCents"] = .int64(0)
+        let forgery = forged
+        let applied = try await hq.syncEngine.applyDownloaded(zone: zone, records: [forgery], token: "forged-1")
+        // Then the forgery is refused and listed in the inbox, and the invoice held here is unchanged
+        #expect(applied.discarded == 1)
+        #expect(try await hq.invoicing.invoice(number: held.invoice.number) == held)
+        let listed = try await hq.store.pool.read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM sync_conflicts WHERE tableName = 'invoices' AND recordID = ?",
+                arguments: [forgery.recordName]
+            )
+        }
+        #expect(listed == 1)
     }
 }
