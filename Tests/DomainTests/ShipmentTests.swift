@@ -255,16 +255,16 @@ struct ShipmentTests {
         let orderID = try await b.orders.order(number: number).order.id
         // When a second movement names that line with another product, or another quantity, or the first is changed
         let write = { (sql: String, arguments: StatementArguments) in
-            await #expect(throws: DatabaseError.self, "\(sql)") {
+            _ = await #expect(throws: DatabaseError.self, "\(sql)") {
                 try await store.store.pool.write { db in try db.execute(sql: sql, arguments: arguments) }
             }
         }
         let line = try store.count("SELECT id FROM shipment_lines WHERE shipmentID = ?", [shipment.shipment.id])
         let insert = "INSERT INTO stock_movements (productID, delta, reason, orderID, shipmentLineID) VALUES (?, ?, 'shipped', ?, NULL)"
         // Then each is refused by the store: a movement ships its line's product and quantity, once, and never changes
-        try await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.mustard.key, -4, orderID, line])
-        try await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.chai.key, -3, nil, line])
-        try await write("UPDATE stock_movements SET delta = -500 WHERE shipmentLineID = ?", [line])
+        await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.mustard.key, -4, orderID, line])
+        await write(insert.replacingOccurrences(of: "NULL)", with: "?)"), [w.chai.key, -3, nil, line])
+        await write("UPDATE stock_movements SET delta = -500 WHERE shipmentLineID = ?", [line])
         #expect(try store.count("SELECT -sum(delta) FROM stock_movements WHERE reason = 'shipped'") == 4)
     }
 

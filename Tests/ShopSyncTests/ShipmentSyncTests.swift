@@ -9,8 +9,9 @@ import Testing
 
 @Suite("Shipments across sites", .serialized)
 struct ShipmentSyncTests {
-    @Test func aShopsShipmentsInPartsReachHeadOfficeAsTheShopHasThem() async throws {
-        // Given a shop with an order for 5 units of a product of which it holds 3
+    /// A company with head office and the shop "oxf", whose shelf holds 3 of a product, and the shop's order for
+    /// `quantity` of it.
+    static func shopWithAnOrder(quantity: Int) async throws -> (Company, Backoffice, Product, String) {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
@@ -18,8 +19,14 @@ struct ShipmentSyncTests {
         _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
         let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
         let order = try await shop.orders.create(
-            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 5)])
+            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: quantity)])
         ).order.number
+        return (company, shop, product, order)
+    }
+
+    @Test func aShopsShipmentsInPartsReachHeadOfficeAsTheShopHasThem() async throws {
+        // Given a shop with an order for 5 units of a product of which it holds 3
+        let (company, shop, product, order) = try await Self.shopWithAnOrder(quantity: 5)
         // When it ships the 3, syncs, receives 2 more, ships them, and syncs again
         _ = try await shop.orders.shipAvailable(number: order)
         try await company.sync("oxf")
@@ -60,15 +67,7 @@ struct ShipmentSyncTests {
 
     @Test func aShopsInvoicesAndCreditNotesReachHeadOfficeAsIssuedAndOnlyTheShopTakesItsReturns() async throws {
         // Given a shop that ships an order and takes 1 unit back
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let shop = try company.open("oxf")
-        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
-        _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
-        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
-        let order = try await shop.orders.create(
-            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 3)])
-        ).order.number
+        let (company, shop, product, order) = try await Self.shopWithAnOrder(quantity: 3)
         let shipment = try await shop.orders.shipAvailable(number: order)
         let returned = try await shop.invoicing.takeReturn(
             orderNumber: order,
@@ -97,15 +96,7 @@ struct ShipmentSyncTests {
 
     @Test func aSecondInvoiceArrivingUnderANumberHeldHereIsRefusedAndListed() async throws {
         // Given head office holding a shop's invoice, by sync
-        let company = try Company()
-        try await company.start(shops: ["oxf"])
-        let shop = try company.open("oxf")
-        let product = try #require(try await shop.catalogue.list().items.first { !$0.product.discontinued }?.product)
-        _ = try await shop.stock.adjust(productID: product.key, countedQuantity: 3)
-        let customer = try #require(try await shop.records.list(Customer.self, limit: 1).items.first?.code)
-        let order = try await shop.orders.create(
-            OrderDraft(customerCode: customer, employeeID: nil, lines: [OrderLineDraft(productID: product.key, quantity: 3)])
-        ).order.number
+        let (company, shop, _, order) = try await Self.shopWithAnOrder(quantity: 3)
         let shipment = try await shop.orders.shipAvailable(number: order)
         try await company.sync("oxf")
         try await company.sync("hq")

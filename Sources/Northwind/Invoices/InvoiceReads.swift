@@ -156,40 +156,41 @@ extension Invoicing {
     }
 }
 
-/// What the invoice template reads: every value as text, escaped by the template.
-struct InvoiceRendition {
-    struct Line {
-        var position: Int
-        var description: String
-        var quantity: Int
-        var unitPrice: String
-        var discount: String
-        var net: String
-        var rate: String
-        var tax: String
+/// An issued document as a person reads it, every value as text: what the stored rendition's template and the
+/// invoice page's read.
+public struct InvoiceRendition: Sendable {
+    public struct Line: Sendable {
+        public var position: Int
+        public var description: String
+        public var quantity: Int
+        public var unitPrice: String
+        public var discount: String
+        public var net: String
+        public var rate: String
+        public var tax: String
     }
-    struct Rate {
-        var rate: String
-        var net: String
-        var tax: String
-        var gross: String
+    public struct Rate: Sendable {
+        public var rate: String
+        public var net: String
+        public var tax: String
+        public var gross: String
     }
-    var title: String
-    var number: String
-    var issuedDate: String
-    var seller: InvoiceParty
-    var buyer: InvoiceParty
-    var orderNumber: String
-    var shipment: Int
-    var corrects: String?
-    var lines: [Line]
-    var rates: [Rate]
-    var net: String
-    var tax: String
-    var gross: String
-    var rounding: String
+    public var title: String
+    public var number: String
+    public var issuedDate: String
+    public var seller: InvoiceParty
+    public var buyer: InvoiceParty
+    public var orderNumber: String
+    public var shipment: Int
+    public var corrects: String?
+    public var lines: [Line]
+    public var rates: [Rate]
+    public var net: String
+    public var tax: String
+    public var gross: String
+    public var rounding: String
 
-    init(_ detail: InvoiceDetail) {
+    public init(_ detail: InvoiceDetail) {
         title = detail.invoice.kind.words
         number = detail.invoice.number
         issuedDate = detail.invoice.issuedDate.description

@@ -5,40 +5,13 @@ import NorthwindStore
 
 /// An invoice or credit note as issued, in the app's frame; its printable rendition is one link away.
 struct InvoicePage: PageModel {
-    struct Line {
-        var position: Int
-        var description: String
-        var quantity: Int
-        var unitPrice: String
-        var discount: String
-        var net: String
-        var rate: String
-        var tax: String
-    }
-    struct Rate {
-        var rate: String
-        var net: String
-        var tax: String
-        var gross: String
-    }
-    var title: String
-    var number: String
+    var document: InvoiceRendition
     var path: String
-    var issuedDate: String
-    var orderNumber: String
-    var shipment: Int
-    var seller: InvoiceParty
-    var buyer: InvoiceParty
-    var corrects: InvoiceLink?
+    /// The invoice a credit note corrects, and the credit notes of an invoice, with their pages.
+    var correctsLink: InvoiceLink?
     var creditNotes: [InvoiceLink]
     /// Stored, as templates read stored properties only.
     var hasCreditNotes = false
-    var lines: [Line]
-    var rates: [Rate]
-    var net: String
-    var tax: String
-    var gross: String
-    var roundingText: String
     var me: PageUser?
 }
 
@@ -115,41 +88,11 @@ extension PageRoutes {
             related.first { $0.number == number }.map { InvoiceLink(number: number, href: $0.href) }
         }
         let model = InvoicePage(
-            title: i.kind.words,
-            number: i.number,
+            document: InvoiceRendition(detail),
             path: InvoicePaths.path(kind: kind, site: site, year: year, counter: counter),
-            issuedDate: i.issuedDate.description,
-            orderNumber: detail.orderNumber,
-            shipment: detail.shipmentSequence,
-            seller: detail.seller,
-            buyer: detail.buyer,
-            corrects: detail.corrects.flatMap(link),
+            correctsLink: detail.corrects.flatMap(link),
             creditNotes: detail.creditNotes.compactMap(link),
-            hasCreditNotes: !detail.creditNotes.isEmpty,
-            lines: detail.lines.map {
-                InvoicePage.Line(
-                    position: $0.position,
-                    description: $0.description,
-                    quantity: $0.quantity,
-                    unitPrice: $0.unitPrice.description,
-                    discount: $0.discountBasisPoints == 0 ? "" : TaxRate(basisPoints: $0.discountBasisPoints, name: "").percent,
-                    net: $0.net.description,
-                    rate: "\($0.taxName) \(TaxRate(basisPoints: $0.taxBasisPoints, name: "").percent)",
-                    tax: $0.tax?.description ?? ""
-                )
-            },
-            rates: detail.taxes.map {
-                InvoicePage.Rate(
-                    rate: "\($0.rate.name) \($0.rate.percent)",
-                    net: $0.net.description,
-                    tax: $0.tax.description,
-                    gross: $0.gross.description
-                )
-            },
-            net: i.net.description,
-            tax: i.tax.description,
-            gross: i.gross.description,
-            roundingText: i.rounding == .line ? "Tax rounded per line." : "Tax rounded per rate, on the sum of its lines."
+            hasCreditNotes: !detail.creditNotes.isEmpty
         )
         return render("invoice", model, context: context)
     }
