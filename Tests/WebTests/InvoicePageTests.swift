@@ -40,6 +40,10 @@ extension WebTests {
             // And the invoice's page names its credit note, and its printable copy is the rendition stored at issue
             let invoicePage = try await Self.page(client, rep, path)
             #expect(invoicePage.contains("Corrected by"))
+            #expect(invoicePage.contains(#"href="\#(path)/print""#) && invoicePage.contains(#"href="\#(path)/package""#))
+            let creditPath = try #require(invoicePage.firstMatch(of: /href="(\/invoices\/credit-note\/[^"]+)"/).map { String($0.1) })
+            let creditPage = try await Self.page(client, rep, creditPath)
+            #expect(creditPage.contains(#"id="corrects"><a href="\#(path)">\#(invoice.invoice.number)</a>"#))
             let printed = try await client.execute(uri: "\(path)/print", method: .get, headers: rep.headers)
             #expect(String(buffer: printed.body) == invoice.invoice.rendition)
             #expect(printed.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true)

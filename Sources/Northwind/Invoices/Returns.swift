@@ -205,7 +205,7 @@ extension Invoicing {
         let lines = try invoiced.compactMap { line -> LineToInvoice? in
             guard let shipmentLineID = line.shipmentLineID, let quantity = returnLines[shipmentLineID] else { return nil }
             let before = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT ifnull(sum(quantity), 0) FROM return_lines WHERE shipmentLineID = ? AND returnID <> ?"),
+                db.cachedStatement(sql: "SELECT ifnull(sum(quantity), 0) FROM return_lines WHERE shipmentLineID = ? AND returnID < ?"),
                 arguments: [shipmentLineID, returned.id]
             )
             return LineToInvoice(
