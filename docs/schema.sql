@@ -1023,3 +1023,48 @@ END;
 CREATE TRIGGER return_lines_never_deleted BEFORE DELETE ON return_lines BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: a return line is never deleted');
 END;
+CREATE TABLE record_offers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  site TEXT NOT NULL CHECK (length(site) BETWEEN 1 AND 40),
+  zoneName TEXT NOT NULL CHECK (length(zoneName) BETWEEN 1 AND 64),
+  recordType TEXT NOT NULL CHECK (length(recordType) BETWEEN 1 AND 64),
+  recordName TEXT NOT NULL CHECK (length(recordName) BETWEEN 1 AND 255),
+  changeTag TEXT NOT NULL CHECK (length(changeTag) <= 255),
+  body TEXT NOT NULL CHECK (length(body) BETWEEN 2 AND 400000),
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (site, zoneName, recordName, changeTag));
+CREATE INDEX record_offers_on_zoneName ON record_offers(zoneName, recordName);
+CREATE TABLE record_offer_answers (
+  id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
+  site TEXT NOT NULL CHECK (length(site) BETWEEN 1 AND 40),
+  offerID INTEGER NOT NULL REFERENCES record_offers(id) ON DELETE CASCADE,
+  accepted INTEGER NOT NULL CHECK (accepted IN (0, 1)),
+  reason TEXT NOT NULL CHECK (length(reason) BETWEEN 1 AND 1000),
+  createdAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  UNIQUE (offerID, site));
+CREATE TRIGGER record_offers_log_insert AFTER INSERT ON record_offers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER record_offers_log_update AFTER UPDATE ON record_offers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER record_offers_log_delete AFTER DELETE ON record_offers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER record_offers_recordID_immutable BEFORE UPDATE OF recordID ON record_offers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TRIGGER record_offer_answers_log_insert AFTER INSERT ON record_offer_answers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offer_answers', NEW.recordID, 'insert');
+END;
+CREATE TRIGGER record_offer_answers_log_update AFTER UPDATE ON record_offer_answers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offer_answers', NEW.recordID, 'update');
+END;
+CREATE TRIGGER record_offer_answers_log_delete AFTER DELETE ON record_offer_answers BEGIN
+  INSERT INTO change_log (tableName, recordID, operation) VALUES ('record_offer_answers', OLD.recordID, 'delete');
+END;
+CREATE TRIGGER record_offer_answers_recordID_immutable BEFORE UPDATE OF recordID ON record_offer_answers
+WHEN NEW.recordID IS NOT OLD.recordID BEGIN
+  SELECT RAISE(ABORT, 'recordID is immutable');
+END;

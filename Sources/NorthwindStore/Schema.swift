@@ -9,7 +9,7 @@ public enum Schema {
         "employees", "shippers", "orders", "order_lines", "regions", "territories", "employee_territories",
         "purchase_orders", "purchase_order_lines", "stock_transfers", "shipments", "shipment_lines", "returns", "return_lines",
         "invoices", "invoice_lines", "stock_movements", "quotes", "quote_lines",
-        "quote_versions",
+        "quote_versions", "record_offers", "record_offer_answers",
     ]
 
     /// Binary attributes stored with external storage: (table, attribute). Each has three columns:
@@ -53,6 +53,7 @@ public enum Schema {
         migrator.registerMigration("v22: purchasing", migrate: v22Purchasing)
         migrator.registerMigration("v23: shipments", migrate: v23Fulfilment)
         migrator.registerMigration("v24: invoices, returns and credit notes", migrate: v24Invoices)
+        migrator.registerMigration("v25: offers of records their writer and the sync server lost", migrate: v25RecordOffers)
         return migrator
     }
 

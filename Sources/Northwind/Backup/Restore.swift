@@ -251,6 +251,7 @@ extension Backups {
     /// site taken over (the server has taken batches this state never knew of), and orders neither executed nor
     /// cancelled until that full sync has brought back what shipped since.
     static func startOverAsRestored(_ db: Database) throws {
+        try SyncEngineSide.noteLostWindow(db)
         try ShopSync.refetchEverything(db)
         try db.execute(sql: "DELETE FROM user_setting_tokens")
         try ShopSync.takeOverSite(db)

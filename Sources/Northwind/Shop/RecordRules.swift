@@ -153,6 +153,11 @@ public enum RecordRules {
             "quote_versions": [
                 "label": name, "content": .text(max: Limits.documentLength), "author": short, "createdAt": .timestamp,
             ],
+            "record_offers": [
+                "site": .text(max: 40), "zoneName": .text(max: 64), "recordType": .text(max: 64), "recordName": .text(max: 255),
+                "changeTag": .text(max: 255), "body": .text(max: 400_000), "createdAt": .timestamp,
+            ],
+            "record_offer_answers": ["site": .text(max: 40), "accepted": .whole(0...1), "reason": .text(max: 1000), "createdAt": .timestamp],
         ]
     }()
 

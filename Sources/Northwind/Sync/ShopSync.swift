@@ -303,6 +303,9 @@ public struct SyncStatus: Sendable, Codable, Equatable {
     /// Sites whose records this store keeps in a newer version than the restored server's, until each has sent
     /// again what the restore lost (`SyncOwnerCatchUp`).
     public var awaitingSites: [String] = []
+    /// Versions of other sites' records that both the site and the server lost, offered from here to their site and
+    /// kept until it answers (`RecordOffers.swift`).
+    public var offersWaiting = 0
     /// When this store's sync credential expires, as the server last said (it is rotated well before).
     public var credentialExpires: String? = nil
     /// This store has joined but its credential file is missing (restored or copied onto another machine).
@@ -344,6 +347,7 @@ extension ShopSync {
                         ORDER BY 1
                         """
                 ),
+                offersWaiting: try SyncEngineSide.offersWaiting(db, site: try StoreMetadata.siteCode(db)),
                 credentialExpires: try Self.state(db, "engine:credentialExpires").flatMap(Int64.init).map {
                     Timestamp(milliseconds: $0).description
                 },

@@ -163,22 +163,13 @@ extension SyncEngineSide {
                 }
             }
             queue += try Self.knownHeldRecords(db)
-            queue += try Self.takeSuperseded(db, zone: zone, arriving: records, site: site, applied: &applied, reupload: &reupload)
             queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
             try db.execute(sql: "DELETE FROM sync_waiting")
-            queue.sort { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
-            // Parents first; a record whose parent came later in the page (or refers to its own table) gets another
-            // pass, until a pass makes no progress.
-            while !queue.isEmpty {
-                var waiting: [SyncRecord] = []
-                for record in queue {
-                    if try !Self.applyDownloaded(db, record, site: site, applied: &applied, reupload: &reupload) {
-                        waiting.append(record)
-                    }
-                }
-                if waiting.count == queue.count { break }
-                queue = waiting
-            }
+            queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
+            // After the page: an answer to an offer from here may have come with it.
+            let copies = try Self.takeSuperseded(db, zone: zone, site: site, applied: &applied, reupload: &reupload)
+            if !copies.isEmpty { queue = try Self.applyInOrder(db, queue + copies, site: site, applied: &applied, reupload: &reupload) }
+            try Self.answerOffers(db, site: site, applied: &applied, reupload: &reupload)
             for record in queue {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)",
@@ -202,6 +193,27 @@ extension SyncEngineSide {
             CrashPoint.reach("apply")
             return applied
         }
+    }
+
+    /// Applies records parents first; a record whose parent came later (or refers to its own table) gets another
+    /// pass, until a pass makes no progress. Returns the records still waiting for a row not here.
+    private static func applyInOrder(
+        _ db: Database,
+        _ records: [SyncRecord],
+        site: SyncSite,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> [SyncRecord] {
+        var queue = records.sorted { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
+        while !queue.isEmpty {
+            var waiting: [SyncRecord] = []
+            for record in queue where try !Self.applyDownloaded(db, record, site: site, applied: &applied, reupload: &reupload) {
+                waiting.append(record)
+            }
+            if waiting.count == queue.count { break }
+            queue = waiting
+        }
+        return queue
     }
 
     /// A site's purchasing is its own: a purchase order line belongs to an order of its zone's owner, and a receipt or
@@ -256,6 +268,10 @@ extension SyncEngineSide {
                 return "a stock transfer in site \(owner)'s zone that is not sent from \(owner)"
             }
             return nil
+        }
+        if table.name == "record_offers" || table.name == "record_offer_answers" {
+            return record.fields["site"] == .string(owner)
+                ? nil : "an offer of a lost record, or its answer, in site \(owner)'s zone written as another site's"
         }
         if table.name == "purchase_orders" {
             if let location = record.fields["location"], location != .string(owner) {

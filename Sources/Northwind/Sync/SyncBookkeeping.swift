@@ -30,6 +30,11 @@ extension SyncEngineSide {
             guard let table = SyncTable.byName[name], try !hasPendingChange(db, table: name, recordID: recordID),
                 try !keepsMissingWhileOwnerCatchesUp(db, table: name, recordID: recordID, zone: zone, site: site)
             else { continue }
+            // A version the server's restore may have lost, whose owner has caught up without it: offered to the
+            // owner, in case it lost it too (a deletion since is its to say).
+            if isAnotherSitesZone(zone, site: site), try heldSinceRestore(db, table: name, recordID: recordID) != nil {
+                _ = try offerHeld(db, table: table, recordName: recordID, zone: zone, site: site, reupload: &reupload)
+            }
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
         }
         try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])

@@ -6,8 +6,8 @@ import SyncProtocol
 /// After the server's restore, another site's zone comes back as the backup had it until that site (its owner) has
 /// sent again what the restore lost. A store that held a newer version of one of its records keeps it until then,
 /// instead of showing an order that shipped as new again, or losing an order for a while: the server's older copy
-/// waits in `sync_state` (`superseded:ZONE RECORD`), and is applied once the owner has caught up, unless a newer
-/// version (the owner's put-back) replaced it first.
+/// waits in `sync_state` (`superseded:ZONE RECORD`) until a newer version (the owner's put-back) replaces it, or the
+/// owner, caught up without it, answers this store's offer of it (`RecordOffers.swift`).
 extension SyncEngineSide {
     /// Notes which zones' owners have not yet caught up after the server's restore (`ownerCaughtUp` false in the
     /// zone listing). A server that does not say is taken as caught up, as before.
@@ -34,11 +34,17 @@ extension SyncEngineSide {
 
     static func supersededKey(_ zone: String, _ recordName: String) -> String { "superseded:\(zone) \(recordName)" }
 
-    /// The time of the version held here, when it is newer than what the restored server holds and another site's
-    /// owner has yet to send it again: nil otherwise.
+    /// The time of the version held here of another site's record, when it is newer than what the restored server
+    /// holds and that site has yet to send it again: nil otherwise.
     private static func heldNewerThanRestore(_ db: Database, table: String, recordID: String, zone: String, site: SyncSite) throws -> Int64? {
-        guard isAnotherSitesZone(zone, site: site), try ShopSync.state(db, "ownerPending:" + zone) != nil,
-            let through = try ShopSync.state(db, "restoredThrough").flatMap({ Int64($0) }),
+        guard isAnotherSitesZone(zone, site: site), try ShopSync.state(db, "ownerPending:" + zone) != nil else { return nil }
+        return try heldSinceRestore(db, table: table, recordID: recordID)
+    }
+
+    /// The server's time of the version held here, when it is at or after the newest change the restored server's
+    /// data holds (so the restore may have lost it): nil otherwise.
+    static func heldSinceRestore(_ db: Database, table: String, recordID: String) throws -> Int64? {
+        guard let through = try ShopSync.state(db, "restoredThrough").flatMap({ Int64($0) }),
             let held = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT modified FROM sync_records WHERE tableName = ? AND recordID = ?"),
                 arguments: [table, recordID]
@@ -48,17 +54,41 @@ extension SyncEngineSide {
         return held
     }
 
-    /// Whether the server's copy of a record is an older one the restore brought back, over a newer version held
-    /// here whose owner has yet to send it again: then the version here stays, and the copy waits.
+    /// Whether the server's copy of a record is older than the version held here: an older copy the restore
+    /// brought back while the owner has yet to send the record again; or, once it has, a copy whose value of a
+    /// field was written before the value held here (the owner lost that value too, and the server's restore did).
+    /// Then the version here stays, and the copy waits for the owner's put-back, or its answer to this store's offer.
     static func keepsNewerWhileOwnerCatchesUp(_ db: Database, table: SyncTable, record: SyncRecord, site: SyncSite) throws -> Bool {
         let key = supersededKey(record.zoneID.zoneName, record.recordName)
         try ShopSync.setState(db, key, nil)
-        guard
-            let held = try heldNewerThanRestore(db, table: table.name, recordID: record.recordName, zone: record.zoneID.zoneName, site: site),
+        if let held = try heldNewerThanRestore(db, table: table.name, recordID: record.recordName, zone: record.zoneID.zoneName, site: site),
             (record.modified?.timestamp ?? 0) < held
+        {
+            try ShopSync.setState(db, key, record.json)
+            return true
+        }
+        guard isAnotherSitesZone(record.zoneID.zoneName, site: site), try ShopSync.state(db, "restoredThrough") != nil,
+            try writtenBeforeHeld(db, table: table.name, record: record)
         else { return false }
         try ShopSync.setState(db, key, record.json)
         return true
+    }
+
+    /// Whether a copy of another site's record holds a value of a field written before the value held here. Only
+    /// that site writes its zone, and its clock moves forward, so this is a version the server lost.
+    private static func writtenBeforeHeld(_ db: Database, table: String, record: SyncRecord) throws -> Bool {
+        guard !record.deleted,
+            let json = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
+                arguments: [table, record.recordName]
+            )
+        else { return false }
+        let held = try ShopSync.decodeFields(json)
+        let (heldClocks, copyClocks) = (FieldClock.clocks(of: held), FieldClock.clocks(of: record.fields))
+        return heldClocks.contains { field, clock in
+            guard let copy = copyClocks[field] else { return false }
+            return copy < clock && held[field] != record.fields[field]
+        }
     }
 
     /// At the end of fetching a zone again: whether a record the restored server lacks stays here for now, because
@@ -70,36 +100,44 @@ extension SyncEngineSide {
         return true
     }
 
-    /// The server's copies that waited for the zone's owner, once it has caught up, unless the page brings a newer
-    /// version (`arriving`): the owner lost the newer version too, so the one held here goes to the inbox, whole, and
-    /// the server's copy is returned to be applied; a record the server lacks is removed here (children first).
+    /// The server's copies that waited for the zone's owner, once it has caught up: the owner lost the newer version
+    /// held here too, so it is offered to the owner (`offerHeld`), and kept while the offer waits. Once the owner
+    /// has taken it back, its version comes and the copy is dropped; once it has refused, the version held here goes
+    /// to the inbox, whole, and the server's copy is returned to be applied (a record the server lacks is removed
+    /// here, children first).
     static func takeSuperseded(
         _ db: Database,
         zone: String,
-        arriving: [SyncRecord],
         site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> [SyncRecord] {
         guard try ShopSync.state(db, "ownerPending:" + zone) == nil else { return [] }
         let prefix = supersededKey(zone, "")
-        let bodies = try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix])
-        guard !bodies.isEmpty else { return [] }
-        try db.execute(sql: "DELETE FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix])
-        let newer = Set(arriving.map(\.recordName))
-        let waited = try bodies.map { try SyncRecord.decode(Data($0.utf8)) }.filter { !newer.contains($0.recordName) }
+        let waited = try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix])
+            .map { try SyncRecord.decode(Data($0.utf8)) }
         var copies: [SyncRecord] = []
         for record in waited.sorted(by: { SyncTable.rank($0.recordType) > SyncTable.rank($1.recordType) }) {
             guard let table = SyncTable.byName[record.recordType] else { continue }
+            let key = supersededKey(zone, record.recordName)
             if let held = try RecordMapping.record(db, table: table, recordID: record.recordName, site: site, zoneName: zone) {
-                try discardWhole(
-                    db,
-                    table: table.name,
-                    record: held,
-                    reason: "a version the sync server lost in its restore, and its writer too: the writer has caught up without it",
-                    applied: &applied
-                )
+                let reason: String
+                // A record the server lacks may have been deleted by its owner since: it goes (it is offered, in
+                // case the owner lost it), unless it is a ledger row, which is never deleted and waits as a version does.
+                let state = try offerHeld(db, table: table, recordName: record.recordName, zone: zone, site: site, reupload: &reupload)
+                switch record.deleted && !table.appendOnly ? .none : state {
+                case .waiting: continue
+                case .accepted:
+                    try ShopSync.setState(db, key, nil)
+                    continue
+                case .refused(let why):
+                    reason = "a version the sync server lost in its restore, and its writer too, which did not take it back: \(why)"
+                case .none:
+                    reason = "a version the sync server lost in its restore, and its writer too: the writer has caught up without it"
+                }
+                try discardWhole(db, table: table.name, record: held, reason: reason, applied: &applied)
             }
+            try ShopSync.setState(db, key, nil)
             if record.deleted {
                 try removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             } else {

@@ -108,6 +108,20 @@ extension SyncEngineSide {
         let local = try RecordMapping.record(db, table: table, recordID: recordID, site: site, zoneName: "")
         // Foreign keys are deferred while a page applies, so the delete below would not fail: ask first.
         if let local, try isReferenced(db, table: table, recordID: recordID) {
+            // Another site's record is that site's to send: sent from here, it would land in this site's zone, a
+            // second record under the same name. It stays here, unsent (its site may take it back from an offer).
+            if isAnotherSitesZone(try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode), site: site) {
+                try forgetBase(db, table: table.name, recordID: recordID)
+                try recordConflict(
+                    db,
+                    table: table.name,
+                    recordID: recordID,
+                    DiscardedValue(field: "*", kept: .string(local.json)),
+                    reason: "deleted on the server, but rows here still refer to it: kept here"
+                )
+                applied.discarded += 1
+                return
+            }
             try restore(db, table: table, recordID: recordID, kept: local, reupload: &reupload)
             applied.discarded += 1
             return

@@ -91,6 +91,9 @@ struct SyncTable: Sendable {
         SyncTable("quotes", .shared("customers"), local: ["updatedAt"]),
         SyncTable("quote_lines", .shared("customers")),
         SyncTable("quote_versions", .shared("customers"), appendOnly: true),
+        // A record another site and the server lost, offered to that site from here; its answer is that site's.
+        SyncTable("record_offers", .site, appendOnly: true),
+        SyncTable("record_offer_answers", .site, appendOnly: true),
     ]
     // guide: end sync-tables
 
@@ -293,7 +296,10 @@ extension SyncEngineSide {
 
 extension ShopSync {
     /// The field of a ledger table that names whose stock it is: always its zone's owner.
-    static let ownerBound = ["stock_movements": "location", "stock_transfers": "fromLocation", "purchase_orders": "location"]
+    static let ownerBound = [
+        "stock_movements": "location", "stock_transfers": "fromLocation", "purchase_orders": "location", "record_offers": "site",
+        "record_offer_answers": "site",
+    ]
 
     /// The protocol type a column's values always have, by SQLite's affinity rules; nil when it may hold several.
     static func fieldType(affinityOf declared: String) -> String? {

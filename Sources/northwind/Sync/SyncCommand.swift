@@ -169,6 +169,12 @@ struct SyncCommand: AsyncParsableCommand {
                         + "its records here keep their newer versions until then"
                 )
             }
+            if status.offersWaiting > 0 {
+                print(
+                    "Offered:       \(status.offersWaiting) versions of other sites' records that the site and the server both lost; "
+                        + "each is kept here until its site takes it back or refuses it"
+                )
+            }
             if status.heldForNewerVersion > 0 {
                 print("Held:          \(status.heldForNewerVersion) received records of types this version does not know; upgrade to apply them")
             }

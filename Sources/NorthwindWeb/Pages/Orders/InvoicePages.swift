@@ -82,7 +82,6 @@ extension PageRoutes {
     @Sendable func invoicePage(_ request: Request, context: WebContext) async throws -> Response {
         let (kind, site, year, counter) = try invoiceKey(context)
         let detail = try await backoffice.invoicing.invoice(kind: kind, site: site, year: year, counter: counter)
-        let i = detail.invoice
         let related = try await backoffice.invoicing.invoices(orderNumber: detail.orderNumber, limit: 1000)
         func link(_ number: String) -> InvoiceLink? {
             related.first { $0.number == number }.map { InvoiceLink(number: number, href: $0.href) }

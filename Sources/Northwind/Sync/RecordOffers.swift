@@ -1,0 +1,219 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+/// A version of another site's record that the site and the sync server have both lost (each restored from a backup
+/// older than it) comes back through its owner. The installation still holding it may not write the owner's zone, so
+/// it offers it in its own (`record_offers`) and keeps it until the owner answers in its zone
+/// (`record_offer_answers`). The owner takes back, as its own change and with the clocks they were written with, only
+/// values it wrote itself in a period it lost (`lostWindow:` in `sync_state`, noted when the store found itself
+/// restored); anything else it refuses, and the holder then takes the server's copy and lists what it held.
+extension SyncEngineSide {
+    /// The owner's answer to this store's latest offer of a record, if any.
+    enum OfferState: Equatable {
+        case none
+        case waiting
+        case accepted
+        case refused(String)
+    }
+
+    /// Notes the period whose own changes this store lost: after the newest change of its own that the restored
+    /// state holds, until now.
+    static func noteLostWindow(_ db: Database) throws {
+        let newest = try String.fetchOne(db, sql: "SELECT max(changedAt) FROM change_log WHERE origin = 'local' AND NOT localOnly")
+        let after = newest.flatMap(Timestamp.init)?.milliseconds ?? 0
+        try ShopSync.setState(db, "lostWindow:\(Timestamp.now.milliseconds)", String(after))
+    }
+
+    /// The periods this store lost in restores, as (after, through] in milliseconds.
+    static func lostWindows(_ db: Database) throws -> [(after: Int64, through: Int64)] {
+        try Row.fetchAll(db, sql: "SELECT substr(key, 12) AS through, value FROM sync_state WHERE key LIKE 'lostWindow:%'").compactMap { row in
+            guard let through = Int64(row["through"] as String), let after = Int64(row["value"] as String) else { return nil }
+            return (after, through)
+        }
+    }
+
+    // MARK: The holder
+
+    /// What became of this store's offer of the version it holds of another site's record; a version not offered
+    /// yet is offered now (`reupload` sends the offer).
+    static func offerHeld(
+        _ db: Database,
+        table: SyncTable,
+        recordName: String,
+        zone: String,
+        site: SyncSite,
+        reupload: inout [(String, String)]
+    ) throws -> OfferState {
+        guard
+            let base = try Row.fetchOne(
+                db,
+                sql: "SELECT changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ? AND zoneName = ?",
+                arguments: [table.name, recordName, zone]
+            )
+        else { return .none }
+        let tag: String = base["changeTag"]
+        if let answer = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT a.accepted, a.reason FROM record_offers o
+                LEFT JOIN record_offer_answers a ON a.offerID = o.id AND a.site = substr(o.zoneName, 6)
+                WHERE o.site = ? AND o.zoneName = ? AND o.recordName = ? AND o.changeTag = ?
+                """,
+            arguments: [site.siteCode, zone, recordName, tag]
+        ) {
+            guard let accepted = answer["accepted"] as Bool? else { return .waiting }
+            return accepted ? .accepted : .refused(answer["reason"])
+        }
+        let held = SyncRecord(
+            recordName: recordName,
+            recordType: table.name,
+            zoneID: ZoneID(zone),
+            fields: try ShopSync.decodeFields(base["fields"])
+        )
+        // Past what an offer carries (a record near the sync server's limit): listed here instead, as before offers.
+        guard held.json.utf8.count <= 400_000 else { return .none }
+        let offerID = UUID().uuidString.lowercased()
+        try db.execute(
+            sql: """
+                INSERT INTO record_offers (recordID, site, zoneName, recordType, recordName, changeTag, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [offerID, site.siteCode, zone, table.name, recordName, tag, held.json]
+        )
+        reupload.append(("record_offers", offerID))
+        return .waiting
+    }
+
+    /// How many of this store's offers wait for their owner's answer.
+    static func offersWaiting(_ db: Database, site: String) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM record_offers o WHERE o.site = ?
+                AND NOT EXISTS (SELECT 1 FROM record_offer_answers a WHERE a.offerID = o.id AND a.site = substr(o.zoneName, 6))
+                """,
+            arguments: [site]
+        ) ?? 0
+    }
+
+    // MARK: The owner
+
+    /// Answers the offers of records of this site's zone that it has not answered yet, parents first. An offer whose
+    /// record names a row not here yet waits for it.
+    static func answerOffers(_ db: Database, site: SyncSite, applied: inout SyncApplied, reupload: inout [(String, String)]) throws {
+        let ownZone = SyncTable.siteZone(site.siteCode)
+        let pending = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT o.id, o.recordType, o.recordName, o.body FROM record_offers o
+                WHERE o.zoneName = ?1 AND o.site <> ?2
+                AND NOT EXISTS (SELECT 1 FROM record_offer_answers a WHERE a.offerID = o.id AND a.site = ?2)
+                """,
+            arguments: [ownZone, site.siteCode]
+        )
+        // A store restored answers once its full sync has brought back what the server holds of its zone.
+        guard !pending.isEmpty, try ShopSync.state(db, "restoredUntilFullSync") == nil else { return }
+        let windows = try lostWindows(db)
+        let ordered = pending.sorted {
+            (SyncTable.rank($0["recordType"]), $0["id"] as Int64) < (SyncTable.rank($1["recordType"]), $1["id"] as Int64)
+        }
+        for offer in ordered {
+            guard let (accepted, reason) = try judge(db, offer: offer, site: site, windows: windows, applied: &applied, reupload: &reupload)
+            else { continue }
+            let answerID = UUID().uuidString.lowercased()
+            try db.execute(
+                sql: "INSERT INTO record_offer_answers (recordID, site, offerID, accepted, reason) VALUES (?, ?, ?, ?, ?)",
+                arguments: [answerID, site.siteCode, offer["id"] as Int64, accepted, String(reason.prefix(1000))]
+            )
+            reupload.append(("record_offer_answers", answerID))
+        }
+    }
+
+    /// Takes an offered record back, or says why not; nil while a row it names is not here yet.
+    private static func judge(
+        _ db: Database,
+        offer: Row,
+        site: SyncSite,
+        windows: [(after: Int64, through: Int64)],
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws -> (Bool, String)? {
+        let ownZone = SyncTable.siteZone(site.siteCode)
+        guard let decoded = try? SyncRecord.decode(Data((offer["body"] as String).utf8)), !decoded.deleted,
+            decoded.recordName == offer["recordName"], decoded.recordType == offer["recordType"], decoded.zoneID.zoneName == ownZone,
+            let table = SyncTable.byName[decoded.recordType], table.zone == .site
+        else { return (false, "the offer does not hold a record of zone \(ownZone)") }
+        let record = table.readable(decoded)
+        let name = "\(table.name) \(record.recordName)"
+        let current = try RecordMapping.record(db, table: table, recordID: record.recordName, site: site, zoneName: ownZone)
+        let differing = record.fields.keys.filter { $0 != FieldClock.fieldName && current?.fields[$0] != record.fields[$0] }.sorted()
+        if current != nil, differing.isEmpty { return (true, "\(name): held here already") }
+        // A record deleted here stays deleted: its offer is of a version from before the deletion.
+        if current == nil,
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM change_log WHERE tableName = ? AND recordID = ? AND operation = 'delete')",
+                arguments: [table.name, record.recordName]
+            ) == true
+        {
+            return (false, "\(name): deleted here")
+        }
+        let offered = FieldClock.clocks(of: record.fields)
+        let own = try ownClocks(db, table: table, recordID: record.recordName, current: current, site: site)
+        for field in differing {
+            guard let clock = offered[field], clock.site == site.siteCode,
+                let written = Int64(clock.text.prefix(while: \.isNumber)),
+                windows.contains(where: { written > $0.after && written <= $0.through })
+            else {
+                return (false, "\(name): its \(field) was not written here in a period this store lost in a restore")
+            }
+            if let mine = own[field], mine >= clock { return (false, "\(name): its \(field) changed here since") }
+        }
+        var fields = current?.fields ?? [:]
+        for field in differing { fields[field] = record.fields[field] }
+        do {
+            guard try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site) else { return nil }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return (false, "\(name): could not be taken back: \(NorthwindError.translating(error).description)")
+        }
+        // Sent with the clocks its values were written with, as a version sent again after a server restore is.
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO sync_resend (tableName, recordID, fields, zoneName, modified) VALUES (?, ?, ?, ?, NULL)",
+            arguments: [table.name, record.recordName, try ShopSync.encodeFields(record.fields), ownZone]
+        )
+        reupload.append((table.name, record.recordName))
+        applied.saved += 1
+        return (true, "\(name): taken back, written here in a period this store lost in a restore")
+    }
+
+    /// The clock of each field of the row as it is here: the acknowledged version's, or the local edit's for a
+    /// value changed since.
+    private static func ownClocks(
+        _ db: Database,
+        table: SyncTable,
+        recordID: String,
+        current: SyncRecord?,
+        site: SyncSite
+    ) throws -> [String: FieldClock] {
+        guard let current else { return [:] }
+        let base = try ShopSync.decodeFields(
+            String.fetchOne(db, sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table.name, recordID])
+        )
+        let held = try resendFields(db, table: table.name, recordID: recordID) ?? [:]
+        let (baseClocks, heldClocks) = (FieldClock.clocks(of: base), FieldClock.clocks(of: held))
+        let local = FieldClock(milliseconds: try ShopSync.changedAt(db, table: table.name, recordID: recordID), site: site.siteCode)
+        var clocks: [String: FieldClock] = [:]
+        for (field, value) in current.fields {
+            if let clock = baseClocks[field], base[field] == value {
+                clocks[field] = clock
+            } else if let clock = heldClocks[field], held[field] == value {
+                clocks[field] = clock
+            } else {
+                clocks[field] = local
+            }
+        }
+        return clocks
+    }
+}
