@@ -5,7 +5,8 @@ import NorthwindStore
 import ServiceLifecycle
 import Synchronization
 
-/// Keeps a joined store in sync while `northwind serve` runs: after every local commit (debounced), on every notice
+/// Keeps a joined store in sync while `northwind serve` runs: after every local commit (at once, or gathered while a
+/// burst lasts), on every notice
 /// the server pushes, and every `interval` as a safety net. A failed sync is retried with a backoff that doubles up
 /// to a minute, or waits what the server asked (`retryAfter`); so is a sync after one the server refused changes in
 /// (they are in the inbox, logged as a warning). Stops with the server, gracefully.
@@ -98,8 +99,19 @@ public struct ShopSyncService: Service {
     ) async {
         var backoff = Duration.seconds(1)
         for await _ in wakes {
-            // Local commits come in bursts (a form, an import); the server's notice is already one.
-            if pending.onlyLocalCommits { try? await Task.sleep(for: debounce) }
+            // Local commits come in bursts (a form, an import); the server's notice is already one. A commit after a
+            // quiet spell goes at once; while commits keep coming, they are gathered until a short gap without one,
+            // for at most `debounce`.
+            if pending.onlyLocalCommits, pending.inBurst {
+                let started = ContinuousClock.now
+                var seen = pending.commits
+                while ContinuousClock.now - started < debounce, !Task.isCancelled {
+                    try? await Task.sleep(for: Self.burstGap)
+                    let now = pending.commits
+                    if now == seen { break }
+                    seen = now
+                }
+            }
             if Task.isCancelled { return }
             let work = pending.take()
             do throws(ShopSyncError) {
@@ -141,6 +153,9 @@ public struct ShopSyncService: Service {
         }
     }
 
+    /// Commits closer together than this belong to one burst, which is sent when it pauses this long.
+    static let burstGap = Duration.milliseconds(15)
+
     /// What the next sync must do, gathered from every wake-up since the last one.
     final class PendingWork: Sendable {
         enum Reason: Sendable {
@@ -158,8 +173,21 @@ public struct ShopSyncService: Service {
         }
 
         private let work = Mutex(Work())
+        /// Local commits so far, and whether the latest came within `burstGap` of the one before.
+        private let commitLog = Mutex((count: 0, last: ContinuousClock.Instant?.none, inBurst: false))
+
+        var commits: Int { commitLog.withLock { $0.count } }
+        var inBurst: Bool { commitLog.withLock { $0.inBurst } }
 
         func add(_ reason: Reason) {
+            if case .localCommit = reason {
+                let now = ContinuousClock.now
+                commitLog.withLock { log in
+                    log.inBurst = log.last.map { now - $0 < ShopSyncService.burstGap } ?? false
+                    log.count += 1
+                    log.last = now
+                }
+            }
             work.withLock { work in
                 switch reason {
                 case .localCommit: work.localCommits = true

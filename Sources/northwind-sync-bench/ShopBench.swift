@@ -70,7 +70,7 @@ struct ShopBench: AsyncParsableCommand {
     }
 
     /// Head office renames a product; the shop's store is polled until the name shows. Both run the sync service
-    /// `northwind serve` runs, with its defaults (a 300 ms debounce after a commit).
+    /// `northwind serve` runs, with its defaults (a commit after a quiet spell goes at once).
     func latency(hq: Backoffice, shop: Backoffice) async throws {
         let logger = Self.quietLogger
         let services = [hq, shop].map { backoffice in
@@ -108,7 +108,7 @@ struct ShopBench: AsyncParsableCommand {
         say(label("commit at head office → visible at a shop, p50 (ms)") + String(format: "%10.0f", p50))
         say(
             label("commit at head office → visible at a shop, p99 (ms)")
-                + String(format: "%10.0f  (%d samples; 300 ms of it is head office's debounce)", p99, samples)
+                + String(format: "%10.0f  (%d samples)", p99, samples)
         )
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import NorthwindStore
@@ -20,19 +21,32 @@ extension SyncEngineSide {
 
     /// Notes the period whose own changes this store lost: after the newest change of its own that the restored
     /// state holds, until now.
+    /// A store with no change of its own has no period it could have lost.
     static func noteLostWindow(_ db: Database) throws {
         let newest = try String.fetchOne(db, sql: "SELECT max(changedAt) FROM change_log WHERE origin = 'local' AND NOT localOnly")
-        let after = newest.flatMap(Timestamp.init)?.milliseconds ?? 0
+        guard let after = newest.flatMap(Timestamp.init)?.milliseconds else { return }
         try ShopSync.setState(db, "lostWindow:\(Timestamp.now.milliseconds)", String(after))
     }
 
-    /// The periods this store lost in restores, as (after, through] in milliseconds.
+    /// How long after a restore this store takes back what it lost: offers come within minutes of its first full
+    /// sync; a window left open for good would let a forged offer in at any later time.
+    static let lostWindowLifetime: Int64 = 7 * 24 * 3600 * 1000
+
+    /// The periods this store lost in restores, as (after, through] in milliseconds, for restores less than
+    /// `lostWindowLifetime` ago.
     static func lostWindows(_ db: Database) throws -> [(after: Int64, through: Int64)] {
-        try Row.fetchAll(db, sql: "SELECT substr(key, 12) AS through, value FROM sync_state WHERE key LIKE 'lostWindow:%'").compactMap { row in
-            guard let through = Int64(row["through"] as String), let after = Int64(row["value"] as String) else { return nil }
+        let now = Timestamp.now.milliseconds
+        return try Row.fetchAll(db, sql: "SELECT substr(key, 12) AS through, value FROM sync_state WHERE key LIKE 'lostWindow:%'").compactMap {
+            row in
+            guard let through = Int64(row["through"] as String), let after = Int64(row["value"] as String),
+                now - through < lostWindowLifetime
+            else { return nil }
             return (after, through)
         }
     }
+
+    /// An offer with no answer after this long (its site runs a version that does not answer, or is gone) is given up.
+    static let offerPatience: Int64 = 24 * 3600 * 1000
 
     // MARK: The holder
 
@@ -57,15 +71,22 @@ extension SyncEngineSide {
         if let answer = try Row.fetchOne(
             db,
             sql: """
-                SELECT a.accepted, a.reason FROM record_offers o
+                SELECT o.recordID, o.createdAt, a.accepted, a.reason FROM record_offers o
                 LEFT JOIN record_offer_answers a ON a.offerID = o.id AND a.site = substr(o.zoneName, 6)
                 WHERE o.site = ? AND o.zoneName = ? AND o.recordName = ? AND o.changeTag = ?
                 """,
             arguments: [site.siteCode, zone, recordName, tag]
         ) {
-            guard let accepted = answer["accepted"] as Bool? else { return .waiting }
-            return accepted ? .accepted : .refused(answer["reason"])
+            if let accepted = answer["accepted"] as Bool? { return accepted ? .accepted : .refused(answer["reason"]) }
+            // The server refused the offer itself, or its site never answered: listed here, as before offers.
+            let created = Timestamp(answer["createdAt"] as String)?.milliseconds ?? 0
+            if try isRefused(db, table: "record_offers", recordID: answer["recordID"]) || Timestamp.now.milliseconds - created > offerPatience {
+                return .none
+            }
+            return .waiting
         }
+        // A store restored offers nothing until its full sync has brought back the offers it made before.
+        if try ShopSync.state(db, "restoredUntilFullSync") != nil { return .waiting }
         let held = SyncRecord(
             recordName: recordName,
             recordType: table.name,
@@ -74,7 +95,13 @@ extension SyncEngineSide {
         )
         // Past what an offer carries (a record near the sync server's limit): listed here instead, as before offers.
         guard held.json.utf8.count <= 400_000 else { return .none }
-        let offerID = UUID().uuidString.lowercased()
+        // Named by what it offers, so that an offer made again (by a copy of this store) is the same record.
+        let digest = SHA256.hash(data: Data("\(site.siteCode)\u{0}\(zone)\u{0}\(recordName)\u{0}\(tag)".utf8)).hex
+        let offerID = [
+            digest.prefix(8), digest.dropFirst(8).prefix(4), digest.dropFirst(12).prefix(4), digest.dropFirst(16).prefix(4),
+            digest.dropFirst(20).prefix(12),
+        ]
+        .joined(separator: "-")
         try db.execute(
             sql: """
                 INSERT INTO record_offers (recordID, site, zoneName, recordType, recordName, changeTag, body)
@@ -100,14 +127,16 @@ extension SyncEngineSide {
 
     // MARK: The owner
 
-    /// Answers the offers of records of this site's zone that it has not answered yet, parents first. An offer whose
-    /// record names a row not here yet waits for it.
+    /// Answers the offers of records of this site's zone that it has not answered yet. Offers whose records refer
+    /// to one another (an order, its shipment, the shipment's lines and movements) are answered together, parents
+    /// first: all taken back, or none (the first refusal is every one's), so that an order never comes back shipped
+    /// without what shipped it. A group one of whose records names a row not here yet waits for it.
     static func answerOffers(_ db: Database, site: SyncSite, applied: inout SyncApplied, reupload: inout [(String, String)]) throws {
         let ownZone = SyncTable.siteZone(site.siteCode)
         let pending = try Row.fetchAll(
             db,
             sql: """
-                SELECT o.id, o.recordType, o.recordName, o.body FROM record_offers o
+                SELECT o.id, o.recordType, o.recordName, o.body, o.createdAt FROM record_offers o
                 WHERE o.zoneName = ?1 AND o.site <> ?2
                 AND NOT EXISTS (SELECT 1 FROM record_offer_answers a WHERE a.offerID = o.id AND a.site = ?2)
                 """,
@@ -116,19 +145,79 @@ extension SyncEngineSide {
         // A store restored answers once its full sync has brought back what the server holds of its zone.
         guard !pending.isEmpty, try ShopSync.state(db, "restoredUntilFullSync") == nil else { return }
         let windows = try lostWindows(db)
-        let ordered = pending.sorted {
+        for group in offerGroups(pending) {
+            var (groupApplied, groupReupload) = (SyncApplied(), [(String, String)]())
+            var verdict: (accepted: Bool, reasons: [String])? = (true, [])
+            try db.inSavepoint {
+                for offer in group {
+                    let judged: (Bool, String)?
+                    do {
+                        judged = try judge(db, offer: offer, site: site, windows: windows, applied: &groupApplied, reupload: &groupReupload)
+                    } catch {
+                        // Whatever it was, an answer: never a page that fails for good.
+                        judged = (false, "\(offer["recordType"] as String) \(offer["recordName"] as String): could not be read: \(error)")
+                    }
+                    guard let (accepted, reason) = judged else {
+                        verdict = nil
+                        return .rollback
+                    }
+                    guard accepted else {
+                        verdict = (false, [reason])
+                        return .rollback
+                    }
+                    verdict?.reasons.append(reason)
+                }
+                return .commit
+            }
+            // A group that names a row not here waits for it, for an hour: past that, the row is not coming.
+            if verdict == nil, let created = group.compactMap({ Timestamp($0["createdAt"] as String)?.milliseconds }).min(),
+                Timestamp.now.milliseconds - created > 3_600_000
+            {
+                verdict = (false, ["it names a record this store does not hold"])
+            }
+            guard let verdict else { continue }
+            if verdict.accepted {
+                applied.saved += groupApplied.saved
+                reupload += groupReupload
+            }
+            for (index, offer) in group.enumerated() {
+                let reason = verdict.accepted ? verdict.reasons[index] : verdict.reasons[0]
+                let answerID = UUID().uuidString.lowercased()
+                try db.execute(
+                    sql: "INSERT INTO record_offer_answers (recordID, site, offerID, accepted, reason) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [answerID, site.siteCode, offer["id"] as Int64, verdict.accepted, String(reason.prefix(1000))]
+                )
+                reupload.append(("record_offer_answers", answerID))
+            }
+        }
+    }
+
+    /// Pending offers in groups of records that refer to one another (or are the same record, offered from two
+    /// places), each in parents-first order.
+    private static func offerGroups(_ offers: [Row]) -> [[Row]] {
+        var root = Array(offers.indices)
+        func find(_ index: Int) -> Int {
+            var index = index
+            while root[index] != index { index = root[index] }
+            return index
+        }
+        var byName: [String: Int] = [:]
+        for (index, offer) in offers.enumerated() {
+            let name: String = offer["recordName"]
+            if let other = byName[name] { root[find(index)] = find(other) } else { byName[name] = index }
+        }
+        for (index, offer) in offers.enumerated() {
+            guard let record = try? SyncRecord.decode(Data((offer["body"] as String).utf8)) else { continue }
+            for case .reference(let reference) in record.fields.values {
+                if let other = byName[reference.recordName] { root[find(index)] = find(other) }
+            }
+        }
+        let order: (Row, Row) -> Bool = {
             (SyncTable.rank($0["recordType"]), $0["id"] as Int64) < (SyncTable.rank($1["recordType"]), $1["id"] as Int64)
         }
-        for offer in ordered {
-            guard let (accepted, reason) = try judge(db, offer: offer, site: site, windows: windows, applied: &applied, reupload: &reupload)
-            else { continue }
-            let answerID = UUID().uuidString.lowercased()
-            try db.execute(
-                sql: "INSERT INTO record_offer_answers (recordID, site, offerID, accepted, reason) VALUES (?, ?, ?, ?, ?)",
-                arguments: [answerID, site.siteCode, offer["id"] as Int64, accepted, String(reason.prefix(1000))]
-            )
-            reupload.append(("record_offer_answers", answerID))
-        }
+        return Dictionary(grouping: offers.indices, by: find).values
+            .map { $0.map { offers[$0] }.sorted(by: order) }
+            .sorted { order($0[0], $1[0]) }
     }
 
     /// Takes an offered record back, or says why not; nil while a row it names is not here yet.
@@ -145,11 +234,18 @@ extension SyncEngineSide {
             decoded.recordName == offer["recordName"], decoded.recordType == offer["recordType"], decoded.zoneID.zoneName == ownZone,
             let table = SyncTable.byName[decoded.recordType], table.zone == .site
         else { return (false, "the offer does not hold a record of zone \(ownZone)") }
-        let record = table.readable(decoded)
+        var record = table.readable(decoded)
         let name = "\(table.name) \(record.recordName)"
+        // The rules a download of the record would meet: a movement moves its zone's shelf, and so on.
+        if let refusal = try bindToZoneOwner(db, table: table, record: &record) ?? purchaseOwnerRefusal(db, table: table, record: record, site: site)
+        {
+            return (false, "\(name): \(refusal)")
+        }
         let current = try RecordMapping.record(db, table: table, recordID: record.recordName, site: site, zoneName: ownZone)
         let differing = record.fields.keys.filter { $0 != FieldClock.fieldName && current?.fields[$0] != record.fields[$0] }.sorted()
         if current != nil, differing.isEmpty { return (true, "\(name): held here already") }
+        // A ledger row is never changed: another version of one held here is not this store's.
+        if current != nil, table.appendOnly { return (false, "\(name): held here in another version, which stands") }
         // A record deleted here stays deleted: its offer is of a version from before the deletion.
         if current == nil,
             try Bool.fetchOne(
@@ -175,7 +271,8 @@ extension SyncEngineSide {
         for field in differing { fields[field] = record.fields[field] }
         do {
             guard try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site) else { return nil }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+        } catch let error as DatabaseError {
+            // Any refusal of the store's (a rule, a value it cannot hold) is an answer, never a page that fails for good.
             return (false, "\(name): could not be taken back: \(NorthwindError.translating(error).description)")
         }
         // Sent with the clocks its values were written with, as a version sent again after a server restore is.

@@ -67,6 +67,9 @@ extension SyncEngineSide {
             try ShopSync.setState(db, key, record.json)
             return true
         }
+        // Not only a copy from the restored data: the owner may have sent again a version older than the one held
+        // (its own backup was newer than the server's, but older than the change). An edit the owner wrote while
+        // its clock ran behind is offered back to it, refused, and applied, with an inbox entry here.
         guard isAnotherSitesZone(record.zoneID.zoneName, site: site), try ShopSync.state(db, "restoredThrough") != nil,
             try writtenBeforeHeld(db, table: table.name, record: record)
         else { return false }
