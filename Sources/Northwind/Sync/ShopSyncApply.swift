@@ -163,7 +163,10 @@ extension SyncEngineSide {
                 }
             }
             queue += try Self.knownHeldRecords(db)
+            // A waiting record this page names again is an older version of it (a deletion, say): the page's stands.
+            let named = Set(records.map { "\($0.zoneID.zoneName) \($0.recordName)" })
             queue += try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+                .filter { !named.contains("\($0.zoneID.zoneName) \($0.recordName)") }
             try db.execute(sql: "DELETE FROM sync_waiting")
             queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
             // After the page: an answer to an offer from here may have come with it.

@@ -37,6 +37,14 @@ extension SyncEngineSide {
             }
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)
         }
+        // A waiting record the server no longer lists is gone there (a fetch from scratch carries no deletions).
+        try db.execute(
+            sql: """
+                DELETE FROM sync_waiting WHERE zoneName = ?1
+                AND recordName NOT IN (SELECT recordName FROM sync_refetch WHERE zoneName = ?1)
+                """,
+            arguments: [zone]
+        )
         try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
         try ShopSync.setState(db, "refetching:" + zone, nil)
     }
