@@ -111,15 +111,7 @@ extension SyncEngineSide {
             // Another site's record is that site's to send: sent from here, it would land in this site's zone, a
             // second record under the same name. It stays here, unsent (its site may take it back from an offer).
             if isAnotherSitesZone(try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode), site: site) {
-                try forgetBase(db, table: table.name, recordID: recordID)
-                try recordConflict(
-                    db,
-                    table: table.name,
-                    recordID: recordID,
-                    DiscardedValue(field: "*", kept: .string(local.json)),
-                    reason: "deleted on the server, but rows here still refer to it: kept here"
-                )
-                applied.discarded += 1
+                try keepUnsent(db, table: table.name, recordID: recordID, kept: local, applied: &applied)
                 return
             }
             try restore(db, table: table, recordID: recordID, kept: local, reupload: &reupload)
@@ -150,18 +142,23 @@ extension SyncEngineSide {
             try forgetBase(db, table: table.name, recordID: recordID)
             if local != nil { applied.deleted += 1 }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            // The row stays (a ledger row is never deleted), but the server's copy is gone: no base, so that the
-            // zone's checksum agrees with the server's.
-            try forgetBase(db, table: table.name, recordID: recordID)
-            try recordConflict(
-                db,
-                table: table.name,
-                recordID: recordID,
-                DiscardedValue(field: "*", kept: local.map { .string($0.json) }),
-                reason: "deleted on the server, but rows here still refer to it: kept here"
-            )
-            applied.discarded += 1
+            // The row stays (a ledger row is never deleted).
+            try keepUnsent(db, table: table.name, recordID: recordID, kept: local, applied: &applied)
         }
+    }
+
+    /// A row that stays here though the server's copy is gone: no base, so that the zone's checksum agrees with the
+    /// server's, and the inbox says why.
+    private static func keepUnsent(_ db: Database, table: String, recordID: String, kept: SyncRecord?, applied: inout SyncApplied) throws {
+        try forgetBase(db, table: table, recordID: recordID)
+        try recordConflict(
+            db,
+            table: table,
+            recordID: recordID,
+            DiscardedValue(field: "*", kept: kept.map { .string($0.json) }),
+            reason: "deleted on the server, but rows here still refer to it: kept here"
+        )
+        applied.discarded += 1
     }
 
     /// Whether rows here refer to this one through a foreign key that forbids deleting it (orders to their customer,
