@@ -31,6 +31,32 @@ struct OwnerCatchUpEndToEndTests {
         return (order, folder)
     }
 
+    /// Head office's order, new in the server's backup and in head office's own, then shipped, synced and fetched by
+    /// the shop: what both restores lose.
+    struct ShippedAfterBothBackups {
+        let order: String
+        let shipped: OrderDetail
+        let serverBackup: String
+        let hqBackup: URL
+        let place: BackupPlace
+    }
+
+    static func shippedAfterBothBackups(_ company: Company) async throws -> ShippedAfterBothBackups {
+        let place = BackupPlace()
+        let (order, folder) = try await orderAtHeadOffice(company)
+        let hqBackup = try await company.open("hq").backups.create(in: place.folder, kind: .manual).file
+        let shipped = try await company.open("hq").orders.execute(number: order)
+        try await company.sync("hq")
+        try await company.sync("oxf")
+        return ShippedAfterBothBackups(order: order, shipped: shipped, serverBackup: folder, hqBackup: hqBackup, place: place)
+    }
+
+    /// The server and head office each restored from its backup.
+    static func restoreBoth(_ company: Company, _ backups: ShippedAfterBothBackups) async throws {
+        _ = try ServerBackup.restore(folder: backups.serverBackup, over: company.database)
+        _ = try await Restore.perform(backups.hqBackup, over: StoreFiles(path: company.store("hq")), folder: backups.place.folder, force: true)
+    }
+
     @Test func anOrderHeadOfficeShippedAfterTheServersBackupStaysShippedAtAShopThroughTheRestore() async throws {
         // Given an order of head office's, new in the server's backup, then shipped, synced and seen shipped at the shop
         let company = try Company()
@@ -76,18 +102,13 @@ struct OwnerCatchUpEndToEndTests {
         // Given an order new in the server's backup and in head office's own, then shipped and seen shipped at the shop
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        let place = BackupPlace()
-        let (order, folder) = try await Self.orderAtHeadOffice(company)
-        let hqBackup = try await company.open("hq").backups.create(in: place.folder, kind: .manual).file
-        let shipped = try await company.open("hq").orders.execute(number: order)
-        let productID = try #require(shipped.lines.first?.line.productID)
+        let backups = try await Self.shippedAfterBothBackups(company)
+        let order = backups.order
+        let productID = try #require(backups.shipped.lines.first?.line.productID)
         let stockAfterShipping = try await company.open("hq").stock.byLocation(productID: productID).first { $0.isHere }?.units
-        try await company.sync("hq")
-        try await company.sync("oxf")
         // When both the server and head office are restored from their backups, and each syncs in turn: head
         // office catches up without the shipment, the shop offers what it held, head office answers
-        _ = try ServerBackup.restore(folder: folder, over: company.database)
-        _ = try await Restore.perform(hqBackup, over: StoreFiles(path: company.store("hq")), folder: place.folder, force: true)
+        try await Self.restoreBoth(company, backups)
         try await company.sync("oxf")
         try await company.sync("hq")
         try await company.sync("oxf")

@@ -86,16 +86,11 @@ struct RecordOfferTests {
         // Given head office's order shipped after both its own backup and the server's, and fetched by the shop
         let company = try Company()
         try await company.start(shops: ["oxf"])
-        let place = BackupPlace()
-        let (order, folder) = try await OwnerCatchUpEndToEndTests.orderAtHeadOffice(company)
-        let hqBackup = try await company.open("hq").backups.create(in: place.folder, kind: .manual).file
-        _ = try await company.open("hq").orders.execute(number: order)
-        try await company.sync("hq")
-        try await company.sync("oxf")
+        let backups = try await OwnerCatchUpEndToEndTests.shippedAfterBothBackups(company)
+        let order = backups.order
         // When both are restored, head office catches up first, then the shop fetches everything again (the
         // shipment's rows are gone from the server, and still referred to here), and each syncs once more
-        _ = try ServerBackup.restore(folder: folder, over: company.database)
-        _ = try await Restore.perform(hqBackup, over: StoreFiles(path: company.store("hq")), folder: place.folder, force: true)
+        try await OwnerCatchUpEndToEndTests.restoreBoth(company, backups)
         try await company.sync("hq")
         try await company.sync("oxf")
         try await company.sync("hq")
