@@ -294,13 +294,6 @@ CREATE TABLE order_totals (
   orderID INTEGER PRIMARY KEY,
   lineCount INTEGER NOT NULL,
   amountCents INTEGER NOT NULL);
-CREATE TABLE sold_lines (
-  lineID INTEGER PRIMARY KEY,
-  productID INTEGER NOT NULL,
-  orderDate TEXT NOT NULL,
-  quantity INTEGER NOT NULL,
-  amountCents INTEGER NOT NULL);
-CREATE INDEX sold_lines_on_product ON sold_lines(productID, orderDate, quantity, amountCents);
 CREATE TABLE "order_lines" (
   id INTEGER PRIMARY KEY, recordID TEXT NOT NULL UNIQUE DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   orderID INTEGER NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
@@ -324,38 +317,6 @@ END;
 CREATE TRIGGER order_lines_recordID_immutable BEFORE UPDATE OF recordID ON order_lines
 WHEN NEW.recordID IS NOT OLD.recordID BEGIN
   SELECT RAISE(ABORT, 'recordID is immutable');
-END;
-CREATE TRIGGER order_lines_summary_insert AFTER INSERT ON order_lines BEGIN
-  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
-    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
-  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
-    SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
-END;
-CREATE TRIGGER order_lines_summary_delete AFTER DELETE ON order_lines BEGIN
-  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
-    WHERE orderID = OLD.orderID;
-  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
-  DELETE FROM sold_lines WHERE lineID = OLD.id;
-END;
-CREATE TRIGGER order_lines_summary_update AFTER UPDATE OF orderID, productID, quantity, extendedPriceCents
-ON order_lines BEGIN
-  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
-    WHERE orderID = OLD.orderID;
-  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
-  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
-    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
-  DELETE FROM sold_lines WHERE lineID = OLD.id;
-  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
-    SELECT NEW.id, NEW.productID, o.orderDate, NEW.quantity, NEW.extendedPriceCents
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled';
-END;
-CREATE TRIGGER orders_summary_update AFTER UPDATE OF orderDate, status ON orders
-WHEN NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled') BEGIN
-  DELETE FROM sold_lines WHERE lineID IN (SELECT id FROM order_lines WHERE orderID = NEW.id);
-  INSERT INTO sold_lines (lineID, productID, orderDate, quantity, amountCents)
-    SELECT ol.id, ol.productID, NEW.orderDate, ol.quantity, ol.extendedPriceCents
-    FROM order_lines ol WHERE ol.orderID = NEW.id AND NEW.status <> 'cancelled';
 END;
 CREATE TRIGGER order_lines_amount_insert BEFORE INSERT ON order_lines
 WHEN NEW.extendedPriceCents IS NOT sqlserver_line_cents(NEW.unitPriceCents, NEW.quantity, NEW.discount) BEGIN
@@ -1067,4 +1028,184 @@ END;
 CREATE TRIGGER record_offer_answers_recordID_immutable BEFORE UPDATE OF recordID ON record_offer_answers
 WHEN NEW.recordID IS NOT OLD.recordID BEGIN
   SELECT RAISE(ABORT, 'recordID is immutable');
+END;
+CREATE TABLE product_year_sales (
+  basis TEXT NOT NULL CHECK (basis IN ('ordered', 'shipped')),
+  year INTEGER NOT NULL,
+  productID INTEGER NOT NULL,
+  cancelled INTEGER NOT NULL,
+  lineCount INTEGER NOT NULL,
+  quantity INTEGER NOT NULL,
+  amountCents INTEGER NOT NULL,
+  PRIMARY KEY (basis, year, productID, cancelled)) WITHOUT ROWID;
+CREATE TABLE customer_year_sales (
+  year INTEGER NOT NULL,
+  customerID INTEGER NOT NULL,
+  cancelled INTEGER NOT NULL,
+  orders INTEGER NOT NULL,
+  linedOrders INTEGER NOT NULL,
+  amountCents INTEGER NOT NULL,
+  PRIMARY KEY (year, customerID, cancelled)) WITHOUT ROWID;
+CREATE TABLE employee_year_sales (
+  year INTEGER NOT NULL,
+  employeeID INTEGER NOT NULL,
+  cancelled INTEGER NOT NULL,
+  linedOrders INTEGER NOT NULL,
+  amountCents INTEGER NOT NULL,
+  PRIMARY KEY (year, employeeID, cancelled)) WITHOUT ROWID;
+CREATE TRIGGER order_lines_summary_insert AFTER INSERT ON order_lines BEGIN
+  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(o.orderDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT NEW.productID AS productID, NEW.quantity AS quantity, NEW.extendedPriceCents AS cents) x, orders o WHERE o.id = NEW.orderID
+  UNION ALL
+  SELECT 'shipped', CAST(substr(o.shippedDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT NEW.productID AS productID, NEW.quantity AS quantity, NEW.extendedPriceCents AS cents) x, orders o WHERE o.id = NEW.orderID AND o.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER order_lines_summary_delete AFTER DELETE ON order_lines BEGIN
+  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+    WHERE orderID = OLD.orderID;
+  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(o.orderDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT OLD.productID AS productID, OLD.quantity AS quantity, OLD.extendedPriceCents AS cents) x, orders o WHERE o.id = OLD.orderID
+  UNION ALL
+  SELECT 'shipped', CAST(substr(o.shippedDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT OLD.productID AS productID, OLD.quantity AS quantity, OLD.extendedPriceCents AS cents) x, orders o WHERE o.id = OLD.orderID AND o.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER order_lines_summary_update AFTER UPDATE OF orderID, productID, quantity, extendedPriceCents
+ON order_lines BEGIN
+  UPDATE order_totals SET lineCount = lineCount - 1, amountCents = amountCents - OLD.extendedPriceCents
+    WHERE orderID = OLD.orderID;
+  DELETE FROM order_totals WHERE orderID = OLD.orderID AND lineCount = 0;
+  INSERT INTO order_totals (orderID, lineCount, amountCents) VALUES (NEW.orderID, 1, NEW.extendedPriceCents)
+    ON CONFLICT (orderID) DO UPDATE SET lineCount = lineCount + 1, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(o.orderDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT OLD.productID AS productID, OLD.quantity AS quantity, OLD.extendedPriceCents AS cents) x, orders o WHERE o.id = OLD.orderID
+  UNION ALL
+  SELECT 'shipped', CAST(substr(o.shippedDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT OLD.productID AS productID, OLD.quantity AS quantity, OLD.extendedPriceCents AS cents) x, orders o WHERE o.id = OLD.orderID AND o.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(o.orderDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT NEW.productID AS productID, NEW.quantity AS quantity, NEW.extendedPriceCents AS cents) x, orders o WHERE o.id = NEW.orderID
+  UNION ALL
+  SELECT 'shipped', CAST(substr(o.shippedDate, 1, 4) AS INTEGER), x.productID, o.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT NEW.productID AS productID, NEW.quantity AS quantity, NEW.extendedPriceCents AS cents) x, orders o WHERE o.id = NEW.orderID AND o.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER order_totals_summary_insert AFTER INSERT ON order_totals BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.customerID, o.status = 'cancelled', 0, 1, NEW.amountCents FROM orders o WHERE o.id = NEW.orderID
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.employeeID, o.status = 'cancelled', 1, NEW.amountCents FROM orders o WHERE o.id = NEW.orderID
+    AND o.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER order_totals_summary_update AFTER UPDATE ON order_totals BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.customerID, o.status = 'cancelled', 0, 0, NEW.amountCents - OLD.amountCents FROM orders o WHERE o.id = NEW.orderID
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.employeeID, o.status = 'cancelled', 0, NEW.amountCents - OLD.amountCents FROM orders o WHERE o.id = NEW.orderID
+    AND o.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER order_totals_summary_delete AFTER DELETE ON order_totals BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.customerID, o.status = 'cancelled', 0, -1, -OLD.amountCents FROM orders o WHERE o.id = OLD.orderID
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(o.orderDate, 1, 4) AS INTEGER), o.employeeID, o.status = 'cancelled', -1, -OLD.amountCents FROM orders o WHERE o.id = OLD.orderID
+    AND o.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER orders_summary_insert AFTER INSERT ON orders BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.customerID, NEW.status = 'cancelled', 1, 0, 0 WHERE 1
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.employeeID, NEW.status = 'cancelled', 0, 0 WHERE 1
+    AND NEW.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER orders_summary_delete BEFORE DELETE ON orders BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.customerID, OLD.status = 'cancelled', -1, 0, 0 WHERE 1
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.employeeID, OLD.status = 'cancelled', 0, 0 WHERE 1
+    AND OLD.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.customerID, OLD.status = 'cancelled', 0, -1, -t.amountCents FROM order_totals t WHERE t.orderID = OLD.id
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.employeeID, OLD.status = 'cancelled', -1, -t.amountCents FROM order_totals t WHERE t.orderID = OLD.id
+    AND OLD.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), x.productID, OLD.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = OLD.id) x WHERE 1
+  UNION ALL
+  SELECT 'shipped', CAST(substr(OLD.shippedDate, 1, 4) AS INTEGER), x.productID, OLD.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = OLD.id) x WHERE 1 AND OLD.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER orders_summary_update AFTER UPDATE OF orderDate, status, customerID, employeeID ON orders
+WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.status IS NOT OLD.status
+  OR NEW.customerID IS NOT OLD.customerID OR NEW.employeeID IS NOT OLD.employeeID BEGIN
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.customerID, OLD.status = 'cancelled', -1, 0, 0 WHERE 1
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.employeeID, OLD.status = 'cancelled', 0, 0 WHERE 1
+    AND OLD.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.customerID, OLD.status = 'cancelled', 0, -1, -t.amountCents FROM order_totals t WHERE t.orderID = OLD.id
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), OLD.employeeID, OLD.status = 'cancelled', -1, -t.amountCents FROM order_totals t WHERE t.orderID = OLD.id
+    AND OLD.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.customerID, NEW.status = 'cancelled', 1, 0, 0 WHERE 1
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.employeeID, NEW.status = 'cancelled', 0, 0 WHERE 1
+    AND NEW.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+  INSERT INTO customer_year_sales (year, customerID, cancelled, orders, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.customerID, NEW.status = 'cancelled', 0, 1, t.amountCents FROM order_totals t WHERE t.orderID = NEW.id
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, linedOrders = linedOrders + excluded.linedOrders,
+    amountCents = amountCents + excluded.amountCents;
+INSERT INTO employee_year_sales (year, employeeID, cancelled, linedOrders, amountCents)
+  SELECT CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), NEW.employeeID, NEW.status = 'cancelled', 1, t.amountCents FROM order_totals t WHERE t.orderID = NEW.id
+    AND NEW.employeeID IS NOT NULL
+  ON CONFLICT DO UPDATE SET linedOrders = linedOrders + excluded.linedOrders, amountCents = amountCents + excluded.amountCents;
+END;
+CREATE TRIGGER orders_summary_lines AFTER UPDATE OF orderDate, shippedDate, status ON orders
+WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status BEGIN
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(OLD.orderDate, 1, 4) AS INTEGER), x.productID, OLD.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = OLD.id) x WHERE 1
+  UNION ALL
+  SELECT 'shipped', CAST(substr(OLD.shippedDate, 1, 4) AS INTEGER), x.productID, OLD.status = 'cancelled', -1, -x.quantity, -x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = OLD.id) x WHERE 1 AND OLD.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
+  INSERT INTO product_year_sales (basis, year, productID, cancelled, lineCount, quantity, amountCents)
+  SELECT 'ordered', CAST(substr(NEW.orderDate, 1, 4) AS INTEGER), x.productID, NEW.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = NEW.id) x WHERE 1
+  UNION ALL
+  SELECT 'shipped', CAST(substr(NEW.shippedDate, 1, 4) AS INTEGER), x.productID, NEW.status = 'cancelled', +1, +x.quantity, +x.cents FROM (SELECT productID, quantity, extendedPriceCents AS cents FROM order_lines WHERE orderID = NEW.id) x WHERE 1 AND NEW.shippedDate IS NOT NULL
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    amountCents = amountCents + excluded.amountCents;
 END;

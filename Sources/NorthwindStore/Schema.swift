@@ -54,6 +54,7 @@ public enum Schema {
         migrator.registerMigration("v23: shipments", migrate: v23Fulfilment)
         migrator.registerMigration("v24: invoices, returns and credit notes", migrate: v24Invoices)
         migrator.registerMigration("v25: offers of records their writer and the sync server lost", migrate: v25RecordOffers)
+        migrator.registerMigration("v26: sales per year", migrate: v26YearSummaries)
         return migrator
     }
 
@@ -102,7 +103,7 @@ public enum Schema {
         let result = try body()
 
         try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
-        try rebuildReportSummaries(db)
+        try rebuildSalesSummaries(db)
         let now = Timestamp.now
         for table in syncedTables {
             try db.execute(

@@ -31,10 +31,14 @@
 --   which the store keeps in order_lines.extendedPriceCents: written with the line and CHECKed against
 --   sqlserver_line_cents(unitPriceCents, quantity, discount) (migration "v4: order line amounts"). The queries below
 --   read that column, through the index order_lines(orderID, productID, extendedPriceCents, quantity) where they can.
---   Two summaries kept by triggers in the writer's transaction (migration "v5: report summaries") spare the big
---   reports most of that reading: order_totals(orderID, lineCount, amountCents) holds each order's SUM of
---   ExtendedPrice (orders without lines have no row, as with an inner join), and sold_lines(lineID, productID,
---   orderDate, quantity, amountCents) holds the lines of orders not cancelled with their order's date.
+--   Summaries kept by triggers in the writer's transaction spare the big reports most of that reading:
+--   order_totals(orderID, lineCount, amountCents) (migration "v5: report summaries") holds each order's SUM of
+--   ExtendedPrice (orders without lines have no row, as with an inner join); migration "v26: sales per year" keeps
+--   product_year_sales(basis 'ordered' or 'shipped', year, productID, cancelled, lineCount, quantity, amountCents),
+--   customer_year_sales(year, customerID, cancelled, orders, linedOrders, amountCents) and
+--   employee_year_sales(year, employeeID, cancelled, linedOrders, amountCents): a year's sums per product, customer
+--   and employee. A row whose counts fell to zero stays; queries skip it. A period of days that is not whole years
+--   takes its whole years from these and its other days from the orders.
 --   y * 10000 is exact in a double (a 24-bit significand times 10000 needs < 53 bits) and so is + 0.5 at these
 --   magnitudes; CAST truncates, so for the non-negative values the CHECK constraints guarantee (price >= 0,
 --   quantity > 0, 0 <= discount <= 1) this is exactly "half away from zero" -- no dependence on SQLite's round().
@@ -167,9 +171,9 @@ ORDER BY o.id;
 -- params: :year (NULL = 1997). money: none. rounding: none.
 -- order: CustomerID.
 SELECT DISTINCT c.code AS "CustomerID", c.companyName AS "CompanyName", c.city AS "City", c.country AS "Country"
-FROM orders o
-LEFT JOIN customers c ON c.id = o.customerID
-WHERE o.orderDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
+FROM customer_year_sales s
+LEFT JOIN customers c ON c.id = s.customerID
+WHERE s.year = coalesce(:year, 1997) AND s.orders > 0
 ORDER BY c.code;
 
 -- name: product_sales_for_1997
@@ -178,31 +182,31 @@ ORDER BY c.code;
 -- rounding: SUM of ExtendedPrice per line (header rule).
 -- order: CategoryName, ProductName (CI_AS).
 SELECT c.name AS "CategoryName", p.name AS "ProductName", SUM(sold.cents) AS "ProductSales"
-FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
-      FROM orders o
-      JOIN order_lines ol ON ol.orderID = o.id
-      WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
-      GROUP BY ol.productID) sold
+FROM (SELECT productID, SUM(amountCents) AS cents
+      FROM product_year_sales
+      WHERE basis = 'shipped' AND year = coalesce(:year, 1997) AND lineCount > 0
+      GROUP BY productID) sold
 JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
 GROUP BY c.name, p.name
 ORDER BY sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name;
 
+-- guide: begin category-sales
 -- name: category_sales_for_1997
 -- original: view "Category Sales for 1997" (SUM over "Product Sales for 1997")
 -- params: :year (NULL = 1997). money: CategorySales.
 -- rounding: SUM of ExtendedPrice per line (header rule); exact integer sums.
 -- order: CategoryName (CI_AS).
 SELECT c.name AS "CategoryName", SUM(sold.cents) AS "CategorySales"
-FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
-      FROM orders o
-      JOIN order_lines ol ON ol.orderID = o.id
-      WHERE o.shippedDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
-      GROUP BY ol.productID) sold
+FROM (SELECT productID, SUM(amountCents) AS cents
+      FROM product_year_sales
+      WHERE basis = 'shipped' AND year = coalesce(:year, 1997) AND lineCount > 0
+      GROUP BY productID) sold
 JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
 GROUP BY c.name
 ORDER BY sqlserver_key(c.name), c.name;
+-- guide: end category-sales
 
 -- name: sales_by_category
 -- original: view "Sales by Category" (OrderDate -- not ShippedDate -- in 1997; SUM of "Order Details Extended")
@@ -210,11 +214,10 @@ ORDER BY sqlserver_key(c.name), c.name;
 -- rounding: SUM of ExtendedPrice per line (header rule).
 -- order: the view's commented ORDER BY ProductName (CI_AS), then CategoryID.
 SELECT c.id AS "CategoryID", c.name AS "CategoryName", p.name AS "ProductName", SUM(sold.cents) AS "ProductSales"
-FROM (SELECT ol.productID, SUM(ol.extendedPriceCents) AS cents
-      FROM orders o
-      JOIN order_lines ol ON ol.orderID = o.id
-      WHERE o.orderDate BETWEEN printf('%04d-01-01', coalesce(:year, 1997)) AND printf('%04d-12-31', coalesce(:year, 1997))
-      GROUP BY ol.productID) sold
+FROM (SELECT productID, SUM(amountCents) AS cents
+      FROM product_year_sales
+      WHERE basis = 'ordered' AND year = coalesce(:year, 1997) AND lineCount > 0
+      GROUP BY productID) sold
 JOIN products p ON p.id = sold.productID
 JOIN categories c ON c.id = p.categoryID
 GROUP BY c.id, c.name, p.name
@@ -406,13 +409,25 @@ ORDER BY o.requiredDate IS NULL, o.requiredDate, o.id;
 -- params: :from, :to (optional), :top (how many). money: Sales, AverageOrder.
 -- Sales per customer of the orders placed in the period; AverageOrder rounds half up to the cent.
 -- order: Sales descending, then CustomerID.
-WITH bought AS (
-    -- "+": group on a temporary b-tree rather than walk orders by customer, which reads the orders table at random.
-    SELECT o.customerID, count(*) AS orders, SUM(t.amountCents) AS cents
-    FROM orders o
-    JOIN order_totals t ON t.orderID = o.id
-    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
-    GROUP BY +o.customerID)
+WITH periods AS (
+    -- Whole years y1..y2 come from the summaries; the days before y1 and after y2 from the orders.
+    SELECT f, t, CAST(substr(f, 1, 4) AS INTEGER) + (substr(f, 6) <> '01-01') AS y1,
+           CAST(substr(t, 1, 4) AS INTEGER) - (substr(t, 6) <> '12-31') AS y2
+    FROM (SELECT coalesce(:from, '0000-01-01') AS f, coalesce(:to, '9999-12-31') AS t)),
+days AS (
+    SELECT f AS first, min(t, printf('%04d-12-31', y1 - 1)) AS last FROM periods WHERE y1 > 0
+    UNION ALL
+    SELECT max(f, printf('%04d-01-01', max(y1, y2 + 1))), t FROM periods WHERE max(y1, y2 + 1) <= 9999),
+bought AS (
+    SELECT customerID, SUM(orders) AS orders, SUM(cents) AS cents FROM (
+        SELECT s.customerID, s.linedOrders AS orders, s.amountCents AS cents
+        FROM periods p JOIN customer_year_sales s ON s.year BETWEEN p.y1 AND p.y2
+        WHERE s.cancelled = 0 AND s.linedOrders > 0
+        UNION ALL
+        SELECT o.customerID, 1, t.amountCents
+        FROM days d JOIN orders o ON o.orderDate BETWEEN d.first AND d.last JOIN order_totals t ON t.orderID = o.id
+        WHERE o.status <> 'cancelled')
+    GROUP BY customerID)
 SELECT row_number() OVER (ORDER BY b.cents DESC, c.code) AS "Rank", c.code AS "CustomerID",
        c.companyName AS "CompanyName", c.country AS "Country", b.orders AS "Orders", b.cents AS "Sales",
        (2 * b.cents + b.orders) / (2 * b.orders) AS "AverageOrder"
@@ -425,11 +440,24 @@ LIMIT :top;
 -- params: :from, :to (optional), :top (how many). money: Sales.
 -- Units and sales per product of the orders placed in the period.
 -- order: Sales descending, then ProductID.
-WITH sold AS (
-    -- In product order from sold_lines' index, so the sums need no sort.
-    SELECT productID, SUM(quantity) AS quantity, count(*) AS lines, SUM(amountCents) AS cents
-    FROM sold_lines
-    WHERE orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+WITH periods AS (
+    -- Whole years y1..y2 come from the summaries; the days before y1 and after y2 from the orders.
+    SELECT f, t, CAST(substr(f, 1, 4) AS INTEGER) + (substr(f, 6) <> '01-01') AS y1,
+           CAST(substr(t, 1, 4) AS INTEGER) - (substr(t, 6) <> '12-31') AS y2
+    FROM (SELECT coalesce(:from, '0000-01-01') AS f, coalesce(:to, '9999-12-31') AS t)),
+days AS (
+    SELECT f AS first, min(t, printf('%04d-12-31', y1 - 1)) AS last FROM periods WHERE y1 > 0
+    UNION ALL
+    SELECT max(f, printf('%04d-01-01', max(y1, y2 + 1))), t FROM periods WHERE max(y1, y2 + 1) <= 9999),
+sold AS (
+    SELECT productID, SUM(quantity) AS quantity, SUM(lines) AS lines, SUM(cents) AS cents FROM (
+        SELECT s.productID, s.quantity, s.lineCount AS lines, s.amountCents AS cents
+        FROM periods p JOIN product_year_sales s ON s.basis = 'ordered' AND s.year BETWEEN p.y1 AND p.y2
+        WHERE s.cancelled = 0 AND s.lineCount > 0
+        UNION ALL
+        SELECT ol.productID, ol.quantity, 1, ol.extendedPriceCents
+        FROM days d JOIN orders o ON o.orderDate BETWEEN d.first AND d.last JOIN order_lines ol ON ol.orderID = o.id
+        WHERE o.status <> 'cancelled')
     GROUP BY productID)
 SELECT row_number() OVER (ORDER BY s.cents DESC, p.id) AS "Rank", p.id AS "ProductID", p.name AS "ProductName",
        c.name AS "CategoryName", s.lines AS "Orders", s.quantity AS "Quantity", s.cents AS "Sales"
@@ -443,13 +471,25 @@ LIMIT :top;
 -- params: :from, :to (optional). money: Sales, AverageOrder.
 -- Orders taken and their sales per employee in the period (orders without an employee are left out).
 -- order: Sales descending, then EmployeeID.
-WITH totals AS (
-    SELECT o.employeeID, count(*) AS orders, SUM(t.amountCents) AS cents
-    FROM orders o
-    JOIN order_totals t ON t.orderID = o.id
-    WHERE o.status <> 'cancelled' AND o.employeeID IS NOT NULL
-      AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
-    GROUP BY +o.employeeID)
+WITH periods AS (
+    -- Whole years y1..y2 come from the summaries; the days before y1 and after y2 from the orders.
+    SELECT f, t, CAST(substr(f, 1, 4) AS INTEGER) + (substr(f, 6) <> '01-01') AS y1,
+           CAST(substr(t, 1, 4) AS INTEGER) - (substr(t, 6) <> '12-31') AS y2
+    FROM (SELECT coalesce(:from, '0000-01-01') AS f, coalesce(:to, '9999-12-31') AS t)),
+days AS (
+    SELECT f AS first, min(t, printf('%04d-12-31', y1 - 1)) AS last FROM periods WHERE y1 > 0
+    UNION ALL
+    SELECT max(f, printf('%04d-01-01', max(y1, y2 + 1))), t FROM periods WHERE max(y1, y2 + 1) <= 9999),
+totals AS (
+    SELECT employeeID, SUM(orders) AS orders, SUM(cents) AS cents FROM (
+        SELECT s.employeeID, s.linedOrders AS orders, s.amountCents AS cents
+        FROM periods p JOIN employee_year_sales s ON s.year BETWEEN p.y1 AND p.y2
+        WHERE s.cancelled = 0 AND s.linedOrders > 0
+        UNION ALL
+        SELECT o.employeeID, 1, t.amountCents
+        FROM days d JOIN orders o ON o.orderDate BETWEEN d.first AND d.last JOIN order_totals t ON t.orderID = o.id
+        WHERE o.status <> 'cancelled' AND o.employeeID IS NOT NULL)
+    GROUP BY employeeID)
 SELECT e.id AS "EmployeeID", e.firstName || ' ' || e.lastName AS "Employee", e.title AS "Title",
        e.country AS "Country", t.orders AS "Orders", t.cents AS "Sales",
        (2 * t.cents + t.orders) / (2 * t.orders) AS "AverageOrder"
