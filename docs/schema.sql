@@ -1209,3 +1209,11 @@ WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDat
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     amountCents = amountCents + excluded.amountCents;
 END;
+CREATE TABLE sync_removed (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  zoneName TEXT NOT NULL,
+  body TEXT NOT NULL,
+  removedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (tableName, recordID));
+CREATE INDEX sync_removed_on_removedAt ON sync_removed(removedAt);

@@ -55,6 +55,7 @@ public enum Schema {
         migrator.registerMigration("v24: invoices, returns and credit notes", migrate: v24Invoices)
         migrator.registerMigration("v25: offers of records their writer and the sync server lost", migrate: v25RecordOffers)
         migrator.registerMigration("v26: sales per year", migrate: v26YearSummaries)
+        migrator.registerMigration("v27: rows a deletion from the sync server removed", migrate: v27RemovedRows)
         return migrator
     }
 

@@ -173,6 +173,11 @@ extension SyncEngineSide {
             let copies = try Self.takeSuperseded(db, zone: zone, site: site, applied: &applied, reupload: &reupload)
             if !copies.isEmpty { queue = try Self.applyInOrder(db, queue + copies, site: site, applied: &applied, reupload: &reupload) }
             try Self.answerOffers(db, site: site, applied: &applied, reupload: &reupload)
+            if !moreComing, !queue.isEmpty,
+                try Self.bringBackRemovedParents(db, of: queue, zone: zone, site: site, applied: &applied, reupload: &reupload)
+            {
+                queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
+            }
             for record in queue {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)",

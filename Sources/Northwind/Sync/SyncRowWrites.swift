@@ -135,12 +135,16 @@ extension SyncEngineSide {
             applied.discarded += 1
         }
         do {
+            let zone = try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode)
             try db.inSavepoint {
                 try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
                 return .commit
             }
             try forgetBase(db, table: table.name, recordID: recordID)
-            if local != nil { applied.deleted += 1 }
+            if let local {
+                try keepRemoved(db, table: table, kept: local, zone: zone)
+                applied.deleted += 1
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The row stays (a ledger row is never deleted).
             try keepUnsent(db, table: table.name, recordID: recordID, kept: local, applied: &applied)
