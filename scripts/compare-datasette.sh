@@ -113,6 +113,10 @@ for round in $(seq 1 "$rounds"); do
         "$ds/nw/ten_most_expensive_products.json?_shape=array"
     request "Category Sales for $year" "$round" "$nw/api/v1/reports/category-sales-for-1997?year=$year" \
         "$ds/nw/category_sales.json?_shape=array&year=$year"
+    request "Sales by Category for $year" "$round" "$nw/api/v1/reports/sales-by-category?year=$year" \
+        "$ds/nw/sales_by_category.json?_shape=array&year=$year"
+    request "Top customers, all history" "$round" "$nw/api/v1/reports/top-customers" \
+        "$ds/nw/top_customers.json?_shape=array&from=&to="
 done
 
 python3 - "$results" <<'PY'

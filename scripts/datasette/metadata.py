@@ -33,5 +33,9 @@ queries = {
     "product": select + " WHERE products.id = CAST(:id AS INTEGER)",
     "ten_most_expensive_products": report_sql("ten_most_expensive_products"),
     "category_sales": report_sql("category_sales_for_1997").replace(":year", "CAST(:year AS INTEGER)"),
+    "sales_by_category": report_sql("sales_by_category").replace(":year", "CAST(:year AS INTEGER)"),
+    # Datasette binds a missing parameter as '': NULL to Northwind. (":top" first: ":to" is its prefix.)
+    "top_customers": report_sql("top_customers").replace(":top", "10").replace(":from", "nullif(:from, '')")
+    .replace(":to", "nullif(:to, '')"),
 }
 json.dump({"databases": {"nw": {"queries": {k: {"sql": v} for k, v in queries.items()}}}}, sys.stdout, indent=2)

@@ -97,6 +97,13 @@ extension SyncEngineSide {
             } else {
                 try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             }
+        case .changedOnServer(let server)
+        where try ShopSync.state(db, "refetching:" + server.zoneID.zoneName) != nil
+            && Self.resendFields(db, table: table.name, recordID: server.recordName) != nil:
+            // A version sent again after the server's restore, while its zone is fetched again: the server's may be
+            // one record of a change (an order shipped, with its shipment and movements) whose others come only
+            // with the zone's pages. Merged here, the row would show half of it; the page merges it (`heldForResend`).
+            break
         case .changedOnServer(let server):
             if try Self.merge(db, table: table, server: server, site: site, applied: &applied) {
                 reupload.append((table.name, record.recordName))
@@ -448,7 +455,7 @@ extension SyncEngineSide {
             reupload.append((table.name, record.recordName))
             return true
         }
-        if try hasPendingChange(db, table: table.name, recordID: record.recordName) {
+        if try hasPendingChange(db, table: table.name, recordID: record.recordName) || heldForResend(db, table: table, recordID: record.recordName) {
             if try merge(db, table: table, server: record, site: site, applied: &applied) {
                 reupload.append((table.name, record.recordName))
             }
@@ -473,6 +480,13 @@ extension SyncEngineSide {
         }
         try saveBase(db, table: table.name, record: record)
         return true
+    }
+
+    /// A row whose version went up again after the server's restore and is not settled yet: the server's version
+    /// is merged with it by clock, so that values newer here go up again rather than being overwritten.
+    private static func heldForResend(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
+        guard try resendFields(db, table: table.name, recordID: recordID) != nil else { return false }
+        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) ?? false
     }
 
     /// Merges the server's record into a row with local changes; true when the merge kept local values the server
