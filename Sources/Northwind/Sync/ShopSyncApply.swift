@@ -97,15 +97,13 @@ extension SyncEngineSide {
             } else {
                 try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             }
-        case .changedOnServer(let server)
-        where try ShopSync.state(db, "refetching:" + server.zoneID.zoneName) != nil
-            && Self.resendFields(db, table: table.name, recordID: server.recordName) != nil:
+        case .changedOnServer(let server) where try Self.comesWithItsPage(db, table: table, record: server):
             // A version sent again after the server's restore, while its zone is fetched again: the server's may be
             // one record of a change (an order shipped, with its shipment and movements) whose others come only
             // with the zone's pages. Merged here, the row would show half of it; the page merges it (`heldForResend`).
             break
         case .changedOnServer(let server):
-            if try Self.merge(db, table: table, server: server, site: site, applied: &applied) {
+            if try Self.merge(db, table: table, server: server, site: site, applied: &applied) == true {
                 reupload.append((table.name, record.recordName))
             }
         case .notApplied:
@@ -181,7 +179,15 @@ extension SyncEngineSide {
             if !copies.isEmpty { queue = try Self.applyInOrder(db, queue + copies, site: site, applied: &applied, reupload: &reupload) }
             try Self.answerOffers(db, site: site, applied: &applied, reupload: &reupload)
             if !moreComing, !queue.isEmpty,
-                try Self.bringBackRemovedParents(db, of: queue, zone: zone, site: site, applied: &applied, reupload: &reupload)
+                try Self.bringBackRemovedParents(
+                    db,
+                    of: queue,
+                    zone: zone,
+                    listed: Set(records.map(\.recordName)),
+                    site: site,
+                    applied: &applied,
+                    reupload: &reupload
+                )
             {
                 queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
             }
@@ -456,9 +462,9 @@ extension SyncEngineSide {
             return true
         }
         if try hasPendingChange(db, table: table.name, recordID: record.recordName) || heldForResend(db, table: table, recordID: record.recordName) {
-            if try merge(db, table: table, server: record, site: site, applied: &applied) {
-                reupload.append((table.name, record.recordName))
-            }
+            // A merged row that names a row not here yet waits, as any record does.
+            guard let goesUpAgain = try merge(db, table: table, server: record, site: site, applied: &applied) else { return false }
+            if goesUpAgain { reupload.append((table.name, record.recordName)) }
             return true
         }
         // A row that already holds these values (this store's own change, coming back) is not written again, so
@@ -482,6 +488,20 @@ extension SyncEngineSide {
         return true
     }
 
+    /// Whether the server's answer to a version sent again will come with a page of the fetch of its zone from
+    /// scratch: the fetch is under way and has not brought this record yet.
+    private static func comesWithItsPage(_ db: Database, table: SyncTable, record: SyncRecord) throws -> Bool {
+        let zone = record.zoneID.zoneName
+        guard try ShopSync.state(db, "refetching:" + zone) != nil, try resendFields(db, table: table.name, recordID: record.recordName) != nil
+        else { return false }
+        return try
+            !(Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
+                arguments: [zone, record.recordName]
+            ) ?? false)
+    }
+
     /// A row whose version went up again after the server's restore and is not settled yet: the server's version
     /// is merged with it by clock, so that values newer here go up again rather than being overwritten.
     private static func heldForResend(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
@@ -490,14 +510,14 @@ extension SyncEngineSide {
     }
 
     /// Merges the server's record into a row with local changes; true when the merge kept local values the server
-    /// lacks, which must go up again.
+    /// lacks, which must go up again; nil when the merged row names a row not here yet (nothing is written).
     private static func merge(
         _ db: Database,
         table: SyncTable,
         server: SyncRecord,
         site: SyncSite,
         applied: inout SyncApplied
-    ) throws -> Bool {
+    ) throws -> Bool? {
         let base = try ShopSync.decodeFields(
             String.fetchOne(
                 db,
@@ -522,15 +542,21 @@ extension SyncEngineSide {
         // A version sent again after the server's restore keeps the clocks it was written with.
         let held = try resendFields(db, table: table.name, recordID: server.recordName) ?? [:]
         let result = FieldMerge.merge(base: base, server: server.fields, local: local.fields, localClock: clock, held: held)
-        for value in result.discarded {
-            try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
-            if table.assetAttributes.contains(value.field), case .asset(let lost)? = value.lost {
-                try keepDiscardedPicture(db, lost, table: table, recordID: server.recordName, site: site)
-            }
-        }
-        applied.discarded += result.discarded.count
         do {
-            guard try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site) else { return false }
+            // All or nothing: a merge that names a row not here yet is tried again with it, and says nothing now.
+            var written = false
+            try db.inSavepoint {
+                for value in result.discarded {
+                    try recordConflict(db, table: table.name, recordID: server.recordName, value, reason: "changed here and on the server")
+                    if table.assetAttributes.contains(value.field), case .asset(let lost)? = value.lost {
+                        try keepDiscardedPicture(db, lost, table: table, recordID: server.recordName, site: site)
+                    }
+                }
+                written = try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site)
+                return written ? .commit : .rollback
+            }
+            guard written else { return nil }
+            applied.discarded += result.discarded.count
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // The merged values break a rule of this store: keep the row as it is, and say so.
             try discardWhole(

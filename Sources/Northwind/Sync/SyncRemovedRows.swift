@@ -17,55 +17,95 @@ extension SyncEngineSide {
             .execute(arguments: [table.name, kept.recordName, zone, kept.json])
     }
 
-    /// Records still waiting once their zone is fetched to its end, for a row that a deletion from the server
-    /// removed here: the row comes back and goes up again, with a word in the inbox. Had the record come first, the
-    /// deletion would have kept the row (`removeRow`): an order is history and keeps its customer, whichever of
-    /// the two arrives first. True when any row came back.
+    /// Records still waiting once their zone is fetched to its end, for rows that a deletion from the server
+    /// removed here: the rows (and any of their own parents removed so) come back and go up again, with a word in
+    /// the inbox. Had the record come first, the deletion would have kept them (`removeRow`): an order is history
+    /// and keeps its customer, whichever of the two arrives first. A record that would still lack a parent brings
+    /// nothing back. While the zone is fetched from scratch, only records the fetch listed count: the others are
+    /// gone from the server. True when any row came back.
     static func bringBackRemovedParents(
         _ db: Database,
         of waiting: [SyncRecord],
         zone: String,
+        listed: Set<String>,
         site: SyncSite,
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> Bool {
+        let refetching = try ShopSync.state(db, "refetching:" + zone) != nil
         var broughtBack = false
         for waiting in waiting where waiting.zoneID.zoneName == zone && !waiting.deleted {
             guard let table = SyncTable.byName[waiting.recordType] else { continue }
+            if refetching, try !listed.contains(waiting.recordName) && !isListedInRefetch(db, zone: zone, recordName: waiting.recordName) {
+                continue
+            }
             let record = table.readable(waiting)
-            for column in try table.columns(db) {
-                guard let parentName = column.parent, let parent = SyncTable.byName[parentName],
-                    case .reference(let reference)? = record.fields[column.name],
-                    try Int64.fetchOne(db, sql: "SELECT id FROM \(parent.name) WHERE recordID = ?", arguments: [reference.recordName]) == nil,
-                    let body = try String.fetchOne(
-                        db,
-                        sql: "SELECT body FROM sync_removed WHERE tableName = ? AND recordID = ?",
-                        arguments: [parent.name, reference.recordName]
-                    )
-                else { continue }
-                let kept = try SyncRecord.decode(Data(body.utf8))
-                do {
-                    // Its own parents gone too, or its code taken since: it stays removed, and the record waits.
-                    guard try writeRow(db, table: parent, recordID: reference.recordName, fields: kept.fields, site: site) else { continue }
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    continue
+            guard let rows = try removedParents(db, of: table, fields: record.fields, depth: 0), !rows.isEmpty else { continue }
+            var written = false
+            do {
+                try db.inSavepoint {
+                    for (parent, kept) in rows {
+                        // A code taken since, or pictures' bytes not here: it stays removed, and the record waits.
+                        guard try writeRow(db, table: parent, recordID: kept.recordName, fields: kept.fields, site: site) else { return .rollback }
+                    }
+                    written = true
+                    return .commit
                 }
-                try db.execute(
-                    sql: "DELETE FROM sync_removed WHERE tableName = ? AND recordID = ?",
-                    arguments: [parent.name, reference.recordName]
-                )
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                continue
+            }
+            guard written else { continue }
+            for (parent, kept) in rows {
+                try db.execute(sql: "DELETE FROM sync_removed WHERE tableName = ? AND recordID = ?", arguments: [parent.name, kept.recordName])
                 try recordConflict(
                     db,
                     table: parent.name,
-                    recordID: reference.recordName,
+                    recordID: kept.recordName,
                     DiscardedValue(field: "*", kept: .string(kept.json)),
                     reason: "deleted at another site, but \(table.name) \(record.recordName) of \(zone) refers to it: brought back"
                 )
-                reupload.append((parent.name, reference.recordName))
+                reupload.append((parent.name, kept.recordName))
                 applied.discarded += 1
-                broughtBack = true
             }
+            broughtBack = true
         }
         return broughtBack
+    }
+
+    /// The removed rows a record's missing parents are, parents first (a product and its removed category); nil when
+    /// one is missing and was not removed so, or the chain is longer than any in the schema.
+    private static func removedParents(
+        _ db: Database,
+        of table: SyncTable,
+        fields: [String: FieldValue],
+        depth: Int
+    ) throws -> [(SyncTable, SyncRecord)]? {
+        var rows: [(SyncTable, SyncRecord)] = []
+        for column in try table.columns(db) {
+            guard let parentName = column.parent, let parent = SyncTable.byName[parentName],
+                case .reference(let reference)? = fields[column.name],
+                try Int64.fetchOne(db, sql: "SELECT id FROM \(parent.name) WHERE recordID = ?", arguments: [reference.recordName]) == nil,
+                !rows.contains(where: { $0.1.recordName == reference.recordName })
+            else { continue }
+            guard depth < 4,
+                let body = try String.fetchOne(
+                    db,
+                    sql: "SELECT body FROM sync_removed WHERE tableName = ? AND recordID = ?",
+                    arguments: [parent.name, reference.recordName]
+                )
+            else { return nil }
+            let kept = try SyncRecord.decode(Data(body.utf8))
+            guard let above = try removedParents(db, of: parent, fields: kept.fields, depth: depth + 1) else { return nil }
+            rows += above.filter { row in !rows.contains { $0.1.recordName == row.1.recordName } } + [(parent, kept)]
+        }
+        return rows
+    }
+
+    private static func isListedInRefetch(_ db: Database, zone: String, recordName: String) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
+            arguments: [zone, recordName]
+        ) ?? false
     }
 }
