@@ -82,8 +82,8 @@ extension SyncEngineSide {
                 try Self.saveBase(db, table: table.name, record: server)
             }
         case .goneOnServer where Self.isAnotherSitesZone(record.zoneID.zoneName, site: site):
-            // Another site's record, deleted on the server after the version put back from here: gone here
-            // too, unless rows here still refer to it; it is never sent again into a zone that is not ours.
+            // Another site's record, deleted on the server after the version put back from here: gone here too,
+            // unless rows here refer to it; never sent again into a zone that is not ours.
             try Self.forgetResend(db, table: table.name, recordID: record.recordName)
             if try Self.isReferenced(db, table: table, recordID: record.recordName) {
                 try Self.forgetBase(db, table: table.name, recordID: record.recordName)
@@ -98,10 +98,7 @@ extension SyncEngineSide {
                 try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             }
         case .changedOnServer(let server) where try Self.comesWithItsPage(db, table: table, record: server):
-            // A version sent again after the server's restore, while its zone is fetched again: the server's may be
-            // one record of a change (an order shipped, with its shipment and movements) whose others come only
-            // with the zone's pages. Merged here, the row would show half of it; the page merges it (`heldForResend`).
-            break
+            break  // Merged by the page that brings it, with the rest of its change.
         case .changedOnServer(let server):
             if try Self.merge(db, table: table, server: server, site: site, applied: &applied) == true {
                 reupload.append((table.name, record.recordName))
@@ -111,8 +108,7 @@ extension SyncEngineSide {
         case .goneOnServer:
             try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
         case .missingReference(let reason), .refused(let reason):
-            // A missing parent goes up first, then the record again; with no parent here, or any other
-            // refusal, the whole record goes to the inbox.
+            // A missing parent goes up first, then the record again; else the whole record goes to the inbox.
             if case .missingReference = outcome,
                 try Self.restoreParents(db, of: table, record: record, reason: reason, site: site, applied: &applied, reupload: &restored)
             {
@@ -489,7 +485,9 @@ extension SyncEngineSide {
     }
 
     /// Whether the server's answer to a version sent again will come with a page of the fetch of its zone from
-    /// scratch: the fetch is under way and has not brought this record yet.
+    /// scratch: the fetch is under way and has not brought this record yet. The server's version may be one record
+    /// of a change (an order shipped, with its shipment and movements) whose others come only with the zone's
+    /// pages: merged at once, the row would show half of it. The page merges it instead (`heldForResend`).
     private static func comesWithItsPage(_ db: Database, table: SyncTable, record: SyncRecord) throws -> Bool {
         let zone = record.zoneID.zoneName
         guard try ShopSync.state(db, "refetching:" + zone) != nil, try resendFields(db, table: table.name, recordID: record.recordName) != nil
