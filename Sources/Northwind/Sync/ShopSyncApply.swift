@@ -97,7 +97,7 @@ extension SyncEngineSide {
             } else {
                 try Self.removeRow(db, table: table, recordID: record.recordName, site: site, applied: &applied, reupload: &reupload)
             }
-        case .changedOnServer(let server) where try Self.comesWithItsPage(db, table: table, record: server):
+        case .changedOnServer(let server) where try Self.comesWithItsPage(db, table: table, record: server, site: site):
             break  // Merged by the page that brings it, with the rest of its change.
         case .changedOnServer(let server):
             if try Self.merge(db, table: table, server: server, site: site, applied: &applied) == true {
@@ -482,29 +482,6 @@ extension SyncEngineSide {
         }
         try saveBase(db, table: table.name, record: record)
         return true
-    }
-
-    /// Whether the server's answer to a version sent again will come with a page of the fetch of its zone from
-    /// scratch: the fetch is under way and has not brought this record yet. The server's version may be one record
-    /// of a change (an order shipped, with its shipment and movements) whose others come only with the zone's
-    /// pages: merged at once, the row would show half of it. The page merges it instead (`heldForResend`).
-    private static func comesWithItsPage(_ db: Database, table: SyncTable, record: SyncRecord) throws -> Bool {
-        let zone = record.zoneID.zoneName
-        guard try ShopSync.state(db, "refetching:" + zone) != nil, try resendFields(db, table: table.name, recordID: record.recordName) != nil
-        else { return false }
-        return try
-            !(Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
-                arguments: [zone, record.recordName]
-            ) ?? false)
-    }
-
-    /// A row whose version went up again after the server's restore and is not settled yet: the server's version
-    /// is merged with it by clock, so that values newer here go up again rather than being overwritten.
-    private static func heldForResend(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
-        guard try resendFields(db, table: table.name, recordID: recordID) != nil else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) ?? false
     }
 
     /// Merges the server's record into a row with local changes; true when the merge kept local values the server
