@@ -179,12 +179,7 @@ extension SyncEngineSide {
         guard zone == SyncTable.siteZone(site.siteCode), try ShopSync.state(db, "refetching:" + zone) != nil,
             try resendFields(db, table: table.name, recordID: record.recordName) != nil
         else { return false }
-        return try
-            !(Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
-                arguments: [zone, record.recordName]
-            ) ?? false)
+        return try !isListedInRefetch(db, zone: zone, recordName: record.recordName)
     }
 
     /// A row whose version went up again after the server's restore and is not settled yet: the server's version

@@ -101,7 +101,8 @@ extension SyncEngineSide {
         return rows
     }
 
-    private static func isListedInRefetch(_ db: Database, zone: String, recordName: String) throws -> Bool {
+    /// Whether the fetch of `zone` from scratch under way has listed this record.
+    static func isListedInRefetch(_ db: Database, zone: String, recordName: String) throws -> Bool {
         try Bool.fetchOne(
             db,
             sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
