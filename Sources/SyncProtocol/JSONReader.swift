@@ -312,6 +312,41 @@ extension SyncRecord {
     }
 }
 
+extension SyncRecord {
+    /// Fields from `fieldsJSON(_:)`'s JSON (or `JSONEncoder`'s): read by `JSONReader` when it can, else by
+    /// `JSONDecoder`, whose errors it throws.
+    public static func decodeFields(_ data: Data) throws -> [String: FieldValue] {
+        let read = JSONReader.read(data) { reader throws(Mismatch) in
+            var values: [String: FieldValue] = [:]
+            try reader.object { name, reader throws(Mismatch) in
+                guard values.updateValue(try FieldValue(reading: &reader), forKey: name) == nil else { throw Mismatch() }
+            }
+            return values
+        }
+        if let read { return read }
+        return try JSONDecoder().decode([String: FieldValue].self, from: data)
+    }
+}
+
+extension JSONReader {
+    /// A JSON object of strings, or nil when the data is anything else.
+    public static func strings(_ data: Data) -> [String: String]? {
+        if let read = read(
+            data,
+            { reader throws(Mismatch) in
+                var values: [String: String] = [:]
+                try reader.object { name, reader throws(Mismatch) in
+                    guard values.updateValue(try reader.string(), forKey: name) == nil else { throw Mismatch() }
+                }
+                return values
+            }
+        ) {
+            return read
+        }
+        return try? JSONDecoder().decode([String: String].self, from: data)
+    }
+}
+
 extension ZoneID {
     public init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
         var zoneName: String?

@@ -17,6 +17,14 @@ extension SyncRecord {
         writer.record(self, sortingFields: true)
         return writer.text
     }
+
+    /// Fields alone as a JSON object in name order, as `JSONEncoder` with `.sortedKeys` writes them (but for `/`,
+    /// which it escapes and this leaves): how a shop keeps the server's last version of a row, once per record.
+    public static func fieldsJSON(_ fields: [String: FieldValue]) -> String {
+        var writer = JSONWriter()
+        writer.fields(fields, sorted: true)
+        return writer.text
+    }
 }
 
 /// Writes JSON as UTF-8 bytes: the sync protocol's records here, and the web API's product search answers (its
@@ -85,21 +93,8 @@ public struct JSONWriter: Sendable {
             key("recordChangeTag")
             string(tag)
         }
-        raw(",\"fields\":{")
-        if sortingFields {
-            for (index, (name, value)) in record.fields.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { raw(",") }
-                key(name)
-                field(value)
-            }
-        } else {
-            for (index, (name, value)) in record.fields.enumerated() {
-                if index > 0 { raw(",") }
-                key(name)
-                field(value)
-            }
-        }
-        raw("}")
+        raw(",\"fields\":")
+        fields(record.fields, sorted: sortingFields)
         for (name, stamp) in [("created", record.created), ("modified", record.modified)] {
             guard let stamp else { continue }
             raw(",")
@@ -112,6 +107,35 @@ public struct JSONWriter: Sendable {
             raw("}")
         }
         raw(record.deleted ? ",\"deleted\":true}" : ",\"deleted\":false}")
+    }
+
+    mutating func fields(_ fields: [String: FieldValue], sorted: Bool) {
+        raw("{")
+        if sorted {
+            for (index, (name, value)) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { raw(",") }
+                key(name)
+                field(value)
+            }
+        } else {
+            for (index, (name, value)) in fields.enumerated() {
+                if index > 0 { raw(",") }
+                key(name)
+                field(value)
+            }
+        }
+        raw("}")
+    }
+
+    /// A map of strings as a JSON object in key order.
+    public mutating func strings(_ map: [String: String]) {
+        raw("{")
+        for (index, (name, value)) in map.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { raw(",") }
+            key(name)
+            string(value)
+        }
+        raw("}")
     }
 
     mutating func field(_ value: FieldValue) {

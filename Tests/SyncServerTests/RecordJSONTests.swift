@@ -23,6 +23,39 @@ struct RecordJSONTests {
         // Then every character survives
         #expect(read == record)
     }
+
+    @Test func fieldsWrittenAloneReadBackEqualByBothReaders() throws {
+        // Given the fields of a record with one field of each type
+        let fields = RecordSamples.everyType.fields
+        // When they are written alone, as a shop keeps the server's last version of a row
+        let json = Data(SyncRecord.fieldsJSON(fields).utf8)
+        // Then Foundation's decoder and the protocol's reader both read the same fields back
+        #expect(try JSONDecoder().decode([String: FieldValue].self, from: json) == fields)
+        #expect(try SyncRecord.decodeFields(json) == fields)
+    }
+
+    @Test func fieldsStoredByJSONEncoderStillRead() throws {
+        // Given fields as an older version stored them, with Foundation's encoder (keys sorted, slashes escaped)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var fields = RecordSamples.everyType.fields
+        fields["note"] = .string("n/a \"quoted\" é")
+        let stored = try encoder.encode(fields)
+        // When a shop reads them back
+        let read = try SyncRecord.decodeFields(stored)
+        // Then every field is as it was
+        #expect(read == fields)
+    }
+
+    @Test func fieldsAreWrittenInNameOrder() {
+        // Given fields whose dictionary order differs from their names' order
+        let fields: [String: FieldValue] = ["b": .int64(1), "B": .int64(2), "_z": .null, "a10": .string("x"), "a2": .string("y")]
+        // When they are written alone
+        let json = SyncRecord.fieldsJSON(fields)
+        // Then the keys come in the order `JSONEncoder`'s `.sortedKeys` gives them
+        let keys = ["\"B\"", "\"_z\"", "\"a10\"", "\"a2\"", "\"b\""].map { json.range(of: $0)!.lowerBound }
+        #expect(keys == keys.sorted())
+    }
 }
 
 enum RecordSamples {

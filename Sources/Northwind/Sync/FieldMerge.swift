@@ -22,17 +22,14 @@ struct FieldClock: Comparable, Hashable, Sendable {
     static let fieldName = FieldClocks.fieldName
 
     static func clocks(of record: [String: FieldValue]) -> [String: FieldClock] {
-        guard case .string(let json)? = record[fieldName],
-            let map = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
-        else { return [:] }
+        guard case .string(let json)? = record[fieldName], let map = JSONReader.strings(Data(json.utf8)) else { return [:] }
         return map.mapValues(FieldClock.init(text:))
     }
 
     static func field(_ clocks: [String: FieldClock]) -> FieldValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = (try? encoder.encode(clocks.mapValues(\.text))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return .string(json)
+        var writer = JSONWriter(capacity: 32 * clocks.count + 2)
+        writer.strings(clocks.mapValues(\.text))
+        return .string(writer.text)
     }
 }
 

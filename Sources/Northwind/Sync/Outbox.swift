@@ -123,7 +123,10 @@ extension ShopSync {
         for operation in operations {
             guard let table = SyncTable.byName[operation.record.recordType], !table.assetAttributes.isEmpty,
                 operation.record.fields.values.contains(where: { !$0.assets.isEmpty }),
-                let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [operation.record.recordName])
+                let rowID = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"),
+                    arguments: [operation.record.recordName]
+                )
             else { continue }
             for attribute in table.assetAttributes {
                 if let asset = try RecordMapping.asset(db, table: table, attribute: attribute, rowID: rowID, site: site) {
@@ -208,12 +211,10 @@ extension ShopSync {
 
     static func decodeFields(_ json: String?) throws -> [String: FieldValue] {
         guard let json else { return [:] }
-        return try JSONDecoder().decode([String: FieldValue].self, from: Data(json.utf8))
+        return try SyncRecord.decodeFields(Data(json.utf8))
     }
 
     static func encodeFields(_ fields: [String: FieldValue]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(fields), as: UTF8.self)
+        SyncRecord.fieldsJSON(fields)
     }
 }

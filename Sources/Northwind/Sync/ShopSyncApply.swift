@@ -188,18 +188,18 @@ extension SyncEngineSide {
                 queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
             }
             for record in queue {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)",
-                    arguments: [record.zoneID.zoneName, record.recordName, record.json]
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)"
                 )
+                .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
             }
             applied.waiting = queue.count
             if try ShopSync.state(db, "refetching:" + zone) != nil {
                 for record in records {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO sync_refetch (zoneName, recordName) VALUES (?, ?)",
-                        arguments: [zone, record.recordName]
+                    try db.cachedStatement(
+                        sql: "INSERT OR IGNORE INTO sync_refetch (zoneName, recordName) VALUES (?, ?)"
                     )
+                    .execute(arguments: [zone, record.recordName])
                 }
                 if !moreComing { try Self.reconcile(db, zone: zone, site: site, applied: &applied, reupload: &reupload) }
             }
@@ -242,7 +242,7 @@ extension SyncEngineSide {
         func ownerOf(_ sql: String, _ reference: FieldValue?) throws -> String?? {
             guard case .reference(let parent)? = reference else { return nil }
             // A parent not here yet is judged when it is (the record waits for it).
-            guard let row = try Row.fetchOne(db, sql: sql, arguments: [parent.recordName]) else { return nil }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [parent.recordName]) else { return nil }
             return .some((row[0] as String?) ?? site.siteCode)
         }
         switch table.name {
@@ -304,8 +304,7 @@ extension SyncEngineSide {
         guard case .string(let reason)? = record.fields["reason"], reason == "transferOut" || reason == "transferIn",
             case .reference(let reference)? = record.fields["transferID"],
             let transfer = try Row.fetchOne(
-                db,
-                sql: "SELECT fromLocation, toLocation FROM stock_transfers WHERE recordID = ?",
+                db.cachedStatement(sql: "SELECT fromLocation, toLocation FROM stock_transfers WHERE recordID = ?"),
                 arguments: [reference.recordName]
             )
         else { return nil }
@@ -395,7 +394,10 @@ extension SyncEngineSide {
                 guard let table = SyncTable.byName[record.recordType] else { continue }
                 for attribute in table.assetAttributes {
                     guard case .asset(let asset)? = record.fields[attribute], needed[asset.sha256] == nil else { continue }
-                    let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [record.recordName])
+                    let rowID = try Int64.fetchOne(
+                        db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"),
+                        arguments: [record.recordName]
+                    )
                     let current = try rowID.flatMap { try RecordMapping.asset(db, table: table, attribute: attribute, rowID: $0, site: site) }
                     if current?.reference.sha256 != asset.sha256 { needed[asset.sha256] = asset }
                 }
@@ -495,8 +497,7 @@ extension SyncEngineSide {
     ) throws -> Bool? {
         let base = try ShopSync.decodeFields(
             String.fetchOne(
-                db,
-                sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+                db.cachedStatement(sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
                 arguments: [table.name, server.recordName]
             )
         )
@@ -556,7 +557,9 @@ extension SyncEngineSide {
     /// (about to be replaced) or the server's (fetched with the page).
     private static func keepDiscardedPicture(_ db: Database, _ lost: AssetReference, table: SyncTable, recordID: String, site: SyncSite) throws {
         var bytes = site.assets[lost.sha256]
-        if bytes == nil, let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) {
+        if bytes == nil,
+            let rowID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"), arguments: [recordID])
+        {
             for attribute in table.assetAttributes {
                 if let local = try RecordMapping.asset(db, table: table, attribute: attribute, rowID: rowID, site: site),
                     local.reference.sha256 == lost.sha256

@@ -101,13 +101,13 @@ extension SyncEngineSide {
         else {
             return false
         }
-        let here = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE recordID = ?", arguments: [record.recordName]) ?? false
+        let here = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE recordID = ?"), arguments: [record.recordName]) ?? false
         return !here
     }
 
     /// Also forgets a version waiting to go up again after a server restore: the row is gone or starts afresh.
     static func forgetBase(_ db: Database, table: String, recordID: String) throws {
-        try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
+        try db.cachedStatement(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?").execute(arguments: [table, recordID])
         try forgetResend(db, table: table, recordID: recordID)
     }
 
@@ -164,16 +164,16 @@ extension SyncEngineSide {
             guard let field else { return nil }
             return String(decoding: try JSONEncoder().encode(field), as: UTF8.self)
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO sync_conflicts (tableName, recordID, field, keptValue, keptClock, keptSite, lostValue, lostClock, lostSite, reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                table, recordID, value.field, try text(value.kept), value.keptClock?.text, value.keptClock?.site, try text(value.lost),
-                value.lostClock?.text, value.lostClock?.site, reason,
-            ]
+                """
         )
+        .execute(arguments: [
+            table, recordID, value.field, try text(value.kept), value.keptClock?.text, value.keptClock?.site, try text(value.lost),
+            value.lostClock?.text, value.lostClock?.site, reason,
+        ])
     }
 
     static func lastSeq(_ db: Database) throws -> Int64 {
@@ -186,10 +186,10 @@ extension SyncEngineSide {
         try pruneInbox(db)
         try db.execute(sql: "UPDATE change_log SET origin = 'sync' WHERE seq > ?", arguments: [before])
         for (table, recordID) in reupload {
-            try db.execute(
-                sql: "INSERT INTO change_log (tableName, recordID, operation, origin) VALUES (?, ?, 'update', 'local')",
-                arguments: [table, recordID]
+            try db.cachedStatement(
+                sql: "INSERT INTO change_log (tableName, recordID, operation, origin) VALUES (?, ?, 'update', 'local')"
             )
+            .execute(arguments: [table, recordID])
         }
     }
 }

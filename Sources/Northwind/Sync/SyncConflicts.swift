@@ -144,7 +144,10 @@ extension ShopSync {
                     let stored: DatabaseValue
                     if let parent = column.parent, case .reference(let reference) = value {
                         stored =
-                            try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])?
+                            try Int64.fetchOne(
+                                db.cachedStatement(sql: "SELECT id FROM \(parent) WHERE recordID = ?"),
+                                arguments: [reference.recordName]
+                            )?
                             .databaseValue ?? .null
                     } else {
                         stored = RecordMapping.databaseValue(value) ?? .null
@@ -175,7 +178,9 @@ extension ShopSync {
     /// A row deleted at another site while a change made here was waiting to go up comes back, as the inbox kept
     /// it, under its record id; it goes up as a new record (the server holds only its tombstone).
     private func restoreDeletedRow(_ db: Database, _ json: String?, table: SyncTable, recordID: String) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) == false,
+        guard
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)"), arguments: [recordID])
+                == false,
             let json, case .string(let text) = try JSONDecoder().decode(FieldValue.self, from: Data(json.utf8)),
             let kept = try? JSONDecoder().decode(SyncRecord.self, from: Data(text.utf8)), let site = try syncSite(db)
         else { return }
@@ -189,7 +194,7 @@ extension ShopSync {
 
     /// Puts a discarded picture (kept in `sync_conflict_assets`) back on its row, as a new local edit.
     private func restorePicture(_ db: Database, _ value: FieldValue, table: SyncTable, attribute: String, recordID: String, conflict: Int64) throws {
-        guard let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
+        guard let rowID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"), arguments: [recordID]) else {
             throw NorthwindError.invalidState("The \(table.name) row \(recordID) is gone; there is nothing to put the picture back on.")
         }
         guard case .asset(let asset) = value else {

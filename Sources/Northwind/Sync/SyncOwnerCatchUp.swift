@@ -157,8 +157,7 @@ extension SyncEngineSide {
         for body in try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix]) {
             let server = try SyncRecord.decode(Data(body.utf8))
             if let tag = try String.fetchOne(
-                db,
-                sql: "SELECT changeTag FROM sync_records WHERE tableName = ? AND recordID = ?",
+                db.cachedStatement(sql: "SELECT changeTag FROM sync_records WHERE tableName = ? AND recordID = ?"),
                 arguments: [server.recordType, server.recordName]
             ) {
                 sum ^= checksum(recordName: server.recordName, changeTag: tag)
@@ -186,6 +185,7 @@ extension SyncEngineSide {
     /// is merged with it by clock, so that values newer here go up again rather than being overwritten.
     static func heldForResend(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
         guard try resendFields(db, table: table.name, recordID: recordID) != nil else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)", arguments: [recordID]) ?? false
+        return try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?)"), arguments: [recordID])
+            ?? false
     }
 }

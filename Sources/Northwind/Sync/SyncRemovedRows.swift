@@ -84,13 +84,13 @@ extension SyncEngineSide {
         for column in try table.columns(db) {
             guard let parentName = column.parent, let parent = SyncTable.byName[parentName],
                 case .reference(let reference)? = fields[column.name],
-                try Int64.fetchOne(db, sql: "SELECT id FROM \(parent.name) WHERE recordID = ?", arguments: [reference.recordName]) == nil,
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(parent.name) WHERE recordID = ?"), arguments: [reference.recordName])
+                    == nil,
                 !rows.contains(where: { $0.1.recordName == reference.recordName })
             else { continue }
             guard depth < 4,
                 let body = try String.fetchOne(
-                    db,
-                    sql: "SELECT body FROM sync_removed WHERE tableName = ? AND recordID = ?",
+                    db.cachedStatement(sql: "SELECT body FROM sync_removed WHERE tableName = ? AND recordID = ?"),
                     arguments: [parent.name, reference.recordName]
                 )
             else { return nil }
@@ -104,8 +104,7 @@ extension SyncEngineSide {
     /// Whether the fetch of `zone` from scratch under way has listed this record.
     static func isListedInRefetch(_ db: Database, zone: String, recordName: String) throws -> Bool {
         try Bool.fetchOne(
-            db,
-            sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)",
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sync_refetch WHERE zoneName = ? AND recordName = ?)"),
             arguments: [zone, recordName]
         ) ?? false
     }

@@ -21,7 +21,11 @@ extension SyncEngineSide {
             var value = DatabaseValue.null
             if let parent = column.parent {
                 if case .reference(let reference)? = fields[column.name] {
-                    guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])
+                    guard
+                        let id = try Int64.fetchOne(
+                            db.cachedStatement(sql: "SELECT id FROM \(parent) WHERE recordID = ?"),
+                            arguments: [reference.recordName]
+                        )
                     else {
                         return false
                     }
@@ -35,23 +39,21 @@ extension SyncEngineSide {
             names.append(column.name)
             values.append(value)
         }
-        let existing = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
+        let existing = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"), arguments: [recordID])
         guard let binaries = try binaryWrites(db, table: table, rowID: existing, fields: fields, site: site) else { return false }
         let hasVersion = try db.columns(in: table.name).contains { $0.name == "version" }
         try db.inSavepoint {
             var rowID = existing
             if let id = existing {
                 let sets = names.map { "\($0.quotedDatabaseIdentifier) = ?" } + (hasVersion ? ["version = version + 1"] : [])
-                try db.execute(
-                    sql: "UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE id = ?",
-                    arguments: StatementArguments(values + [id.databaseValue])
-                )
+                try db.cachedStatement(sql: "UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE id = ?")
+                    .execute(arguments: StatementArguments(values + [id.databaseValue]))
             } else {
                 let marks = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-                try db.execute(
-                    sql: "INSERT INTO \(table.name) (recordID, \(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(marks))",
-                    arguments: StatementArguments([recordID.databaseValue] + values)
+                try db.cachedStatement(
+                    sql: "INSERT INTO \(table.name) (recordID, \(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(marks))"
                 )
+                .execute(arguments: StatementArguments([recordID.databaseValue] + values))
                 rowID = db.lastInsertedRowID
             }
             for (attribute, content) in binaries {
@@ -137,7 +139,7 @@ extension SyncEngineSide {
         do {
             let zone = try RecordMapping.zone(db, table: table, recordID: recordID, siteCode: site.siteCode)
             try db.inSavepoint {
-                try db.execute(sql: "DELETE FROM \(table.name) WHERE recordID = ?", arguments: [recordID])
+                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE recordID = ?").execute(arguments: [recordID])
                 return .commit
             }
             try forgetBase(db, table: table.name, recordID: recordID)
@@ -169,14 +171,21 @@ extension SyncEngineSide {
     /// order lines to their product), or from the ledger, which no delete may reach; other references that cascade
     /// or clear themselves do not count.
     static func isReferenced(_ db: Database, table: SyncTable, recordID: String) throws -> Bool {
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else { return false }
+        guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM \(table.name) WHERE recordID = ?"), arguments: [recordID]) else {
+            return false
+        }
         for child in SyncTable.all {
-            for key in try Row.fetchAll(db, sql: "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)", arguments: [child.name]) {
+            for key in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)"),
+                arguments: [child.name]
+            ) {
                 guard key["table"] as String == table.name,
                     ["NO ACTION", "RESTRICT"].contains(key["on_delete"] as String) || (child.appendOnly && key["on_delete"] as String == "CASCADE")
                 else { continue }
                 let column: String = key["from"]
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(child.name) WHERE \(column) = ?)", arguments: [id]) == true {
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(child.name) WHERE \(column) = ?)"), arguments: [id])
+                    == true
+                {
                     return true
                 }
             }

@@ -164,7 +164,7 @@ enum RecordMapping {
     /// The row as a record, or nil when no row has this id. NULL columns are left out; `location` of a movement
     /// made here is this store's site code; a picture is an asset named by its bytes' SHA-256.
     static func record(_ db: Database, table: SyncTable, recordID: String, site: SyncSite, zoneName: String) throws -> SyncRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.name) WHERE recordID = ?", arguments: [recordID]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(table.name) WHERE recordID = ?"), arguments: [recordID]) else {
             return nil
         }
         var fields: [String: FieldValue] = [:]
@@ -172,7 +172,8 @@ enum RecordMapping {
             let value: DatabaseValue = row[column.name]
             if let parent = column.parent {
                 guard let id = Int64.fromDatabaseValue(value) else { continue }
-                guard let parentID = try String.fetchOne(db, sql: "SELECT recordID FROM \(parent) WHERE id = ?", arguments: [id]) else {
+                guard let parentID = try String.fetchOne(db.cachedStatement(sql: "SELECT recordID FROM \(parent) WHERE id = ?"), arguments: [id])
+                else {
                     continue
                 }
                 let parentTable = SyncTable.byName[parent]

@@ -90,8 +90,7 @@ extension SyncEngineSide {
         for column in uniqueColumns {
             guard case .string(let value)? = fields[column],
                 let other = try String.fetchOne(
-                    db,
-                    sql: "SELECT recordID FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ? AND recordID <> ?",
+                    db.cachedStatement(sql: "SELECT recordID FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ? AND recordID <> ?"),
                     arguments: [value, record.recordName]
                 )
             else { continue }
@@ -140,8 +139,7 @@ extension SyncEngineSide {
     /// local change.
     private static func localClock(_ db: Database, table: SyncTable, recordID: String, column: String, site: SyncSite) throws -> FieldClock {
         let base = try String.fetchOne(
-            db,
-            sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?",
+            db.cachedStatement(sql: "SELECT fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
             arguments: [table.name, recordID]
         )
         return try base.flatMap { FieldClock.clocks(of: try ShopSync.decodeFields($0))[column] }
@@ -170,7 +168,10 @@ extension SyncEngineSide {
             var values: [DatabaseValue] = []
             for column in index.columns {
                 if let parent = parents[column], case .reference(let reference)? = fields[column],
-                    let id = try Int64.fetchOne(db, sql: "SELECT id FROM \(parent) WHERE recordID = ?", arguments: [reference.recordName])
+                    let id = try Int64.fetchOne(
+                        db.cachedStatement(sql: "SELECT id FROM \(parent) WHERE recordID = ?"),
+                        arguments: [reference.recordName]
+                    )
                 {
                     values.append(id.databaseValue)
                 } else if parents[column] == nil, let value = fields[column].flatMap(RecordMapping.databaseValue) {
@@ -179,11 +180,12 @@ extension SyncEngineSide {
             }
             guard values.count == index.columns.count,
                 let other = try String.fetchOne(
-                    db,
-                    sql: """
-                        SELECT recordID FROM \(table.name)
-                        WHERE \(index.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")) AND recordID <> ?
-                        """,
+                    db.cachedStatement(
+                        sql: """
+                            SELECT recordID FROM \(table.name)
+                            WHERE \(index.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")) AND recordID <> ?
+                            """
+                    ),
                     arguments: StatementArguments(values + [record.recordName.databaseValue])
                 )
             else { continue }
@@ -211,8 +213,7 @@ extension SyncEngineSide {
         var candidate = base
         var number = 1
         while try Bool.fetchOne(
-            db,
-            sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ?)",
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE \(column.quotedDatabaseIdentifier) = ?)"),
             arguments: [candidate]
         ) == true {
             number += 1
