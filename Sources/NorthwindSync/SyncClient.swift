@@ -91,7 +91,7 @@ struct SyncClient: Sendable {
             transport: AsyncHTTPClientTransport(
                 configuration: .init(client: http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
             ),
-            middlewares: [Credentials(credential: credential), ServerClock(time: serverTime)]
+            middlewares: [Credentials(credential: credential), ServerClock(time: serverTime), DirectBodies.Middleware()]
         )
     }
 
@@ -209,12 +209,18 @@ struct SyncClient: Sendable {
                 sequence: lineage?.sequence,
                 takeOver: lineage?.takeOver == true ? true : nil
             )
-            switch try await client.modifyRecords(
-                path: .init(container: container, database: Self.database(user)),
-                headers: .init(syncUser: user),
-                body: .json(body)
-            ) {
-            case .ok(let ok): return try ok.body.json.records
+            // The generated code encodes the batch without its operations; `DirectBodies` sends `body.json`.
+            var empty = body
+            empty.operations = []
+            let (output, answer) = try await DirectBodies.exchange(sending: body.json) {
+                try await client.modifyRecords(
+                    path: .init(container: container, database: Self.database(user)),
+                    headers: .init(syncUser: user),
+                    body: .json(empty)
+                )
+            }
+            switch output {
+            case .ok(let ok): return try answer.map(Components.Schemas.ModifyResponse.decode)?.records ?? ok.body.json.records
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "take this store's changes")
             }
         }
@@ -319,12 +325,20 @@ struct SyncClient: Sendable {
     func changes(zone: String, token: String?, user: String? = nil) async throws(ShopSyncError) -> Components.Schemas.ZoneChanges {
         try await call("fetch changes") {
             let body = Components.Schemas.ZoneChangesRequest(zones: [.init(zoneID: ZoneID(zone), syncToken: token)])
-            switch try await client.zoneChanges(
-                path: .init(container: container, database: Self.database(user)),
-                headers: .init(syncUser: user),
-                body: .json(body)
-            ) {
-            case .ok(let ok): return try ok.body.json.zones[0]
+            let (output, answer) = try await DirectBodies.exchange(sending: nil) {
+                try await client.zoneChanges(
+                    path: .init(container: container, database: Self.database(user)),
+                    headers: .init(syncUser: user),
+                    body: .json(body)
+                )
+            }
+            switch output {
+            case .ok(let ok):
+                let zones = try answer.map(Components.Schemas.ZoneChangesResponse.decode)?.zones ?? ok.body.json.zones
+                guard let page = zones.first else {
+                    throw ShopSyncError(.refused(.internalError), "The sync server answered with no page of zone \(zone); sync again.")
+                }
+                return page
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "send the changes of zone \(zone)")
             }
         }

@@ -77,7 +77,7 @@ public struct JSONWriter: Sendable {
         raw(":")
     }
 
-    mutating func record(_ record: SyncRecord, sortingFields: Bool = false) {
+    public mutating func record(_ record: SyncRecord, sortingFields: Bool = false) {
         raw("{")
         key("recordName")
         string(record.recordName)
