@@ -106,9 +106,7 @@ public enum FieldClocks {
     /// Every clock's milliseconds in a record's fields; nil when `~clocks` is present but unreadable.
     public static func milliseconds(in fields: [String: FieldValue]) -> [Int64]? {
         guard let value = fields[fieldName] else { return [] }
-        guard case .string(let json) = value,
-            let map = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
-        else { return nil }
+        guard case .string(let json) = value, let map = JSONReader.strings(Data(json.utf8)) else { return nil }
         var result: [Int64] = []
         for clock in map.values {
             guard let milliseconds = Int64(clock.prefix { $0 != "." }) else { return nil }

@@ -332,8 +332,8 @@ struct ModifyPlanner {
             throw SyncError(.badRequest, "record \(record.recordName) has NULL inside a LIST; NULL only removes a whole field")
         }
         // SQLite's text ends at a NUL and PostgreSQL's refuses one: a value holding it would not come back as sent.
-        if let field = record.fields.first(where: { $0.key.contains("\u{0}") || $0.value.holdsNUL })?.key
-            ?? ([record.recordName, record.recordType].contains { $0.contains("\u{0}") } ? "recordName" : nil)
+        if let field = record.fields.first(where: { $0.key.utf8.contains(0) || $0.value.holdsNUL })?.key
+            ?? ([record.recordName, record.recordType].contains { $0.utf8.contains(0) } ? "recordName" : nil)
         {
             throw SyncError(
                 .badRequest,
@@ -384,8 +384,9 @@ extension FieldValue {
     /// NULL means "remove this field", which has no meaning inside a list.
     fileprivate var holdsNUL: Bool {
         switch self {
-        case .string(let text), .decimal(let text): text.contains("\u{0}")
-        case .reference(let reference): reference.recordName.contains("\u{0}") || (reference.zoneName?.contains("\u{0}") ?? false)
+        // By bytes: Foundation's `contains` on a String took a tenth of the server's CPU for a batch.
+        case .string(let text), .decimal(let text): text.utf8.contains(0)
+        case .reference(let reference): reference.recordName.utf8.contains(0) || (reference.zoneName?.utf8.contains(0) ?? false)
         case .list(let items): items.contains { $0.holdsNUL }
         default: false
         }
