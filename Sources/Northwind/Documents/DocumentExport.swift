@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Mustache
 import NorthwindStore
+import Synchronization
 
 /// A document made into a package: its content, the pictures it names, a printable rendition and a thumbnail.
 struct PackageParts {
@@ -222,14 +223,26 @@ extension Documents {
 /// The printable renditions: HTML with no scripts, from templates that escape every value.
 enum Renditions {
     static func render(_ name: String, _ model: Any) throws(NorthwindError) -> Data {
+        Data(try template(name).render(model).utf8)
+    }
+
+    /// Each template is read and parsed once: an order's execution renders its invoice, and parsing the template
+    /// each time was a fifth of the execution's CPU (`northwind-sync-bench shops`, 2026-11-29).
+    private static let parsed = Mutex<[String: MustacheTemplate]>([:])
+
+    private static func template(_ name: String) throws(NorthwindError) -> MustacheTemplate {
+        if let template = parsed.withLock({ $0[name] }) { return template }
         guard let url = Bundle.module.url(forResource: name, withExtension: "mustache", subdirectory: "Renditions"),
             let text = try? String(contentsOf: url, encoding: .utf8)
         else { throw .storeUnavailable("The \(name) rendition's template is missing from the installation.") }
+        let template: MustacheTemplate
         do {
-            return Data(try MustacheTemplate(string: text).render(model).utf8)
+            template = try MustacheTemplate(string: text)
         } catch {
             throw .storeUnavailable("The \(name) rendition's template is broken: \(error)")
         }
+        parsed.withLock { $0[name] = template }
+        return template
     }
 }
 

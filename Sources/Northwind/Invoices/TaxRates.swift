@@ -139,7 +139,8 @@ public enum NumberFormat {
                 case "year": parts.append(.year)
                 case "counter": parts.append(.counter(width: 1))
                 default:
-                    guard let match = token.wholeMatch(of: /counter:([1-9])/), let width = Int(match.1) else { return nil }
+                    // `counter:N`, N from 1 to 9 (by hand: a regex literal is compiled at every call, once per invoice).
+                    guard token.hasPrefix("counter:"), token.count == 9, let width = Int(token.suffix(1)), width >= 1 else { return nil }
                     parts.append(.counter(width: width))
                 }
                 rest = rest[rest.index(after: close)...]
