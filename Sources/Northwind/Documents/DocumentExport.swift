@@ -223,7 +223,34 @@ extension Documents {
 /// The printable renditions: HTML with no scripts, from templates that escape every value.
 enum Renditions {
     static func render(_ name: String, _ model: Any) throws(NorthwindError) -> Data {
-        Data(try template(name).render(model).utf8)
+        Data(try template(name).render(readOnce(model)).utf8)
+    }
+
+    /// The model's stored properties as dictionaries and arrays, each object reflected once. Mustache would build a
+    /// `Mirror` and scan every property at each tag, which was most of an invoice's rendering, and an order's
+    /// execution renders its invoice. A value that describes itself (text, a number) stays as it is; a nil
+    /// property is left out, which Mustache reads as it reads nil.
+    static func readOnce(_ value: Any) -> Any {
+        if value is any CustomStringConvertible { return value }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .struct?, .class?:
+            var fields: [String: Any] = [:]
+            for child in mirror.children {
+                guard let label = child.label, let read = present(child.value) else { continue }
+                fields[label] = readOnce(read)
+            }
+            return fields
+        case .collection?: return mirror.children.compactMap { present($0.value).map(readOnce) }
+        default: return value
+        }
+    }
+
+    /// The value an optional holds, or nil; any other value as it is.
+    private static func present(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.map(\.value)
     }
 
     /// Each template is read and parsed once: an order's execution renders its invoice, and parsing the template
