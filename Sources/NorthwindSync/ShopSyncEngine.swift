@@ -346,15 +346,8 @@ public actor ShopSyncEngine {
 
     private func push(_ client: SyncClient, membership: SyncMembership, report: inout SyncReport) async throws(ShopSyncError) {
         // A merge answered by another merge could go on for ever; a real outbox never needs this many rounds.
-        var taken: OutboxBatch?
         for _ in 0..<100_000 {
-            let batch: OutboxBatch
-            if let following = taken {
-                (batch, taken) = (following, nil)
-            } else {
-                guard let built = try await domain({ try await backoffice.syncEngine.nextOutboxBatch() }) else { return }
-                batch = built
-            }
+            guard let batch = try await domain({ try await backoffice.syncEngine.nextOutboxBatch() }) else { return }
             // Pictures go up before the records that name them; the server holds each only once.
             let named = Set(batch.operations.flatMap { $0.record.fields.values.flatMap(\.assets) })
             do throws(ShopSyncError) {
@@ -391,16 +384,11 @@ public actor ShopSyncEngine {
                 return nil
             }
             let assets = try await fetchAssets(client, for: changed)
-            let (applied, following) = try await domain {
-                try await backoffice.syncEngine.acknowledge(batch, outcomes: outcomes, assets: assets, thenTakeNext: true)
-            }
+            let applied = try await domain { try await backoffice.syncEngine.acknowledge(batch, outcomes: outcomes, assets: assets) }
             report.uploaded += applied.saved
             report.merged += applied.merged
             report.discarded += applied.discarded
             report.refused += applied.refused
-            // Built in the acknowledgement's transaction; none means the outbox was empty then.
-            guard let following else { return }
-            taken = following
         }
         throw ShopSyncError(.refused(.internalError), "The outbox did not empty after 100,000 batches; see `northwind sync status`.")
     }

@@ -163,6 +163,22 @@ struct ShopSyncTests {
         #expect(created.record.fields["unitsInStock"] == nil)
     }
 
+    @Test func aTransactionCommittedWhileABatchIsBuiltGoesInTheNext() async throws {
+        // Given a joined store with a category created, and its batch read (as a read transaction builds it) but not
+        // yet recorded
+        let shop = try TemporaryStore()
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
+        _ = try await shop.backoffice.records.create(Category(name: "Teas"))
+        let engine = shop.backoffice.syncEngine
+        let built = try await shop.store.pool.read { db in try ShopSync.buildBatch(db, site: try #require(try engine.syncSite(db))) }
+        // When another transaction commits before the batch is recorded
+        _ = try await shop.backoffice.records.create(Category(name: "Coffees"))
+        _ = try await shop.store.pool.write { db in try ShopSync.record(built, db) }
+        // Then the batch holds only what was read, and goes first; the later category goes in the next batch
+        let batches = try await Self.drain(shop)
+        #expect(batches.map { $0.operations.map { $0.record.fields["name"] } } == [[.string("Teas")], [.string("Coffees")]])
+    }
+
     @Test func aBatchNotAcknowledgedGoesAgainExactlyAsBuilt() async throws {
         // Given a joined store with a batch built and sent, but not acknowledged
         let shop = try TemporaryStore()
@@ -413,6 +429,27 @@ struct ShopSyncTests {
         #expect(try await shop.backoffice.catalogue.picture(categoryID: id) == nil)
         #expect(try await shop.store.pool.read { db in try Category.fetchOne(db, key: id)?.name } == "Teas")
         #expect(try await shop.backoffice.syncEngine.token(zone: "catalog") == nil)
+    }
+
+    @Test func aServerCopyThatChangesNothingHereLeavesARowBeingEditedAsItWas() async throws {
+        // Given a joined store whose category went up and was acknowledged, then renamed here (not yet sent)
+        let shop = try TemporaryStore()
+        try await shop.backoffice.syncEngine.join(Self.membership("OXF"), containerHasData: true)
+        var category = try await shop.backoffice.records.create(Category(name: "Teas"))
+        let batch = try #require(try await shop.backoffice.syncEngine.nextOutboxBatch())
+        _ = try await shop.backoffice.syncEngine.acknowledge(batch, outcomes: batch.operations.map { .saved($0.record) })
+        category.name = "Herbal teas"
+        category = try await shop.backoffice.records.update(category)
+        // When the server's copy, unchanged since this store sent it, comes down again (as its own change's notice
+        // brings it)
+        _ = try await shop.backoffice.syncEngine.applyDownloaded(zone: "catalog", records: batch.operations.map(\.record), token: "t1")
+        // Then the row is not written again: a manager who opened it after the rename can still save it
+        let id = try #require(category.id)
+        let now = try #require(try await shop.store.pool.read { db in try Category.fetchOne(db, key: id) })
+        #expect(now.name == "Herbal teas")
+        #expect(now.version == category.version)
+        category.description = "Loose leaf"
+        _ = try await shop.backoffice.records.update(category)
     }
 
     @Test func aZoneFetchedAgainAndCutOffHalfwayStillLosesWhatTheServerNoLongerHas() async throws {

@@ -21,31 +21,56 @@ extension ShopSync {
     }
 
     static func nextBatch(_ db: Database, site: SyncSite) throws -> OutboxBatch? {
+        try record(buildBatch(db, site: site), db)
+    }
+
+    /// What `buildBatch` found, before anything is written.
+    struct BuiltBatch: Sendable {
+        /// Nil when nothing is left to send.
+        var batch: OutboxBatch?
+        /// The batch was built before and not acknowledged: it goes again as it was, and nothing is written.
+        var kept: Bool
+        /// How far the outbox was read: entries with nothing left to say up to here are passed over for good.
+        var through: Int64
+        /// The outbox's position when it was read (`uploadedThrough` and the kept batch's ID), to check that it has
+        /// not moved before the batch is recorded.
+        var position: [String?]
+    }
+
+    static func outboxPosition(_ db: Database) throws -> [String?] {
+        [try state(db, "uploadedThrough"), try state(db, "pendingBatchID")]
+    }
+
+    /// The next batch, read without writing anything, so that it can be built in a read transaction while orders
+    /// go on (`record` then keeps its extent). See `nextBatch`.
+    static func buildBatch(_ db: Database, site: SyncSite) throws -> BuiltBatch {
+        let position = try outboxPosition(db)
         // A batch built and not acknowledged goes again as it was, whatever was committed since: the server
         // recognises a replay by the batch's ID and answers it with its first answer, which must fit.
         if let stored = try state(db, "pendingBatch") {
             var batch = try OutboxBatch(stored: stored)
             batch.assets = try assetBytes(db, of: batch.operations, site: site)
-            return batch
+            return BuiltBatch(batch: batch, kept: true, through: batch.throughSeq, position: position)
         }
-        var through = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        var through = Int64(position[0] ?? "0") ?? 0
         while true {
             let entries = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly
-                    ORDER BY seq LIMIT 2000
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT seq, tableName, recordID, txn FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly
+                        ORDER BY seq LIMIT 2000
+                        """
+                ),
                 arguments: [through]
             )
-            guard let first = entries.first else { return nil }
+            guard let first = entries.first else { return BuiltBatch(batch: nil, kept: false, through: through, position: position) }
             let txn: Int64? = first["txn"]
             var keys: [(String, String)] = []
             var seen = Set<String>()
             var last: Int64 = first["seq"]
             for entry in entries {
-                // One transaction's entries, or a run of entries made outside the domain. (Several small
-                // transactions in one request measured no faster: docs/performance.md.)
+                // One transaction's entries, or a run of entries made outside the domain. (Several whole
+                // transactions in one request measured slower for the order path, twice: docs/performance.md.)
                 guard (entry["txn"] as Int64?) == txn else { break }
                 let table: String = entry["tableName"]
                 let recordID: String = entry["recordID"]
@@ -65,16 +90,26 @@ extension ShopSync {
                 // positions, and an ID made from them would be answered with another batch's answer.
                 let batchID = "\(site.siteCode)-\(UUID().uuidString.lowercased())"
                 var batch = OutboxBatch(throughSeq: last, batchID: batchID, operations: operations)
-                try setState(db, "pendingBatch", batch.stored)
-                try setState(db, "pendingBatchID", batch.batchID)
                 batch.assets = try assetBytes(db, of: operations, site: site)
-                return batch
+                return BuiltBatch(batch: batch, kept: false, through: through, position: position)
             }
             // Nothing left to say (a row made and removed before upload, an update back to what the server has):
             // pass over it.
             through = last
-            try setState(db, "uploadedThrough", String(through))
         }
+    }
+
+    /// Keeps a built batch's extent (so that it goes again exactly as built until acknowledged), and passes over the
+    /// entries before it that had nothing to say. Answers the batch to send.
+    static func record(_ built: BuiltBatch, _ db: Database) throws -> OutboxBatch? {
+        if built.kept { return built.batch }
+        if built.through > Int64(try state(db, "uploadedThrough") ?? "0") ?? 0 {
+            try setState(db, "uploadedThrough", String(built.through))
+        }
+        guard let batch = built.batch else { return nil }
+        try setState(db, "pendingBatch", batch.stored)
+        try setState(db, "pendingBatchID", batch.batchID)
+        return batch
     }
 
     /// Rows go up as they are now, so a record a later transaction changed again carries that transaction's values:

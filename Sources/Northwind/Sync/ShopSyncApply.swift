@@ -13,19 +13,8 @@ extension SyncEngineSide {
         outcomes: [OperationOutcome],
         assets: [String: Data] = [:]
     ) async throws(NorthwindError) -> SyncApplied {
-        try await acknowledge(batch, outcomes: outcomes, assets: assets, thenTakeNext: false).applied
-    }
-
-    /// `acknowledge`, and the next batch to send built in the same transaction: one write a round rather than two,
-    /// so that a shop taking orders while it syncs waits for the write lock, and for the disk, half as often.
-    public func acknowledge(
-        _ batch: OutboxBatch,
-        outcomes: [OperationOutcome],
-        assets: [String: Data] = [:],
-        thenTakeNext: Bool
-    ) async throws(NorthwindError) -> (applied: SyncApplied, next: OutboxBatch?) {
-        let (applied, next) = try await syncWrite { db -> (SyncApplied, OutboxBatch?) in
-            guard let site = try syncSite(db, assets: assets) else { return (SyncApplied(), nil) }
+        let applied = try await syncWrite { db in
+            guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
             let before = try Self.lastSeq(db)
             var applied = SyncApplied()
             var reupload: [(String, String)] = []
@@ -36,14 +25,14 @@ extension SyncEngineSide {
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
             applied.watermark = try Self.movePast(batch, db)
-            return (applied, thenTakeNext ? try ShopSync.nextBatch(db, site: SyncSite(membership: site.membership, binaries: site.binaries)) : nil)
+            return applied
         }
         // After the commit: a watermark lower than the store's (a crash between the two) is harmless; a higher one
         // would take this store for an older copy of itself.
         if let watermark = applied.watermark {
             try StoreFiles(path: store.configuration.path).writeSyncWatermark(clientID: watermark.clientID, batches: watermark.batches)
         }
-        return (applied, next)
+        return applied
     }
 
     /// What one operation's outcome does here: a saved record becomes its row's base, a record changed or gone on
@@ -539,7 +528,10 @@ extension SyncEngineSide {
                         try keepDiscardedPicture(db, lost, table: table, recordID: server.recordName, site: site)
                     }
                 }
-                written = try writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site)
+                // A merge that leaves the row as it is does not write it: its version would move, and whoever is
+                // editing it here would be told that someone else saved it.
+                written =
+                    try result.fields == local.fields || writeRow(db, table: table, recordID: server.recordName, fields: result.fields, site: site)
                 return written ? .commit : .rollback
             }
             guard written else { return nil }

@@ -223,8 +223,15 @@ extension SyncEngineSide {
     /// changed its records again (entries written outside the domain, such as a bulk load, go up to 400 records at a
     /// time), each record once, as it is when the batch is first built. Nil when nothing is pending.
     public func nextOutboxBatch() async throws(NorthwindError) -> OutboxBatch? {
-        // A write, so that entries with nothing left to say are passed over for good, and the batch's extent is kept.
-        try await write { db in try syncSite(db).flatMap { try ShopSync.nextBatch(db, site: $0) } }
+        // Built in a read transaction, so that a shop's orders do not wait for the write lock while its rows are
+        // read; a short write then keeps the batch's extent, and passes over entries with nothing left to say.
+        let built = try await read { db in try syncSite(db).map { try ShopSync.buildBatch(db, site: $0) } }
+        guard let built, !built.kept, built.batch != nil || built.through > Int64(built.position[0] ?? "0") ?? 0 else { return built?.batch }
+        return try await write { db in
+            // The outbox moved meanwhile (another process syncing this store): build it again, here.
+            guard try ShopSync.outboxPosition(db) == built.position else { return try syncSite(db).flatMap { try ShopSync.nextBatch(db, site: $0) } }
+            return try ShopSync.record(built, db)
+        }
     }
 
     /// Forgets the batch built and not acknowledged, so that the next one is built afresh: only when it is known
