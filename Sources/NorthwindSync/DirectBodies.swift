@@ -36,6 +36,9 @@ enum DirectBodies {
             next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
         ) async throws -> (HTTPResponse, HTTPBody?) {
             guard let placeholder = placeholders[operationID] else { return try await next(request, body, baseURL) }
+            var request = request
+            // The generated code measured the body it was given; the length sent is the one swapped in.
+            if let outgoing { request.headerFields[.contentLength] = String(outgoing.count) }
             let (response, answer) = try await next(request, outgoing.map { HTTPBody($0) } ?? body, baseURL)
             guard response.status == .ok, let incoming, let answer else { return (response, answer) }
             incoming.keep(Data(try await ArraySlice<UInt8>(collecting: answer, upTo: .max)))

@@ -179,6 +179,28 @@ struct ShopSyncTests {
         #expect(batches.map { $0.operations.map { $0.record.fields["name"] } } == [[.string("Teas")], [.string("Coffees")]])
     }
 
+    @Test func aBatchReadBeforeAServerRestoreIsNoticedIsBuiltAgain() async throws {
+        // Given a joined store whose category went up in the server's first epoch, was renamed here since, and whose
+        // next batch (an update of the server's copy) was read but not yet recorded
+        let shop = try TemporaryStore()
+        let engine = shop.backoffice.syncEngine
+        try await engine.join(Self.membership("OXF"), containerHasData: true)
+        _ = try await engine.noteServerEpoch("first")
+        var category = try await shop.backoffice.records.create(Category(name: "Teas"))
+        let sent = try #require(try await engine.nextOutboxBatch())
+        _ = try await engine.acknowledge(sent, outcomes: sent.operations.map { .saved($0.record) })
+        category.name = "Herbal teas"
+        _ = try await shop.backoffice.records.update(category)
+        let built = try await shop.store.pool.read { db in try ShopSync.buildBatch(db, site: try #require(try engine.syncSite(db))) }
+        #expect(built.batch?.operations.map(\.kind) == [.update])
+        // When the server is found restored (a new epoch) before the batch is recorded
+        _ = try await engine.noteServerEpoch("second")
+        let recorded = try await shop.store.pool.write { db in try ShopSync.recordIfUnmoved(built, db, site: try #require(try engine.syncSite(db))) }
+        // Then the batch is built again: the category goes up whole, not as an update of a copy the server may have lost
+        #expect(recorded?.operations.map(\.kind) == [.create])
+        #expect(recorded?.operations.first?.record.fields["name"] == .string("Herbal teas"))
+    }
+
     @Test func aBatchNotAcknowledgedGoesAgainExactlyAsBuilt() async throws {
         // Given a joined store with a batch built and sent, but not acknowledged
         let shop = try TemporaryStore()

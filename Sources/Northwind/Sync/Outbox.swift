@@ -37,8 +37,17 @@ extension ShopSync {
         var position: [String?]
     }
 
+    /// Everything a batch's content depends on besides the rows: how far the outbox went, the batch kept, the
+    /// batches the server took, this store's client and the server's epoch (whose change clears the bases a batch's
+    /// updates are built on, and queues their records to go up again whole).
     static func outboxPosition(_ db: Database) throws -> [String?] {
-        [try state(db, "uploadedThrough"), try state(db, "pendingBatchID")]
+        try ["uploadedThrough", "pendingBatchID", "batchesTaken", "clientID", "serverEpoch"].map { try state(db, $0) }
+    }
+
+    /// Records `built` if the outbox has not moved since it was read; else builds the batch again, here.
+    static func recordIfUnmoved(_ built: BuiltBatch, _ db: Database, site: SyncSite) throws -> OutboxBatch? {
+        guard try outboxPosition(db) == built.position else { return try nextBatch(db, site: site) }
+        return try record(built, db)
     }
 
     /// The next batch, read without writing anything, so that it can be built in a read transaction while orders

@@ -227,11 +227,9 @@ extension SyncEngineSide {
         // read; a short write then keeps the batch's extent, and passes over entries with nothing left to say.
         let built = try await read { db in try syncSite(db).map { try ShopSync.buildBatch(db, site: $0) } }
         guard let built, !built.kept, built.batch != nil || built.through > Int64(built.position[0] ?? "0") ?? 0 else { return built?.batch }
-        return try await write { db in
-            // The outbox moved meanwhile (another process syncing this store): build it again, here.
-            guard try ShopSync.outboxPosition(db) == built.position else { return try syncSite(db).flatMap { try ShopSync.nextBatch(db, site: $0) } }
-            return try ShopSync.record(built, db)
-        }
+        // The outbox may have moved meanwhile (another sync of this store, a server restore noted): then it is built
+        // again inside the write.
+        return try await write { db in try syncSite(db).flatMap { try ShopSync.recordIfUnmoved(built, db, site: $0) } }
     }
 
     /// Forgets the batch built and not acknowledged, so that the next one is built afresh: only when it is known
