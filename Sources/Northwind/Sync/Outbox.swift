@@ -32,9 +32,14 @@ extension ShopSync {
         var kept: Bool
         /// How far the outbox was read: entries with nothing left to say up to here are passed over for good.
         var through: Int64
-        /// The outbox's position when it was read (`uploadedThrough` and the kept batch's ID), to check that it has
-        /// not moved before the batch is recorded.
+        /// What `outboxPosition` was when the outbox was read, to check that it has not moved before the batch is
+        /// recorded.
         var position: [String?]
+        /// `uploadedThrough` when the outbox was read.
+        var from: Int64
+
+        /// Whether recording it writes anything: a new batch, or entries passed over.
+        var writes: Bool { !kept && (batch != nil || through > from) }
     }
 
     /// Everything a batch's content depends on besides the rows: how far the outbox went, the batch kept, the
@@ -59,9 +64,10 @@ extension ShopSync {
         if let stored = try state(db, "pendingBatch") {
             var batch = try OutboxBatch(stored: stored)
             batch.assets = try assetBytes(db, of: batch.operations, site: site)
-            return BuiltBatch(batch: batch, kept: true, through: batch.throughSeq, position: position)
+            return BuiltBatch(batch: batch, kept: true, through: batch.throughSeq, position: position, from: batch.throughSeq)
         }
-        var through = Int64(position[0] ?? "0") ?? 0
+        let from = Int64(try state(db, "uploadedThrough") ?? "0") ?? 0
+        var through = from
         while true {
             let entries = try Row.fetchAll(
                 db.cachedStatement(
@@ -72,7 +78,7 @@ extension ShopSync {
                 ),
                 arguments: [through]
             )
-            guard let first = entries.first else { return BuiltBatch(batch: nil, kept: false, through: through, position: position) }
+            guard let first = entries.first else { return BuiltBatch(batch: nil, kept: false, through: through, position: position, from: from) }
             let txn: Int64? = first["txn"]
             var keys: [(String, String)] = []
             var seen = Set<String>()
@@ -100,7 +106,7 @@ extension ShopSync {
                 let batchID = "\(site.siteCode)-\(UUID().uuidString.lowercased())"
                 var batch = OutboxBatch(throughSeq: last, batchID: batchID, operations: operations)
                 batch.assets = try assetBytes(db, of: operations, site: site)
-                return BuiltBatch(batch: batch, kept: false, through: through, position: position)
+                return BuiltBatch(batch: batch, kept: false, through: through, position: position, from: from)
             }
             // Nothing left to say (a row made and removed before upload, an update back to what the server has):
             // pass over it.

@@ -226,7 +226,7 @@ extension SyncEngineSide {
         // Built in a read transaction, so that a shop's orders do not wait for the write lock while its rows are
         // read; a short write then keeps the batch's extent, and passes over entries with nothing left to say.
         let built = try await read { db in try syncSite(db).map { try ShopSync.buildBatch(db, site: $0) } }
-        guard let built, !built.kept, built.batch != nil || built.through > Int64(built.position[0] ?? "0") ?? 0 else { return built?.batch }
+        guard let built, built.writes else { return built?.batch }
         // The outbox may have moved meanwhile (another sync of this store, a server restore noted): then it is built
         // again inside the write.
         return try await write { db in try syncSite(db).flatMap { try ShopSync.recordIfUnmoved(built, db, site: $0) } }
