@@ -1217,3 +1217,11 @@ CREATE TABLE sync_removed (
   removedAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   PRIMARY KEY (tableName, recordID));
 CREATE INDEX sync_removed_on_removedAt ON sync_removed(removedAt);
+CREATE TABLE sync_snapshot (
+  zoneName TEXT NOT NULL,
+  recordName TEXT NOT NULL,
+  recordType TEXT NOT NULL,
+  changeTag TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
+CREATE INDEX sync_snapshot_on_recordType ON sync_snapshot(recordType);

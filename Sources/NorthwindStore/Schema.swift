@@ -56,6 +56,7 @@ public enum Schema {
         migrator.registerMigration("v25: offers of records their writer and the sync server lost", migrate: v25RecordOffers)
         migrator.registerMigration("v26: sales per year", migrate: v26YearSummaries)
         migrator.registerMigration("v27: rows a deletion from the sync server removed", migrate: v27RemovedRows)
+        migrator.registerMigration("v28: a first download staged", migrate: v28SnapshotStaging)
         return migrator
     }
 
@@ -75,6 +76,25 @@ public enum Schema {
           SELECT RAISE(ABORT, 'recordID is immutable');
         END;
         """
+    }
+
+    /// Runs `body` (a new shop's first download) with the report summaries' and the product search's per-row
+    /// triggers lifted, then computes both afresh in one pass each and restores the triggers, all in the caller's
+    /// transaction. The summaries' trigger cascade cost more than the order lines themselves.
+    public static func rebuildingSummaries<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let lifted = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, sql FROM sqlite_master
+                WHERE type = 'trigger' AND (name = 'products_fts_insert' OR name LIKE '%\\_summary\\_%' ESCAPE '\\')
+                """
+        ).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+        for trigger in lifted { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
+        let result = try body()
+        try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
+        try rebuildSalesSummaries(db)
+        for trigger in lifted { try db.execute(sql: trigger.sql) }
+        return result
     }
 
     /// Runs a bulk load with the insert triggers (change log, product search), the report summaries' triggers and the

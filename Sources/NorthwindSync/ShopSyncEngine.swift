@@ -10,6 +10,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var uploaded = 0
     /// Records received and written here.
     public var downloaded = 0
+    /// Of those received, the records of a first download loaded in one transaction from the zones fetched whole
+    /// (`SyncEngineSide.loadSnapshot`).
+    public var loadedFromSnapshot = 0
     /// Records changed on both sides and merged field by field.
     public var merged = 0
     /// Values a merge discarded (they are in the conflict inbox).
@@ -411,6 +414,10 @@ public actor ShopSyncEngine {
     private func pull(_ client: SyncClient, zones names: Set<String>, report: inout SyncReport) async throws(ShopSyncError) {
         // Shared zones first, parents' zones before children's; then every site's own zone.
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
+        if try await domain({ try await backoffice.syncEngine.loadsSnapshot() }) {
+            try await pullSnapshot(client, zones: order, report: &report)
+        }
+        // After a snapshot, from its tokens: what changed since, and the pictures its records wait for.
         for zone in order {
             var token = try await domain { try await backoffice.syncEngine.token(zone: zone) }
             while true {
@@ -448,6 +455,35 @@ public actor ShopSyncEngine {
                 token = page.syncToken
                 if !page.moreComing { break }
             }
+        }
+    }
+
+    /// A new shop's first download: every zone fetched from scratch into the store's staging, then loaded in one
+    /// transaction once each matches its checksum (`SyncEngineSide.loadSnapshot`). When one does not (it changed
+    /// while it was read), nothing is loaded and the ordinary download follows.
+    private func pullSnapshot(_ client: SyncClient, zones: [String], report: inout SyncReport) async throws(ShopSyncError) {
+        try await domain { try await backoffice.syncEngine.startSnapshot() }
+        for zone in zones {
+            var token: String?
+            while true {
+                let page = try await client.changes(zone: zone, token: token)
+                try await domain {
+                    try await backoffice.syncEngine.stageSnapshot(
+                        zone: zone,
+                        records: page.records,
+                        token: page.syncToken,
+                        moreComing: page.moreComing,
+                        checksum: page.checksum
+                    )
+                }
+                token = page.syncToken
+                if !page.moreComing { break }
+            }
+        }
+        if let loaded = try await domain({ try await backoffice.syncEngine.loadSnapshot(zones: zones) }) {
+            report.downloaded += loaded.applied.saved
+            report.loadedFromSnapshot = loaded.applied.saved
+            report.discarded += loaded.applied.discarded
         }
     }
 

@@ -55,6 +55,7 @@ struct ShopBench: AsyncParsableCommand {
             say(
                 label("  a new shop's first download (s)")
                     + String(format: "%10.2f  (%.0f records/s)", download.seconds, Double(records) / download.seconds)
+                    + (download.value.loadedFromSnapshot > 0 ? ", \(download.value.loadedFromSnapshot) loaded from a snapshot" : "")
             )
             say(
                 label("  the store file copied over loopback HTTP (s)")

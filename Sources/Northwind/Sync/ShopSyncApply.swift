@@ -214,17 +214,19 @@ extension SyncEngineSide {
 
     /// Applies records parents first; a record whose parent came later (or refers to its own table) gets another
     /// pass, until a pass makes no progress. Returns the records still waiting for a row not here.
-    private static func applyInOrder(
+    static func applyInOrder(
         _ db: Database,
         _ records: [SyncRecord],
         site: SyncSite,
         applied: inout SyncApplied,
-        reupload: inout [(String, String)]
+        reupload: inout [(String, String)],
+        loading: Bool = false
     ) throws -> [SyncRecord] {
         var queue = records.sorted { SyncTable.rank($0.recordType) < SyncTable.rank($1.recordType) }
         while !queue.isEmpty {
             var waiting: [SyncRecord] = []
-            for record in queue where try !Self.applyDownloaded(db, record, site: site, applied: &applied, reupload: &reupload) {
+            for record in queue
+            where try !Self.applyDownloaded(db, record, site: site, applied: &applied, reupload: &reupload, loading: loading) {
                 waiting.append(record)
             }
             if waiting.count == queue.count { break }
@@ -422,13 +424,16 @@ extension SyncEngineSide {
         }
     }
 
-    /// Applies one record; false when it names a row not here yet.
+    /// Applies one record; false when it names a row not here yet. `loading`: a first download into a store with
+    /// no changes of its own and no sync history (`loadSnapshot`), where the checks for local edits, restores and
+    /// rows already here find nothing, and are skipped.
     private static func applyDownloaded(
         _ db: Database,
         _ record: SyncRecord,
         site: SyncSite,
         applied: inout SyncApplied,
-        reupload: inout [(String, String)]
+        reupload: inout [(String, String)],
+        loading: Bool = false
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         var record = table.readable(record)
@@ -437,6 +442,14 @@ extension SyncEngineSide {
             // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.
             try saveBase(db, table: table.name, record: record)
             try discardWhole(db, table: table.name, record: record, reason: refusal, applied: &applied)
+            return true
+        }
+        if loading, !record.deleted {
+            guard try writeKeepingUnique(db, table: table, record: record, site: site, applied: &applied, reupload: &reupload) else {
+                return false
+            }
+            applied.saved += 1
+            try saveBase(db, table: table.name, record: record)
             return true
         }
         if try keepsNewerWhileOwnerCatchesUp(db, table: table, record: record, site: site) { return true }

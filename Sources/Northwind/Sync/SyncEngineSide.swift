@@ -58,6 +58,8 @@ extension SyncEngineSide {
             // nothing to send.
             let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
             try ShopSync.setState(db, "uploadedThrough", String(through))
+            // An empty store joining a company with data loads its first download whole (`loadSnapshot`).
+            if containerHasData { try ShopSync.setState(db, "snapshot", "pending") }
         }
     }
 

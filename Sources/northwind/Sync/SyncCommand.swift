@@ -58,6 +58,9 @@ struct SyncCommand: AsyncParsableCommand {
                 try printJSON(report)
             } else {
                 print("Sent \(report.uploaded), received \(report.downloaded), merged \(report.merged).")
+                if report.loadedFromSnapshot > 0 {
+                    print("This store's first download: \(report.loadedFromSnapshot) records loaded at once, checked against the server's checksums.")
+                }
                 if report.discarded > 0 { print("\(report.discarded) values were discarded by merges: see `northwind sync status`.") }
                 if report.sentAgainAfterServerRestore > 0 {
                     print(

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import NorthwindStore
+import SyncProtocol
+
+/// A new shop's first download (issue 41, "join from a snapshot"): every zone it reads is fetched from scratch into
+/// `sync_snapshot`, page by page, and loads in one transaction only once each zone's records match the checksum the
+/// server gave with the zone's last page. The store never shows half a company, and a download cut off anywhere
+/// (a crash, `kill -9`, a lost network) leaves it as it was: the next sync starts the staging again. Rows go in
+/// without the checks for local edits, restores and rows already here, which find nothing in a store that has
+/// neither changes of its own nor sync history; that condition is checked again inside the load's transaction.
+extension SyncEngineSide {
+    /// What a loaded snapshot put in the store.
+    public struct SnapshotLoad: Sendable, Equatable {
+        public var applied: SyncApplied
+        /// Records waiting for a row the snapshot lacks, or for a picture's bytes: the sync that follows fetches them.
+        public var waiting: Int
+    }
+
+    /// Whether this store's next download is a first one that loads from a snapshot: it joined a company with data,
+    /// has fetched no zone yet, and holds no change of its own. A store that no longer qualifies stops asking.
+    public func loadsSnapshot() async throws(NorthwindError) -> Bool {
+        try await write { db in
+            guard try ShopSync.state(db, "snapshot") != nil else { return false }
+            if try Self.qualifiesForSnapshot(db) { return true }
+            try Self.forgetSnapshot(db)
+            return false
+        }
+    }
+
+    /// Starts staging from nothing (a download cut off before left some pages).
+    public func startSnapshot() async throws(NorthwindError) {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM sync_snapshot")
+            try db.execute(sql: "DELETE FROM sync_state WHERE key LIKE 'snapshotZone:%'")
+        }
+    }
+
+    /// Stages one page of a zone fetched from scratch; its last page (`moreComing` false) notes the zone's token
+    /// and the server's checksum. A record sent again later in the feed (changed while the zone was read)
+    /// replaces its earlier version.
+    public func stageSnapshot(zone: String, records: [SyncRecord], token: String, moreComing: Bool, checksum: String?) async throws(NorthwindError) {
+        try await write { db in
+            for record in records {
+                if record.deleted {
+                    try db.cachedStatement(sql: "DELETE FROM sync_snapshot WHERE zoneName = ? AND recordName = ?")
+                        .execute(arguments: [zone, record.recordName])
+                } else {
+                    try db.cachedStatement(
+                        sql:
+                            "INSERT OR REPLACE INTO sync_snapshot (zoneName, recordName, recordType, changeTag, body) VALUES (?, ?, ?, ?, ?)"
+                    )
+                    .execute(arguments: [zone, record.recordName, record.recordType, record.recordChangeTag ?? "", record.json])
+                }
+            }
+            if !moreComing { try ShopSync.setState(db, "snapshotZone:" + zone, "\(checksum ?? "-") \(token)") }
+        }
+    }
+
+    /// Loads the staged zones in one transaction, parents' tables first, and sets each zone's token; nil (and
+    /// nothing loaded, the staging and the snapshot mark dropped) when a zone is missing or differs from its
+    /// checksum, or the store no longer qualifies: the download then goes the ordinary way, from scratch.
+    public func loadSnapshot(zones: [String]) async throws(NorthwindError) -> SnapshotLoad? {
+        try await syncWrite { db in
+            guard try Self.qualifiesForSnapshot(db), let site = try syncSite(db) else {
+                try Self.forgetSnapshot(db)
+                return nil
+            }
+            var tokens: [String: String] = [:]
+            for zone in zones {
+                guard let staged = try ShopSync.state(db, "snapshotZone:" + zone), let space = staged.firstIndex(of: " "),
+                    try Self.stagedChecksum(db, zone: zone) == staged[..<space].lowercased()
+                else {
+                    try Self.forgetSnapshot(db)
+                    return nil
+                }
+                tokens[zone] = String(staged[staged.index(after: space)...])
+            }
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            // The whole company is one transaction: pages kept in memory until commit, not spilled to the WAL midway.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
+            let before = try Self.lastSeq(db)
+            var applied = SyncApplied()
+            var reupload: [(String, String)] = []
+            var leftover: [SyncRecord] = []
+            try Schema.rebuildingSummaries(db) {
+                try Self.loggingInsertsAtOnce(db) {
+                    for table in SyncTable.all {
+                        var records: [SyncRecord] = []
+                        let bodies = try String.fetchCursor(
+                            db.cachedStatement(sql: "SELECT body FROM sync_snapshot WHERE recordType = ?"),
+                            arguments: [table.name]
+                        )
+                        while let body = try bodies.next() { records.append(try SyncRecord.decode(Data(body.utf8))) }
+                        leftover += try Self.applyInOrder(db, records, site: site, applied: &applied, reupload: &reupload, loading: true)
+                    }
+                    // A row whose parent is in a later table (an employee's manager, say).
+                    leftover = try Self.applyInOrder(db, leftover, site: site, applied: &applied, reupload: &reupload, loading: true)
+                }
+            }
+            let known = SyncTable.all.map { "'\($0.name)'" }.joined(separator: ",")
+            for body in try String.fetchAll(db, sql: "SELECT body FROM sync_snapshot WHERE recordType NOT IN (\(known))") {
+                try Self.hold(db, try SyncRecord.decode(Data(body.utf8)))
+            }
+            for record in leftover {
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
+                    .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
+            }
+            try Self.finishApply(db, after: before, reupload: reupload)
+            for (zone, token) in tokens { try ShopSync.setState(db, "token:" + zone, token) }
+            try Self.forgetSnapshot(db)
+            // Everything written, nothing committed: a crash here must leave the store as it was.
+            CrashPoint.reach("snapshot-load")
+            return SnapshotLoad(applied: applied, waiting: leftover.count)
+        }
+    }
+
+    /// Runs `body` with the change log's insert triggers lifted, then logs the rows it inserted with one statement
+    /// per table, as a download's: a trigger program per row cost as much as the row. The lifted triggers are put
+    /// back in the same transaction, so no other connection ever sees them missing.
+    static func loggingInsertsAtOnce(_ db: Database, _ body: () throws -> Void) throws {
+        var before: [String: Int64] = [:]
+        for table in SyncTable.all {
+            before[table.name] = try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table.name)") ?? 0
+        }
+        let triggers = try Row.fetchAll(
+            db,
+            sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\\_log\\_insert' ESCAPE '\\'"
+        ).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
+        try body()
+        for table in SyncTable.all {
+            try db.execute(
+                sql: """
+                    INSERT INTO change_log (tableName, recordID, operation, origin)
+                    SELECT '\(table.name)', recordID, 'insert', 'sync' FROM \(table.name) WHERE id > ? ORDER BY id
+                    """,
+                arguments: [before[table.name]]
+            )
+        }
+        for trigger in triggers { try db.execute(sql: trigger.sql) }
+    }
+
+    /// A store with no sync history and no change of its own since it joined.
+    static func qualifiesForSnapshot(_ db: Database) throws -> Bool {
+        let uploaded = Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0
+        let hasToken = try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_state WHERE key LIKE 'token:%' LIMIT 1") ?? false
+        let hasBase = try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_records LIMIT 1") ?? false
+        let hasLocal =
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM change_log WHERE seq > ? AND origin = 'local' AND NOT localOnly LIMIT 1", arguments: [uploaded])
+            ?? false
+        return !hasToken && !hasBase && !hasLocal
+    }
+
+    static func forgetSnapshot(_ db: Database) throws {
+        try ShopSync.setState(db, "snapshot", nil)
+        try db.execute(sql: "DELETE FROM sync_snapshot")
+        try db.execute(sql: "DELETE FROM sync_state WHERE key LIKE 'snapshotZone:%'")
+    }
+
+    /// The staged zone's checksum, as the server computes it (`compareChecksum`), in its hex form.
+    static func stagedChecksum(_ db: Database, zone: String) throws -> String {
+        var sum: UInt64 = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT recordName, changeTag FROM sync_snapshot WHERE zoneName = ?", arguments: [zone])
+        while let row = try rows.next() { sum ^= checksum(recordName: row[0], changeTag: row[1]) }
+        let text = String(sum, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - text.count)) + text
+    }
+}

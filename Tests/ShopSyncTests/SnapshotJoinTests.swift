@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+@_spi(SyncEngine) import Northwind
+import NorthwindLoading
+import NorthwindStore
+import NorthwindSync
+import SyncProtocol
+import SyncServer
+import Testing
+
+@testable import NorthwindTestSupport
+
+/// A new shop's first download, loaded whole from the zones fetched from scratch (`SyncEngineSide.loadSnapshot`).
+@Suite("Joining from a snapshot", .serialized)
+struct SnapshotJoinTests {
+    /// Every synced row a store holds, by table and record id, with its values as text: what must agree everywhere
+    /// (local ids, edit counters and the stock figures each store derives stay out).
+    static func rows(
+        _ backoffice: Backoffice,
+        _ tables: [String] = ["categories", "products", "customers", "employees", "orders", "order_lines"]
+    )
+        throws -> [String: [String: String]]
+    {
+        try backoffice.store.pool.read { db in
+            var all: [String: [String: String]] = [:]
+            for table in tables {
+                let columns = try db.columns(in: table).map(\.name).filter {
+                    !["id", "version", "unitsInStock", "unitsOnOrder"].contains($0) && !$0.hasSuffix("ID")
+                }
+                for row in try Row.fetchAll(db, sql: "SELECT recordID, \(columns.joined(separator: ", ")) FROM \(table)") {
+                    all[table, default: [:]][row["recordID"]] = columns.map { "\(row[$0] as DatabaseValue)" }.joined(separator: "|")
+                }
+            }
+            return all
+        }
+    }
+
+    /// The first difference between two stores' rows, for the failure message.
+    static func difference(_ a: [String: [String: String]], _ b: [String: [String: String]]) -> String {
+        for (table, rows) in a.sorted(by: { $0.key < $1.key }) {
+            let other = b[table] ?? [:]
+            if rows.count != other.count { return "\(table): \(rows.count) rows against \(other.count)" }
+            for (id, values) in rows where other[id] != values { return "\(table) \(id): \(values) against \(other[id] ?? "none")" }
+        }
+        return "none"
+    }
+
+    static func staged(_ backoffice: Backoffice) throws -> Int {
+        try backoffice.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_snapshot") ?? -1 }
+    }
+
+    @Test func aNewShopsFirstDownloadLoadsWholeAndHoldsWhatHeadOfficeHolds() async throws {
+        // Given head office with demo data, synced, and an empty shop that has joined
+        let company = try Company()
+        try await company.start(shops: [])
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        // When the shop syncs for the first time, then once more
+        let first = try await company.sync("oxf")
+        let second = try await company.sync("oxf")
+        // Then the first sync loaded every record from the snapshot, and the shop holds head office's rows as they are
+        #expect(first.loadedFromSnapshot > 1000, "\(first)")
+        #expect(first.downloaded == first.loadedFromSnapshot)
+        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
+        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+        // And the report summaries and the product search, lifted for the load and rebuilt, agree with head office's
+        let sums = { (b: Backoffice) in
+            try await b.store.pool.read { db in
+                try ["order_totals", "product_year_sales", "customer_year_sales", "employee_year_sales"].map { table in
+                    try Int.fetchOne(db, sql: "SELECT count(*) * 1000003 + ifnull(sum(amountCents), 0) FROM \(table)") ?? -1
+                }
+            }
+        }
+        #expect(try await sums(company.open("oxf")) == sums(company.open("hq")))
+        #expect(try await !company.open("oxf").catalogue.search("marrons").isEmpty)
+        // And nothing is left staged or waiting, and the second sync had nothing to fetch or send
+        #expect(try Self.staged(company.open("oxf")) == 0)
+        #expect(second.downloaded == 0 && second.pending == 0 && second.waiting == 0 && second.zonesDiffering.isEmpty, "\(second)")
+    }
+
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"))
+    func aShopKilledWhileLoadingItsSnapshotHoldsNothingAndLoadsItAtTheNextSync() async throws {
+        // Given head office synced, and an empty shop that has joined
+        let company = try Company()
+        try await company.start(shops: [])
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        // When its first `sync now` is killed with SIGKILL after every row is written, before the commit
+        let killed = try await CLI.run(["sync", "now", "--store", company.store("oxf")], environment: ["NORTHWIND_CRASH_AT": "snapshot-load"])
+        // Then it holds no product, no customer and no token: the store is as it was
+        #expect(killed.crashed, "the load was to be killed: \(killed.stderr)")
+        let left = try await company.open("oxf").store.pool.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM products) + (SELECT count(*) FROM customers)") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state WHERE key LIKE 'token:%'") ?? -1
+            )
+        }
+        #expect(left == (0, 0))
+        // And the next sync loads the whole company from a snapshot again
+        let again = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
+        #expect(again.status == 0, "\(again.stderr)\(again.stdout)")
+        #expect(again.stdout.contains("first download"), "\(again.stdout)")
+        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
+        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+    }
+
+    @Test func aStagedZoneThatDiffersFromItsChecksumLoadsNothingAndTheOrdinaryDownloadFollows() async throws {
+        // Given head office synced, and a joined shop that staged its catalogue zone without one of its records
+        let company = try Company()
+        try await company.start(shops: [])
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let hq = try company.open("hq")
+        try await shop.syncEngine.startSnapshot()
+        // (Nothing staged has the checksum 0000000000000000; the server's says the zone holds records.)
+        try await shop.syncEngine.stageSnapshot(zone: "catalog", records: [], token: "t", moreComing: false, checksum: "0123456789abcdef")
+        // When the staged zone is loaded
+        let loaded = try await shop.syncEngine.loadSnapshot(zones: ["catalog"])
+        // Then nothing is loaded, nothing stays staged, and the store no longer takes the snapshot's way
+        #expect(loaded == nil)
+        #expect(try Self.staged(shop) == 0)
+        #expect(try await shop.syncEngine.loadsSnapshot() == false)
+        #expect(try await shop.syncEngine.token(zone: "catalog") == nil)
+        // And the ordinary download then brings everything
+        let report = try await company.sync("oxf")
+        #expect(report.loadedFromSnapshot == 0 && report.downloaded > 1000, "\(report)")
+        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(hq))
+        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+    }
+
+    @Test func aShopThatChangedSomethingBeforeItsFirstDownloadKeepsItAndSendsIt() async throws {
+        // Given head office synced, and a joined shop that creates a customer before its first sync
+        let company = try Company()
+        try await company.start(shops: [])
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        _ = try await shop.records.create(Customer(code: "EARLY", companyName: "Early Bird Provisions"))
+        // When the shop syncs, then head office
+        let report = try await company.sync("oxf")
+        try await company.sync("hq")
+        // Then the shop downloaded the ordinary way, kept its customer, and head office has it too
+        #expect(report.loadedFromSnapshot == 0 && report.downloaded > 1000, "\(report)")
+        let codes = { (b: Backoffice) in
+            try await b.store.pool.read { db in try String.fetchAll(db, sql: "SELECT code FROM customers WHERE code = 'EARLY'") }
+        }
+        #expect(try await codes(company.open("oxf")) == ["EARLY"])
+        #expect(try await codes(company.open("hq")) == ["EARLY"])
+        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
+        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+    }
+}
