@@ -175,7 +175,7 @@ public actor ShopSyncEngine {
         try await reportCaughtUp(client, epoch: listed.epoch)
         let pulled = zones.map { names.intersection($0) } ?? names
         if !pulled.isEmpty {
-            try await pull(client, zones: pulled, report: &report)
+            try await pull(client, zones: pulled, full: zones == nil, report: &report)
             // Merges that kept local values send them up again.
             try await push(client, membership: membership, report: &report)
         }
@@ -257,7 +257,7 @@ public actor ShopSyncEngine {
         }
         var report = SyncReport()
         let client = try SyncClient(server: url, container: membership.container, credential: membership.credential, authority: membership.authority)
-        try await pull(client, zones: [zone], report: &report)
+        try await pull(client, zones: [zone], full: false, report: &report)
     }
 
     /// A `Backoffice.refreshBeforeEdit` that pulls for at most `timeout`: an unreachable or slow server must not hold
@@ -411,10 +411,12 @@ public actor ShopSyncEngine {
         }
     }
 
-    private func pull(_ client: SyncClient, zones names: Set<String>, report: inout SyncReport) async throws(ShopSyncError) {
+    /// `full`: every zone the server lists (not a refresh of one before an edit), the only pull a first download's
+    /// snapshot loads in.
+    private func pull(_ client: SyncClient, zones names: Set<String>, full: Bool, report: inout SyncReport) async throws(ShopSyncError) {
         // Shared zones first, parents' zones before children's; then every site's own zone.
         let order = ["catalog", "people", "customers"].filter(names.contains) + names.filter { $0.hasPrefix("site-") }.sorted()
-        if try await domain({ try await backoffice.syncEngine.loadsSnapshot() }) {
+        if full, try await domain({ try await backoffice.syncEngine.beginSnapshot() }) {
             try await pullSnapshot(client, zones: order, report: &report)
         }
         // After a snapshot, from its tokens: what changed since, and the pictures its records wait for.
@@ -462,25 +464,49 @@ public actor ShopSyncEngine {
     /// transaction once each matches its checksum (`SyncEngineSide.loadSnapshot`). When one does not (it changed
     /// while it was read), nothing is loaded and the ordinary download follows.
     private func pullSnapshot(_ client: SyncClient, zones: [String], report: inout SyncReport) async throws(ShopSyncError) {
-        try await domain { try await backoffice.syncEngine.startSnapshot() }
+        typealias Fetch = Task<Result<Components.Schemas.ZoneChanges, ShopSyncError>, Never>
+        func fetch(_ zone: String, after token: String?) -> Fetch {
+            Task {
+                do throws(ShopSyncError) { return .success(try await client.changes(zone: zone, token: token)) } catch { return .failure(error) }
+            }
+        }
         for zone in zones {
-            var token: String?
+            // The next page is asked for while this one is staged: the server reads and the store writes at once.
+            var next = fetch(zone, after: nil)
+            var first = true
             while true {
-                let page = try await client.changes(zone: zone, token: token)
-                try await domain {
-                    try await backoffice.syncEngine.stageSnapshot(
-                        zone: zone,
-                        records: page.records,
-                        token: page.syncToken,
-                        moreComing: page.moreComing,
-                        checksum: page.checksum
-                    )
+                let page: Components.Schemas.ZoneChanges
+                do throws(ShopSyncError) {
+                    page = try await next.value.get()
+                } catch  where error.kind == .refused(.changeTokenExpired) {
+                    // Deletions purged while the zone was read: read it again from the start.
+                    next = fetch(zone, after: nil)
+                    first = true
+                    continue
                 }
-                token = page.syncToken
+                if page.moreComing { next = fetch(zone, after: page.syncToken) }
+                do throws(ShopSyncError) {
+                    try await domain {
+                        try await backoffice.syncEngine.stageSnapshot(
+                            zone: zone,
+                            records: page.records,
+                            first: first,
+                            token: page.syncToken,
+                            moreComing: page.moreComing,
+                            checksum: page.checksum
+                        )
+                    }
+                } catch {
+                    next.cancel()
+                    throw error
+                }
+                first = false
                 if !page.moreComing { break }
             }
         }
-        if let loaded = try await domain({ try await backoffice.syncEngine.loadSnapshot(zones: zones) }) {
+        // The pictures staged records name (a category's, an employee's), so that they load with their rows.
+        let assets = try await fetchAssets(client, for: [])
+        if let loaded = try await domain({ try await backoffice.syncEngine.loadSnapshot(zones: zones, assets: assets) }) {
             report.downloaded += loaded.applied.saved
             report.loadedFromSnapshot = loaded.applied.saved
             report.discarded += loaded.applied.discarded

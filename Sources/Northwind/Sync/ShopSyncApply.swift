@@ -385,12 +385,18 @@ extension SyncEngineSide {
         return records
     }
 
-    /// The pictures these records (and the records waiting here) name whose bytes this store lacks: the sync engine
-    /// downloads them and passes them to `applyDownloaded` or `acknowledge`.
+    /// The pictures these records (and the records waiting here, or staged by a first download) name whose bytes this
+    /// store lacks: the sync engine downloads them and passes them to `applyDownloaded`, `acknowledge` or
+    /// `loadSnapshot`.
     public func assetsToFetch(for records: [SyncRecord]) async throws(NorthwindError) -> [AssetReference] {
         try await read { db in
             guard let site = try syncSite(db) else { return [] }
-            let waiting = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+            // Records waiting, and those a first download staged that name a picture.
+            let pictured = SyncTable.all.filter { !$0.assetAttributes.isEmpty }.map { "'\($0.name)'" }.joined(separator: ",")
+            let waiting = try String.fetchAll(
+                db,
+                sql: "SELECT body FROM sync_waiting UNION ALL SELECT body FROM sync_snapshot WHERE recordType IN (\(pictured))"
+            ).map { try SyncRecord.decode(Data($0.utf8)) }
             var needed: [String: AssetReference] = [:]
             for record in records + waiting where !record.deleted {
                 guard let table = SyncTable.byName[record.recordType] else { continue }

@@ -59,7 +59,8 @@ extension SyncEngineSide {
             let through = containerHasData ? (try Int64.fetchOne(db, sql: "SELECT ifnull(max(seq), 0) FROM change_log") ?? 0) : 0
             try ShopSync.setState(db, "uploadedThrough", String(through))
             // An empty store joining a company with data loads its first download whole (`loadSnapshot`).
-            if containerHasData { try ShopSync.setState(db, "snapshot", "pending") }
+            // The mark holds the outbox's position: once anything is acknowledged, the store no longer qualifies.
+            if containerHasData { try ShopSync.setState(db, "snapshot", String(through)) }
         }
     }
 

@@ -17,30 +17,40 @@ extension SyncEngineSide {
         public var waiting: Int
     }
 
-    /// Whether this store's next download is a first one that loads from a snapshot: it joined a company with data,
-    /// has fetched no zone yet, and holds no change of its own. A store that no longer qualifies stops asking.
-    public func loadsSnapshot() async throws(NorthwindError) -> Bool {
-        try await write { db in
-            guard try ShopSync.state(db, "snapshot") != nil else { return false }
-            if try Self.qualifiesForSnapshot(db) { return true }
-            try Self.forgetSnapshot(db)
-            return false
+    /// Whether this store's next full download is a first one that loads from a snapshot: it joined a company with
+    /// data, has fetched no zone yet, has had nothing acknowledged since it joined, and holds no change of its own.
+    /// A store that no longer qualifies stops asking, and staging left by a download cut off (or loaded by another
+    /// process meanwhile) is dropped. Reads only, unless there is something to drop.
+    public func beginSnapshot() async throws(NorthwindError) -> Bool {
+        let (marked, qualifies, staged) = try await read { db in
+            (
+                try ShopSync.state(db, "snapshot") != nil,
+                try Self.qualifiesForSnapshot(db),
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_snapshot LIMIT 1") ?? false
+            )
         }
+        if marked, qualifies { return true }
+        if marked || staged { try await write { db in try Self.forgetSnapshot(db) } }
+        return false
     }
 
-    /// Starts staging from nothing (a download cut off before left some pages).
-    public func startSnapshot() async throws(NorthwindError) {
+    /// Stages one page of a zone fetched from scratch; its first page (`first`, fetched without a token) drops
+    /// what an earlier attempt staged for the zone, and its last (`moreComing` false) notes the zone's token and
+    /// the server's checksum. A record sent again later in the feed (changed while the zone was read) replaces its
+    /// earlier version.
+    public func stageSnapshot(
+        zone: String,
+        records: [SyncRecord],
+        first: Bool,
+        token: String,
+        moreComing: Bool,
+        checksum: String?
+    ) async throws(NorthwindError) {
         try await write { db in
-            try db.execute(sql: "DELETE FROM sync_snapshot")
-            try db.execute(sql: "DELETE FROM sync_state WHERE key LIKE 'snapshotZone:%'")
-        }
-    }
-
-    /// Stages one page of a zone fetched from scratch; its last page (`moreComing` false) notes the zone's token
-    /// and the server's checksum. A record sent again later in the feed (changed while the zone was read)
-    /// replaces its earlier version.
-    public func stageSnapshot(zone: String, records: [SyncRecord], token: String, moreComing: Bool, checksum: String?) async throws(NorthwindError) {
-        try await write { db in
+            if first {
+                try db.execute(sql: "DELETE FROM sync_snapshot WHERE zoneName = ?", arguments: [zone])
+                try ShopSync.setState(db, "snapshotZone:" + zone, nil)
+            }
             for record in records {
                 if record.deleted {
                     try db.cachedStatement(sql: "DELETE FROM sync_snapshot WHERE zoneName = ? AND recordName = ?")
@@ -60,12 +70,15 @@ extension SyncEngineSide {
     /// Loads the staged zones in one transaction, parents' tables first, and sets each zone's token; nil (and
     /// nothing loaded, the staging and the snapshot mark dropped) when a zone is missing or differs from its
     /// checksum, or the store no longer qualifies: the download then goes the ordinary way, from scratch.
-    public func loadSnapshot(zones: [String]) async throws(NorthwindError) -> SnapshotLoad? {
+    /// `assets`: the bytes of the pictures staged records name (`assetsToFetch` counts staged records).
+    public func loadSnapshot(zones: [String], assets: [String: Data] = [:]) async throws(NorthwindError) -> SnapshotLoad? {
         try await syncWrite { db in
-            guard try Self.qualifiesForSnapshot(db), let site = try syncSite(db) else {
+            guard try Self.qualifiesForSnapshot(db), let site = try syncSite(db, assets: assets) else {
                 try Self.forgetSnapshot(db)
                 return nil
             }
+            // Only the zones checked here load: another download's staging is not this one's to load.
+            let zoneList = "(" + Array(repeating: "?", count: zones.count).joined(separator: ", ") + ")"
             var tokens: [String: String] = [:]
             for zone in zones {
                 guard let staged = try ShopSync.state(db, "snapshotZone:" + zone), let space = staged.firstIndex(of: " "),
@@ -89,8 +102,9 @@ extension SyncEngineSide {
                     for table in SyncTable.all {
                         var records: [SyncRecord] = []
                         let bodies = try String.fetchCursor(
-                            db.cachedStatement(sql: "SELECT body FROM sync_snapshot WHERE recordType = ?"),
-                            arguments: [table.name]
+                            db,
+                            sql: "SELECT body FROM sync_snapshot WHERE recordType = ? AND zoneName IN \(zoneList)",
+                            arguments: StatementArguments([table.name] + zones)
                         )
                         while let body = try bodies.next() { records.append(try SyncRecord.decode(Data(body.utf8))) }
                         leftover += try Self.applyInOrder(db, records, site: site, applied: &applied, reupload: &reupload, loading: true)
@@ -100,7 +114,11 @@ extension SyncEngineSide {
                 }
             }
             let known = SyncTable.all.map { "'\($0.name)'" }.joined(separator: ",")
-            for body in try String.fetchAll(db, sql: "SELECT body FROM sync_snapshot WHERE recordType NOT IN (\(known))") {
+            for body in try String.fetchAll(
+                db,
+                sql: "SELECT body FROM sync_snapshot WHERE recordType NOT IN (\(known)) AND zoneName IN \(zoneList)",
+                arguments: StatementArguments(zones)
+            ) {
                 try Self.hold(db, try SyncRecord.decode(Data(body.utf8)))
             }
             for record in leftover {
@@ -142,9 +160,11 @@ extension SyncEngineSide {
         for trigger in triggers { try db.execute(sql: trigger.sql) }
     }
 
-    /// A store with no sync history and no change of its own since it joined.
+    /// A store with no sync history and no change of its own since it joined: the outbox where joining left it
+    /// (nothing acknowledged since, not even a row created and deleted again), no token, no base.
     static func qualifiesForSnapshot(_ db: Database) throws -> Bool {
         let uploaded = Int64(try ShopSync.state(db, "uploadedThrough") ?? "0") ?? 0
+        guard try ShopSync.state(db, "snapshot") == String(uploaded) else { return false }
         let hasToken = try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_state WHERE key LIKE 'token:%' LIMIT 1") ?? false
         let hasBase = try Bool.fetchOne(db, sql: "SELECT 1 FROM sync_records LIMIT 1") ?? false
         let hasLocal =
