@@ -78,6 +78,35 @@ struct SnapshotJoinTests {
         #expect(second.downloaded == 0 && second.pending == 0 && second.waiting == 0 && second.zonesDiffering.isEmpty, "\(second)")
     }
 
+    @Test func picturesLoadWithTheirRowsAndNothingWaits() async throws {
+        // Given head office with a category's picture and an employee's photo large enough to live in a file, synced
+        let company = try Company()
+        try await company.start(shops: [])
+        let hq = try company.open("hq")
+        let category = try #require(try await hq.records.list(Category.self).items.first)
+        let employee = try #require(try await hq.records.list(Employee.self).items.first)
+        let picture = BinaryContent(bytes: Data((0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }), contentType: "image/png")
+        let photo = BinaryContent(bytes: Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }), contentType: "image/jpeg")
+        try await hq.catalogue.setPicture(categoryID: try #require(category.id), picture)
+        try await hq.people.setPhoto(employeeID: try #require(employee.id), photo)
+        try await company.sync("hq")
+        // When an empty shop joins and syncs for the first time
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let report = try await company.sync("oxf")
+        // Then both loaded with their rows from the snapshot: every record came from it, none waited for a picture
+        // to go the ordinary way after
+        #expect(report.loadedFromSnapshot > 1000 && report.downloaded == report.loadedFromSnapshot && report.waiting == 0, "\(report)")
+        let ids = try await shop.store.pool.read { db in
+            (
+                try Int64.fetchOne(db, sql: "SELECT id FROM categories WHERE recordID = ?", arguments: [category.recordID]),
+                try Int64.fetchOne(db, sql: "SELECT id FROM employees WHERE recordID = ?", arguments: [employee.recordID])
+            )
+        }
+        #expect(try await shop.catalogue.picture(categoryID: try #require(ids.0)) == picture)
+        #expect(try await shop.people.photo(employeeID: try #require(ids.1)) == photo)
+    }
+
     @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"))
     func aShopKilledWhileLoadingItsSnapshotHoldsNothingAndLoadsItAtTheNextSync() async throws {
         // Given head office synced, and an empty shop that has joined
