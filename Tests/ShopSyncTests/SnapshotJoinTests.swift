@@ -107,17 +107,18 @@ struct SnapshotJoinTests {
         #expect(try await shop.people.photo(employeeID: try #require(ids.1)) == photo)
     }
 
-    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"))
-    func aShopKilledWhileLoadingItsSnapshotHoldsNothingAndLoadsItAtTheNextSync() async throws {
+    /// Killed inside the third page's staging, or after every row is written and before the load commits.
+    @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"), arguments: ["snapshot-stage:3", "snapshot-load"])
+    func aShopKilledWhileStagingOrLoadingItsSnapshotHoldsNothingAndLoadsItAtTheNextSync(point: String) async throws {
         // Given head office synced, and an empty shop that has joined
         let company = try Company()
         try await company.start(shops: [])
         let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
         _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
-        // When its first `sync now` is killed with SIGKILL after every row is written, before the commit
-        let killed = try await CLI.run(["sync", "now", "--store", company.store("oxf")], environment: ["NORTHWIND_CRASH_AT": "snapshot-load"])
+        // When its first `sync now` is killed with SIGKILL at that point
+        let killed = try await CLI.run(["sync", "now", "--store", company.store("oxf")], environment: ["NORTHWIND_CRASH_AT": point])
         // Then it holds no product, no customer and no token: the store is as it was
-        #expect(killed.crashed, "the load was to be killed: \(killed.stderr)")
+        #expect(killed.crashed, "the sync was to be killed at \(point): \(killed.stderr)")
         let left = try await company.open("oxf").store.pool.read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM products) + (SELECT count(*) FROM customers)") ?? -1,

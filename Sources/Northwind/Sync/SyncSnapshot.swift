@@ -64,6 +64,7 @@ extension SyncEngineSide {
                 }
             }
             if !moreComing { try ShopSync.setState(db, "snapshotZone:" + zone, "\(checksum ?? "-") \(token)") }
+            CrashPoint.reach("snapshot-stage")
         }
     }
 
