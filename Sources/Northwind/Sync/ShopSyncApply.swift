@@ -317,54 +317,6 @@ extension SyncEngineSide {
         return nil
     }
 
-    /// Compares the server's checksum of a zone, at the end of a catch-up, with this store's: the XOR over the
-    /// records it holds as the server sent them (its bases, the records waiting for a parent and those held for a
-    /// newer version) of the first 8 bytes of SHA-256(name NUL tag). A difference starts the zone's fetch again
-    /// from scratch, once; if it remains after that, `sync status` names the zone until a catch-up agrees.
-    static func compareChecksum(_ db: Database, zone: String, server: String, applied: inout SyncApplied) throws {
-        var local: UInt64 = 0
-        for row in try Row.fetchAll(db, sql: "SELECT recordID, changeTag FROM sync_records WHERE zoneName = ?", arguments: [zone]) {
-            local ^= checksum(recordName: row["recordID"], changeTag: row["changeTag"])
-        }
-        for body in try String.fetchAll(
-            db,
-            sql: "SELECT body FROM sync_waiting WHERE zoneName = ?1 UNION ALL SELECT body FROM sync_held WHERE zoneName = ?1",
-            arguments: [zone]
-        ) {
-            let record = try SyncRecord.decode(Data(body.utf8))
-            if !record.deleted { local ^= checksum(recordName: record.recordName, changeTag: record.recordChangeTag ?? "") }
-        }
-        local ^= try supersededChecksum(db, zone: zone)
-        let text = String(local, radix: 16)
-        let mine = String(repeating: "0", count: max(0, 16 - text.count)) + text
-        if mine == server.lowercased() {
-            try ShopSync.setState(db, "checksumRetried:" + zone, nil)
-            try ShopSync.setState(db, "checksumDiffers:" + zone, nil)
-            return
-        }
-        if try ShopSync.state(db, "checksumRetried:" + zone) == nil {
-            try ShopSync.setState(db, "checksumRetried:" + zone, "1")
-            try ShopSync.setState(db, "token:" + zone, nil)
-            try ShopSync.setState(db, "refetching:" + zone, "1")
-            try db.execute(sql: "DELETE FROM sync_refetch WHERE zoneName = ?", arguments: [zone])
-            applied.refetch = true
-        } else {
-            try ShopSync.setState(
-                db,
-                "checksumDiffers:" + zone,
-                "\(Timestamp.now.description): zone \(zone) differs from the server's after fetching it again (server \(server), here \(mine))"
-            )
-            applied.checksumDiffers = true
-        }
-    }
-
-    static func checksum(recordName: String, changeTag: String) -> UInt64 {
-        var bytes = Array(recordName.utf8)
-        bytes.append(0)
-        bytes.append(contentsOf: changeTag.utf8)
-        return SHA256.hash(data: bytes).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
-    }
-
     /// A record of a type this version does not know: kept whole until an upgrade knows it.
     static func hold(_ db: Database, _ record: SyncRecord) throws {
         try db.execute(
@@ -391,12 +343,13 @@ extension SyncEngineSide {
     public func assetsToFetch(for records: [SyncRecord]) async throws(NorthwindError) -> [AssetReference] {
         try await read { db in
             guard let site = try syncSite(db) else { return [] }
-            // Records waiting, and those a first download staged that name a picture.
+            // Records waiting, and those a first download under way staged that name a picture (staging a download
+            // cut off left behind is not asked for: it may name pictures the server no longer has).
             let pictured = SyncTable.all.filter { !$0.assetAttributes.isEmpty }.map { "'\($0.name)'" }.joined(separator: ",")
-            let waiting = try String.fetchAll(
-                db,
-                sql: "SELECT body FROM sync_waiting UNION ALL SELECT body FROM sync_snapshot WHERE recordType IN (\(pictured))"
-            ).map { try SyncRecord.decode(Data($0.utf8)) }
+            let staged =
+                try ShopSync.state(db, "snapshot") != nil
+                ? " UNION ALL SELECT body FROM sync_snapshot WHERE recordType IN (\(pictured))" : ""
+            let waiting = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting" + staged).map { try SyncRecord.decode(Data($0.utf8)) }
             var needed: [String: AssetReference] = [:]
             for record in records + waiting where !record.deleted {
                 guard let table = SyncTable.byName[record.recordType] else { continue }
