@@ -35,6 +35,21 @@ struct SnapshotJoinTests {
         }
     }
 
+    /// Head office with demo data, synced, and an empty shop `oxf` that has joined and not synced yet.
+    static func joinedShop() async throws -> (Company, Backoffice) {
+        let company = try Company()
+        try await company.start(shops: [])
+        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        return (company, shop)
+    }
+
+    /// The shop holds head office's rows as they are.
+    static func expectSameRows(_ company: Company, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (shopRows, hqRows) = (try rows(company.open("oxf")), try rows(company.open("hq")))
+        #expect(shopRows == hqRows, "\(difference(shopRows, hqRows))", sourceLocation: sourceLocation)
+    }
+
     /// The first difference between two stores' rows, for the failure message.
     static func difference(_ a: [String: [String: String]], _ b: [String: [String: String]]) -> String {
         for (table, rows) in a.sorted(by: { $0.key < $1.key }) {
@@ -51,18 +66,14 @@ struct SnapshotJoinTests {
 
     @Test func aNewShopsFirstDownloadLoadsWholeAndHoldsWhatHeadOfficeHolds() async throws {
         // Given head office with demo data, synced, and an empty shop that has joined
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let (company, _) = try await Self.joinedShop()
         // When the shop syncs for the first time, then once more
         let first = try await company.sync("oxf")
         let second = try await company.sync("oxf")
         // Then the first sync loaded every record from the snapshot, and the shop holds head office's rows as they are
         #expect(first.loadedFromSnapshot > 1000, "\(first)")
         #expect(first.downloaded == first.loadedFromSnapshot)
-        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
-        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+        try Self.expectSameRows(company)
         // And the report summaries and the product search, lifted for the load and rebuilt, agree with head office's
         let sums = { (b: Backoffice) in
             try await b.store.pool.read { db in
@@ -111,10 +122,7 @@ struct SnapshotJoinTests {
     @Test(.enabled(if: FaultSwitches.compiledIn, "crash points are in debug builds only"), arguments: ["snapshot-stage:3", "snapshot-load"])
     func aShopKilledWhileStagingOrLoadingItsSnapshotHoldsNothingAndLoadsItAtTheNextSync(point: String) async throws {
         // Given head office synced, and an empty shop that has joined
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let (company, _) = try await Self.joinedShop()
         // When its first `sync now` is killed with SIGKILL at that point
         let killed = try await CLI.run(["sync", "now", "--store", company.store("oxf")], environment: ["NORTHWIND_CRASH_AT": point])
         // Then it holds no product, no customer and no token: the store is as it was
@@ -130,17 +138,12 @@ struct SnapshotJoinTests {
         let again = try await CLI.run(["sync", "now", "--store", company.store("oxf")])
         #expect(again.status == 0, "\(again.stderr)\(again.stdout)")
         #expect(again.stdout.contains("first download"), "\(again.stdout)")
-        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
-        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+        try Self.expectSameRows(company)
     }
 
     @Test func aStagedZoneThatDiffersFromItsChecksumLoadsNothingAndTheOrdinaryDownloadFollows() async throws {
         // Given head office synced, and a joined shop that staged its catalogue zone without one of its records
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
-        let hq = try company.open("hq")
+        let (company, shop) = try await Self.joinedShop()
         #expect(try await shop.syncEngine.beginSnapshot())
         // (Nothing staged has the checksum 0000000000000000; the server's says the zone holds records.)
         try await shop.syncEngine.stageSnapshot(
@@ -161,17 +164,13 @@ struct SnapshotJoinTests {
         // And the ordinary download then brings everything
         let report = try await company.sync("oxf")
         #expect(report.loadedFromSnapshot == 0 && report.downloaded > 1000, "\(report)")
-        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(hq))
-        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+        try Self.expectSameRows(company)
     }
 
     @Test func aShopThatHadARowAcknowledgedAndDeletedBeforeItsFirstDownloadTakesTheOrdinaryWay() async throws {
         // Given a joined shop that created a customer, sent it, deleted it and sent that, all before any download
         // (a sync that only sends, as a serving shop's does after each commit)
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let (company, shop) = try await Self.joinedShop()
         let created = try await shop.records.create(Customer(code: "GONE1", companyName: "Gone Again Provisions"))
         _ = try await ShopSyncEngine(backoffice: shop).syncNow(pulling: [])
         try await shop.records.delete(Customer.self, id: try #require(created.id))
@@ -189,10 +188,7 @@ struct SnapshotJoinTests {
     @Test func aLoadTakesOnlyTheZonesItChecked() async throws {
         // Given a joined shop whose staging holds an empty catalogue zone, finished (its checksum is that of no
         // record), and a page of the people zone never finished (another download's, say)
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let (company, shop) = try await Self.joinedShop()
         #expect(try await shop.syncEngine.beginSnapshot())
         try await shop.syncEngine.stageSnapshot(
             zone: "catalog",
@@ -216,14 +212,12 @@ struct SnapshotJoinTests {
         #expect(loaded?.applied.saved == 0)
         let employees = try await shop.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM employees") ?? -1 }
         #expect(employees == 0)
+        withExtendedLifetime(company) {}
     }
 
     @Test func aShopThatChangedSomethingBeforeItsFirstDownloadKeepsItAndSendsIt() async throws {
         // Given head office synced, and a joined shop that creates a customer before its first sync
-        let company = try Company()
-        try await company.start(shops: [])
-        let shop = try Backoffice.open(StoreConfiguration(path: company.store("oxf")), seedIfCreated: false)
-        _ = try await ShopSyncEngine.join(shop, server: company.url, token: try await company.token(role: .shop))
+        let (company, shop) = try await Self.joinedShop()
         _ = try await shop.records.create(Customer(code: "EARLY", companyName: "Early Bird Provisions"))
         // When the shop syncs, then head office
         let report = try await company.sync("oxf")
@@ -235,7 +229,6 @@ struct SnapshotJoinTests {
         }
         #expect(try await codes(company.open("oxf")) == ["EARLY"])
         #expect(try await codes(company.open("hq")) == ["EARLY"])
-        let (shopRows, hqRows) = (try Self.rows(company.open("oxf")), try Self.rows(company.open("hq")))
-        #expect(shopRows == hqRows, "\(Self.difference(shopRows, hqRows))")
+        try Self.expectSameRows(company)
     }
 }
