@@ -60,6 +60,11 @@ struct SnapshotJoinTests {
         return "none"
     }
 
+    /// Stages the catalogue zone, whole and empty, with the server's checksum said to be `checksum`.
+    static func stageEmptyCatalogue(_ shop: Backoffice, checksum: String) async throws {
+        try await shop.syncEngine.stageSnapshot(zone: "catalog", records: [], first: true, token: "t", moreComing: false, checksum: checksum)
+    }
+
     static func staged(_ backoffice: Backoffice) throws -> Int {
         try backoffice.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_snapshot") ?? -1 }
     }
@@ -146,14 +151,7 @@ struct SnapshotJoinTests {
         let (company, shop) = try await Self.joinedShop()
         #expect(try await shop.syncEngine.beginSnapshot())
         // (Nothing staged has the checksum 0000000000000000; the server's says the zone holds records.)
-        try await shop.syncEngine.stageSnapshot(
-            zone: "catalog",
-            records: [],
-            first: true,
-            token: "t",
-            moreComing: false,
-            checksum: "0123456789abcdef"
-        )
+        try await Self.stageEmptyCatalogue(shop, checksum: "0123456789abcdef")
         // When the staged zone is loaded
         let loaded = try await shop.syncEngine.loadSnapshot(zones: ["catalog"])
         // Then nothing is loaded, nothing stays staged, and the store no longer takes the snapshot's way
@@ -190,14 +188,7 @@ struct SnapshotJoinTests {
         // record), and a page of the people zone never finished (another download's, say)
         let (company, shop) = try await Self.joinedShop()
         #expect(try await shop.syncEngine.beginSnapshot())
-        try await shop.syncEngine.stageSnapshot(
-            zone: "catalog",
-            records: [],
-            first: true,
-            token: "t",
-            moreComing: false,
-            checksum: "0000000000000000"
-        )
+        try await Self.stageEmptyCatalogue(shop, checksum: "0000000000000000")
         let employee = SyncRecord(
             recordName: "e-unchecked",
             recordType: "employees",
