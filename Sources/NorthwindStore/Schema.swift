@@ -78,64 +78,65 @@ public enum Schema {
         """
     }
 
-    /// Runs `body` (a new shop's first download) with the report summaries' and the product search's per-row
-    /// triggers lifted, then computes both afresh in one pass each and restores the triggers, all in the caller's
-    /// transaction. The summaries' trigger cascade cost more than the order lines themselves.
+    /// Runs `body` (a bulk load, a new shop's first download) with the report summaries' and the product search's
+    /// per-row triggers lifted, then computes both afresh in one pass each and restores the triggers, all in the
+    /// caller's transaction. The summaries' trigger cascade cost more than the order lines themselves.
     public static func rebuildingSummaries<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        let lifted = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT name, sql FROM sqlite_master
-                WHERE type = 'trigger' AND (name = 'products_fts_insert' OR name LIKE '%\\_summary\\_%' ESCAPE '\\')
-                """
-        ).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
-        for trigger in lifted { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
-        let result = try body()
-        try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
-        try rebuildSalesSummaries(db)
-        for trigger in lifted { try db.execute(sql: trigger.sql) }
-        return result
+        try lifting(db, "type = 'trigger' AND (name = 'products_fts_insert' OR name LIKE '%\\_summary\\_%' ESCAPE '\\')") {
+            let result = try body()
+            try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
+            try rebuildSalesSummaries(db)
+            return result
+        }
     }
 
-    /// Runs a bulk load with the insert triggers (change log, product search), the report summaries' triggers and the
-    /// secondary indexes of synced tables lifted; then logs every new row with one statement per table, rebuilds the
-    /// indexes by sorting, the search index and the report summaries in one pass each, and restores the triggers. All of it happens inside the caller's transaction, so no
-    /// other connection ever sees a trigger or an index missing. Per-row triggers and random index inserts cost more
-    /// than the rows themselves in loads of millions of rows.
-    public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+    /// Runs `body` with the change log's insert triggers lifted, then logs every row it inserted in a synced table
+    /// with one statement per table (as local changes: a download marks its own, `finishApply`). A trigger program
+    /// per row cost as much as the row.
+    public static func loggingInsertsAtOnce<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         let before = try Dictionary(
             uniqueKeysWithValues: syncedTables.map { table in
                 (table, try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table)") ?? 0)
             }
         )
+        return try lifting(db, "type = 'trigger' AND name LIKE '%\\_log\\_insert' ESCAPE '\\'") {
+            let result = try body()
+            let now = Timestamp.now
+            for table in syncedTables {
+                try db.execute(
+                    sql: """
+                        INSERT INTO change_log (tableName, recordID, operation, changedAt)
+                        SELECT '\(table)', recordID, 'insert', ? FROM \(table) WHERE id > ? ORDER BY id
+                        """,
+                    arguments: [now, before[table]]
+                )
+            }
+            return result
+        }
+    }
+
+    /// Drops the schema objects `condition` selects from `sqlite_master`, runs `body`, and creates them again, in the
+    /// caller's transaction, so that no other connection ever sees one missing.
+    private static func lifting<T>(_ db: Database, _ condition: String, _ body: () throws -> T) throws -> T {
+        let lifted = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE \(condition)")
+            .map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
+        for object in lifted { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name.quotedDatabaseIdentifier)") }
+        let result = try body()
+        for object in lifted { try db.execute(sql: object.sql) }
+        return result
+    }
+
+    /// Runs a bulk load with the insert triggers (change log, product search), the report summaries' triggers and the
+    /// secondary indexes of synced tables lifted; then logs every new row with one statement per table, rebuilds the
+    /// indexes by sorting, the search index and the report summaries in one pass each, and restores the triggers. All
+    /// of it happens inside the caller's transaction, so no other connection ever sees a trigger or an index missing.
+    /// Per-row triggers and random index inserts cost more than the rows themselves in loads of millions of rows.
+    public static func bulkLoad<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         let tables = syncedTables.map { "'\($0)'" }.joined(separator: ",")
         // Indexes declared with CREATE INDEX have their SQL in the schema; UNIQUE constraints' own indexes do not.
-        let lifted = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT type, name, sql FROM sqlite_master
-                WHERE (type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables)))
-                   OR (type = 'trigger' AND (name LIKE '%\\_log\\_insert' ESCAPE '\\' OR name = 'products_fts_insert'
-                                             OR name LIKE '%\\_summary\\_%' ESCAPE '\\'))
-                """
-        ).map { (type: $0["type"] as String, name: $0["name"] as String, sql: $0["sql"] as String) }
-        for object in lifted { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name.quotedDatabaseIdentifier)") }
-
-        let result = try body()
-
-        try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
-        try rebuildSalesSummaries(db)
-        let now = Timestamp.now
-        for table in syncedTables {
-            try db.execute(
-                sql: """
-                    INSERT INTO change_log (tableName, recordID, operation, changedAt)
-                    SELECT '\(table)', recordID, 'insert', ? FROM \(table) WHERE id > ? ORDER BY id
-                    """,
-                arguments: [now, before[table]]
-            )
+        let result = try lifting(db, "type = 'index' AND sql IS NOT NULL AND tbl_name IN (\(tables))") {
+            try loggingInsertsAtOnce(db) { try rebuildingSummaries(db) { try body() } }
         }
-        for object in lifted { try db.execute(sql: object.sql) }
         // Loaded figures of units on order get their source, as the migration gave a store's own.
         try openingPurchaseOrders(db, onlyProductsMadeHere: false)
         return result

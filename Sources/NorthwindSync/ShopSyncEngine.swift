@@ -507,9 +507,9 @@ public actor ShopSyncEngine {
         // The pictures staged records name (a category's, an employee's), so that they load with their rows.
         let assets = try await fetchAssets(client, for: [])
         if let loaded = try await domain({ try await backoffice.syncEngine.loadSnapshot(zones: zones, assets: assets) }) {
-            report.downloaded += loaded.applied.saved
-            report.loadedFromSnapshot = loaded.applied.saved
-            report.discarded += loaded.applied.discarded
+            report.downloaded += loaded.saved
+            report.loadedFromSnapshot = loaded.saved
+            report.discarded += loaded.discarded
         }
     }
 

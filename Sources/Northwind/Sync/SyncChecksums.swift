@@ -24,8 +24,7 @@ extension SyncEngineSide {
             if !record.deleted { local ^= checksum(recordName: record.recordName, changeTag: record.recordChangeTag ?? "") }
         }
         local ^= try supersededChecksum(db, zone: zone)
-        let text = String(local, radix: 16)
-        let mine = String(repeating: "0", count: max(0, 16 - text.count)) + text
+        let mine = hex(local)
         if mine == server.lowercased() {
             try ShopSync.setState(db, "checksumRetried:" + zone, nil)
             try ShopSync.setState(db, "checksumDiffers:" + zone, nil)
@@ -52,5 +51,19 @@ extension SyncEngineSide {
         bytes.append(0)
         bytes.append(contentsOf: changeTag.utf8)
         return SHA256.hash(data: bytes).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+    }
+
+    /// The staged zone's checksum, as the server computes it (`compareChecksum`), in its hex form.
+    static func stagedChecksum(_ db: Database, zone: String) throws -> String {
+        var sum: UInt64 = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT recordName, changeTag FROM sync_snapshot WHERE zoneName = ?", arguments: [zone])
+        while let row = try rows.next() { sum ^= checksum(recordName: row[0], changeTag: row[1]) }
+        return hex(sum)
+    }
+
+    /// A checksum as the server writes it: 16 lowercase hex digits.
+    static func hex(_ sum: UInt64) -> String {
+        let text = String(sum, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - text.count)) + text
     }
 }

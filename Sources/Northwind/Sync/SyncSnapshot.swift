@@ -10,13 +10,6 @@ import SyncProtocol
 /// without the checks for local edits, restores and rows already here, which find nothing in a store that has
 /// neither changes of its own nor sync history; that condition is checked again inside the load's transaction.
 extension SyncEngineSide {
-    /// What a loaded snapshot put in the store.
-    public struct SnapshotLoad: Sendable, Equatable {
-        public var applied: SyncApplied
-        /// Records waiting for a row the snapshot lacks, or for a picture's bytes: the sync that follows fetches them.
-        public var waiting: Int
-    }
-
     /// Whether this store's next full download is a first one that loads from a snapshot: it joined a company with
     /// data, has fetched no zone yet, has had nothing acknowledged since it joined, and holds no change of its own.
     /// A store that no longer qualifies stops asking, and staging left by a download cut off (or loaded by another
@@ -72,7 +65,7 @@ extension SyncEngineSide {
     /// nothing loaded, the staging and the snapshot mark dropped) when a zone is missing or differs from its
     /// checksum, or the store no longer qualifies: the download then goes the ordinary way, from scratch.
     /// `assets`: the bytes of the pictures staged records name (`assetsToFetch` counts staged records).
-    public func loadSnapshot(zones: [String], assets: [String: Data] = [:]) async throws(NorthwindError) -> SnapshotLoad? {
+    public func loadSnapshot(zones: [String], assets: [String: Data] = [:]) async throws(NorthwindError) -> SyncApplied? {
         try await syncWrite { db in
             guard try Self.qualifiesForSnapshot(db), let site = try syncSite(db, assets: assets) else {
                 try Self.forgetSnapshot(db)
@@ -99,7 +92,7 @@ extension SyncEngineSide {
             var reupload: [(String, String)] = []
             var leftover: [SyncRecord] = []
             try Schema.rebuildingSummaries(db) {
-                try Self.loggingInsertsAtOnce(db) {
+                try Schema.loggingInsertsAtOnce(db) {
                     for table in SyncTable.all {
                         var records: [SyncRecord] = []
                         let bodies = try String.fetchCursor(
@@ -131,34 +124,9 @@ extension SyncEngineSide {
             try Self.forgetSnapshot(db)
             // Everything written, nothing committed: a crash here must leave the store as it was.
             CrashPoint.reach("snapshot-load")
-            return SnapshotLoad(applied: applied, waiting: leftover.count)
+            applied.waiting = leftover.count
+            return applied
         }
-    }
-
-    /// Runs `body` with the change log's insert triggers lifted, then logs the rows it inserted with one statement
-    /// per table, as a download's: a trigger program per row cost as much as the row. The lifted triggers are put
-    /// back in the same transaction, so no other connection ever sees them missing.
-    static func loggingInsertsAtOnce(_ db: Database, _ body: () throws -> Void) throws {
-        var before: [String: Int64] = [:]
-        for table in SyncTable.all {
-            before[table.name] = try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM \(table.name)") ?? 0
-        }
-        let triggers = try Row.fetchAll(
-            db,
-            sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\\_log\\_insert' ESCAPE '\\'"
-        ).map { (name: $0["name"] as String, sql: $0["sql"] as String) }
-        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
-        try body()
-        for table in SyncTable.all {
-            try db.execute(
-                sql: """
-                    INSERT INTO change_log (tableName, recordID, operation, origin)
-                    SELECT '\(table.name)', recordID, 'insert', 'sync' FROM \(table.name) WHERE id > ? ORDER BY id
-                    """,
-                arguments: [before[table.name]]
-            )
-        }
-        for trigger in triggers { try db.execute(sql: trigger.sql) }
     }
 
     /// A store with no sync history and no change of its own since it joined: the outbox where joining left it
@@ -178,14 +146,5 @@ extension SyncEngineSide {
         try ShopSync.setState(db, "snapshot", nil)
         try db.execute(sql: "DELETE FROM sync_snapshot")
         try db.execute(sql: "DELETE FROM sync_state WHERE key LIKE 'snapshotZone:%'")
-    }
-
-    /// The staged zone's checksum, as the server computes it (`compareChecksum`), in its hex form.
-    static func stagedChecksum(_ db: Database, zone: String) throws -> String {
-        var sum: UInt64 = 0
-        let rows = try Row.fetchCursor(db, sql: "SELECT recordName, changeTag FROM sync_snapshot WHERE zoneName = ?", arguments: [zone])
-        while let row = try rows.next() { sum ^= checksum(recordName: row[0], changeTag: row[1]) }
-        let text = String(sum, radix: 16)
-        return String(repeating: "0", count: max(0, 16 - text.count)) + text
     }
 }
