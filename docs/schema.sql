@@ -1225,3 +1225,518 @@ CREATE TABLE sync_snapshot (
   body TEXT NOT NULL,
   PRIMARY KEY (zoneName, recordName)) WITHOUT ROWID;
 CREATE INDEX sync_snapshot_on_recordType ON sync_snapshot(recordType);
+CREATE TABLE product_year_margin (
+  year INTEGER NOT NULL,
+  productID INTEGER NOT NULL,
+  lineCount INTEGER NOT NULL,
+  quantity INTEGER NOT NULL,
+  salesCents INTEGER NOT NULL,
+  costCents INTEGER NOT NULL,
+  uncostedLines INTEGER NOT NULL,
+  PRIMARY KEY (year, productID)) WITHOUT ROWID;
+CREATE TABLE order_day_fill (
+  orderDate TEXT NOT NULL PRIMARY KEY,
+  orders INTEGER NOT NULL,
+  orderedUnits INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE shipped_day_fill (
+  orderDate TEXT NOT NULL,
+  lagDays INTEGER NOT NULL,
+  units INTEGER NOT NULL,
+  PRIMARY KEY (orderDate, lagDays)) WITHOUT ROWID;
+CREATE INDEX shipment_lines_on_shipmentID ON shipment_lines(shipmentID);
+CREATE TRIGGER orders_figures_summary_insert AFTER INSERT ON orders BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.id AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.id AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = NEW.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = NEW.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER orders_figures_summary_delete BEFORE DELETE ON orders BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER orders_figures_summary_before BEFORE UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status
+  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER orders_figures_summary_after AFTER UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status
+  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_insert_summary_before BEFORE INSERT ON order_lines BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_insert_summary_after AFTER INSERT ON order_lines BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_delete_summary_before BEFORE DELETE ON order_lines BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_delete_summary_after AFTER DELETE ON order_lines BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_update_summary_before BEFORE UPDATE OF orderID, productID, quantity, extendedPriceCents ON order_lines WHEN NEW.orderID IS NOT OLD.orderID OR NEW.productID IS NOT OLD.productID OR NEW.quantity IS NOT OLD.quantity
+  OR NEW.extendedPriceCents IS NOT OLD.extendedPriceCents BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER order_lines_figures_update_summary_after AFTER UPDATE OF orderID, productID, quantity, extendedPriceCents ON order_lines WHEN NEW.orderID IS NOT OLD.orderID OR NEW.productID IS NOT OLD.productID OR NEW.quantity IS NOT OLD.quantity
+  OR NEW.extendedPriceCents IS NOT OLD.extendedPriceCents BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER stock_movements_figures_insert_summary_before BEFORE INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+END;
+CREATE TRIGGER stock_movements_figures_insert_summary_after AFTER INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+END;
+CREATE TRIGGER stock_movements_figures_update_summary_before BEFORE UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
+  OR NEW.productID IS NOT OLD.productID OR NEW.delta IS NOT OLD.delta OR NEW.reason IS NOT OLD.reason
+  OR NEW.unitCostCents IS NOT OLD.unitCostCents) BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
+         -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+END;
+CREATE TRIGGER stock_movements_figures_update_summary_after AFTER UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
+  OR NEW.productID IS NOT OLD.productID OR NEW.delta IS NOT OLD.delta OR NEW.reason IS NOT OLD.reason
+  OR NEW.unitCostCents IS NOT OLD.unitCostCents) BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+END;
+CREATE TRIGGER shipments_figures_insert_summary_before BEFORE INSERT ON shipments BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER shipments_figures_insert_summary_after AFTER INSERT ON shipments BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER shipment_lines_figures_insert_summary_before BEFORE INSERT ON shipment_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;
+CREATE TRIGGER shipment_lines_figures_insert_summary_after AFTER INSERT ON shipment_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
+  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled' GROUP BY 1, 2
+  UNION ALL
+  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  GROUP BY 1, 2
+  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+END;

@@ -57,6 +57,7 @@ public enum Schema {
         migrator.registerMigration("v26: sales per year", migrate: v26YearSummaries)
         migrator.registerMigration("v27: rows a deletion from the sync server removed", migrate: v27RemovedRows)
         migrator.registerMigration("v28: a first download staged", migrate: v28SnapshotStaging)
+        migrator.registerMigration("v29: gross margin and fill rate kept by triggers", migrate: v29MarginAndFillSummaries)
         return migrator
     }
 
@@ -86,6 +87,7 @@ public enum Schema {
             let result = try body()
             try db.execute(sql: "INSERT INTO products_fts(products_fts) VALUES ('rebuild')")
             try rebuildSalesSummaries(db)
+            try rebuildMarginAndFillSummaries(db)
             return result
         }
     }

@@ -57,6 +57,50 @@ struct ReportSummaryTests {
             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
             """
         ),
+        (
+            """
+            SELECT year, productID, lineCount, quantity, salesCents, costCents, uncostedLines FROM product_year_margin
+            WHERE lineCount <> 0 ORDER BY 1, 2
+            """,
+            """
+            SELECT year, productID, count(*) AS lineCount, sum(quantity) AS quantity, sum(sales) AS salesCents,
+                   sum(cost) AS costCents, sum(moved = 0 OR costed < moved) AS uncostedLines
+            FROM (SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER) AS year, ol.productID, ol.quantity,
+                         ol.extendedPriceCents AS sales,
+                         (SELECT ifnull(sum(-m.delta * m.unitCostCents), 0) FROM stock_movements m
+                           WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS cost,
+                         (SELECT count(*) FROM stock_movements m
+                           WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS moved,
+                         (SELECT count(m.unitCostCents) FROM stock_movements m
+                           WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS costed
+                  FROM orders o JOIN order_lines ol ON ol.orderID = o.id WHERE o.status = 'shipped')
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """
+        ),
+        (
+            "SELECT orderDate, orders, orderedUnits FROM order_day_fill WHERE orders <> 0 ORDER BY 1",
+            """
+            SELECT orderDate, count(*) AS orders, sum(ordered) AS orderedUnits
+            FROM (SELECT o.orderDate, ifnull(o.cancelledUnits, 0) + ifnull(sum(ol.quantity), 0) AS ordered
+                  FROM orders o LEFT JOIN order_lines ol ON ol.orderID = o.id WHERE o.status <> 'cancelled' GROUP BY o.id)
+            WHERE ordered > 0 GROUP BY 1 ORDER BY 1
+            """
+        ),
+        (
+            "SELECT orderDate, lagDays, units FROM shipped_day_fill WHERE units <> 0 ORDER BY 1, 2",
+            """
+            SELECT orderDate, lagDays, sum(units) AS units
+            FROM (SELECT o.orderDate, CAST(julianday(s.shippedDate) - julianday(o.orderDate) AS INTEGER) AS lagDays,
+                         l.quantity AS units
+                  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+                  WHERE o.status <> 'cancelled'
+                  UNION ALL
+                  SELECT o.orderDate, CAST(julianday(o.shippedDate) - julianday(o.orderDate) AS INTEGER), ol.quantity
+                  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+                  WHERE o.status = 'shipped' AND o.id NOT IN (SELECT orderID FROM shipments))
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """
+        ),
     ]
 
     static func expectInStep(_ store: TemporaryStore, _ comment: Comment) throws {

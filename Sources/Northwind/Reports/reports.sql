@@ -594,25 +594,38 @@ ORDER BY sqlserver_key(s.companyName), s.companyName, s.id;
 -- Cost is what the shipments cost at the time of sale (each shipped movement's average cost × units). A product
 -- any of whose shipments had no cost says 'no cost' rather than count it as 0. MarginPercent is of Sales.
 -- A line shipped in parts has one movement per part: their costs are summed per line, so the line counts once.
-WITH sold AS (
-    SELECT ol.productID, ol.quantity, ol.extendedPriceCents AS sales,
-           (SELECT SUM(-m.delta * m.unitCostCents) FROM stock_movements m
-             WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS cost,
-           (SELECT count(*) = 0 OR count(m.unitCostCents) < count(*) FROM stock_movements m
-             WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped') AS uncosted
-    FROM orders o
-    JOIN order_lines ol ON ol.orderID = o.id
-    WHERE o.status = 'shipped' AND o.shippedDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31'))
-SELECT coalesce(c.name, '(no category)') AS "CategoryName", p.name AS "ProductName", SUM(x.quantity) AS "Units",
-       SUM(x.sales) AS "Sales",
-       CASE WHEN SUM(x.uncosted) > 0 THEN 'no cost' ELSE SUM(x.cost) END AS "Cost",
-       CASE WHEN SUM(x.uncosted) > 0 THEN 'no cost' ELSE SUM(x.sales) - SUM(x.cost) END AS "Margin",
-       CASE WHEN SUM(x.uncosted) > 0 OR SUM(x.sales) = 0 THEN NULL
-            ELSE round(100.0 * (SUM(x.sales) - SUM(x.cost)) / SUM(x.sales), 1) END AS "MarginPercent"
+-- Whole years come from product_year_margin (migration v29, kept by triggers); the other days from the orders.
+WITH periods AS (
+    SELECT f, t, CAST(substr(f, 1, 4) AS INTEGER) + (substr(f, 6) <> '01-01') AS y1,
+           CAST(substr(t, 1, 4) AS INTEGER) - (substr(t, 6) <> '12-31') AS y2
+    FROM (SELECT coalesce(:from, '0000-01-01') AS f, coalesce(:to, '9999-12-31') AS t)),
+days AS (
+    SELECT f AS first, min(t, printf('%04d-12-31', y1 - 1)) AS last FROM periods WHERE y1 > 0
+    UNION ALL
+    SELECT max(f, printf('%04d-01-01', max(y1, y2 + 1))), t FROM periods WHERE max(y1, y2 + 1) <= 9999),
+sold AS (
+    SELECT productID, SUM(quantity) AS quantity, SUM(sales) AS sales, SUM(cost) AS cost, SUM(uncosted) AS uncosted FROM (
+        SELECT s.productID, s.quantity, s.salesCents AS sales, s.costCents AS cost, s.uncostedLines AS uncosted
+        FROM periods p JOIN product_year_margin s ON s.year BETWEEN p.y1 AND p.y2
+        WHERE s.lineCount > 0
+        UNION ALL
+        SELECT ol.productID, ol.quantity, ol.extendedPriceCents,
+               (SELECT ifnull(SUM(-m.delta * m.unitCostCents), 0) FROM stock_movements m
+                 WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped'),
+               (SELECT count(*) = 0 OR count(m.unitCostCents) < count(*) FROM stock_movements m
+                 WHERE m.orderID = o.id AND m.productID = ol.productID AND m.reason = 'shipped')
+        FROM days d JOIN orders o ON o.shippedDate BETWEEN d.first AND d.last JOIN order_lines ol ON ol.orderID = o.id
+        WHERE o.status = 'shipped')
+    GROUP BY productID)
+SELECT coalesce(c.name, '(no category)') AS "CategoryName", p.name AS "ProductName", x.quantity AS "Units",
+       x.sales AS "Sales",
+       CASE WHEN x.uncosted > 0 THEN 'no cost' ELSE x.cost END AS "Cost",
+       CASE WHEN x.uncosted > 0 THEN 'no cost' ELSE x.sales - x.cost END AS "Margin",
+       CASE WHEN x.uncosted > 0 OR x.sales = 0 THEN NULL
+            ELSE round(100.0 * (x.sales - x.cost) / x.sales, 1) END AS "MarginPercent"
 FROM sold x
 JOIN products p ON p.id = x.productID
 LEFT JOIN categories c ON c.id = p.categoryID
-GROUP BY p.id
 ORDER BY c.id IS NULL, sqlserver_key(c.name), c.name, sqlserver_key(p.name), p.name, p.id;
 
 -- name: sales_by_invoice_date
@@ -673,25 +686,17 @@ ORDER BY min(days);
 -- Per month of order, the share of ordered units that shipped within :days days of the order date. Ordered counts
 -- what a cancellation took off an order shipped in part (orders.cancelledUnits); an order cancelled whole is left
 -- out, and so is one whose :days are not over yet. An order shipped before shipments were kept shipped whole, on
--- its shipped date.
+-- its shipped date. Read from order_day_fill and shipped_day_fill (migration v29, kept by triggers): per order
+-- date, the orders and units ordered, and the units shipped after each number of whole days.
 WITH eligible AS (
-    SELECT o.id, o.orderDate, o.status, o.shippedDate, ifnull(o.cancelledUnits, 0) AS cancelled,
-           date(o.orderDate, '+' || :days || ' days') AS due
-    FROM orders o
-    WHERE o.status <> 'cancelled' AND o.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
-      AND date(o.orderDate, '+' || :days || ' days') < date('now')),
-counted AS (
-    SELECT e.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = e.id) + e.cancelled AS ordered,
-           CASE WHEN EXISTS (SELECT 1 FROM shipments s WHERE s.orderID = e.id)
-                THEN (SELECT ifnull(SUM(l.quantity), 0) FROM shipments s JOIN shipment_lines l ON l.shipmentID = s.id
-                      WHERE s.orderID = e.id AND s.shippedDate <= e.due)
-                WHEN e.status = 'shipped' AND e.shippedDate <= e.due
-                THEN (SELECT SUM(quantity) FROM order_lines WHERE orderID = e.id)
-                ELSE 0 END AS inTime
-    FROM eligible e)
-SELECT substr(orderDate, 1, 7) AS "Month", count(*) AS "Orders", SUM(ordered) AS "OrderedUnits",
-       SUM(inTime) AS "ShippedInTime", round(100.0 * SUM(inTime) / SUM(ordered), 1) AS "FillRatePercent"
-FROM counted
-WHERE ordered > 0
+    SELECT d.orderDate, d.orders, d.orderedUnits,
+           (SELECT ifnull(SUM(s.units), 0) FROM shipped_day_fill s
+             WHERE s.orderDate = d.orderDate AND s.lagDays <= CAST(:days AS INTEGER)) AS inTime
+    FROM order_day_fill d
+    WHERE d.orderDate BETWEEN coalesce(:from, '0000-01-01') AND coalesce(:to, '9999-12-31')
+      AND date(d.orderDate, '+' || :days || ' days') < date('now') AND d.orders > 0)
+SELECT substr(orderDate, 1, 7) AS "Month", SUM(orders) AS "Orders", SUM(orderedUnits) AS "OrderedUnits",
+       SUM(inTime) AS "ShippedInTime", round(100.0 * SUM(inTime) / SUM(orderedUnits), 1) AS "FillRatePercent"
+FROM eligible
 GROUP BY 1
 ORDER BY 1;
