@@ -1302,8 +1302,8 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER orders_figures_summary_before BEFORE UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status
-  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits BEGIN
+CREATE TRIGGER orders_margin_summary_before BEFORE UPDATE OF shippedDate, status ON orders WHEN (OLD.status = 'shipped' OR NEW.status = 'shipped')
+  AND (NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status) BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1314,7 +1314,24 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orde
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+END;
+CREATE TRIGGER orders_margin_summary_after AFTER UPDATE OF shippedDate, status ON orders WHEN (OLD.status = 'shipped' OR NEW.status = 'shipped')
+  AND (NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status) BEGIN
+  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
+         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped'
+  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+    uncostedLines = uncostedLines + excluded.uncostedLines;
+END;
+CREATE TRIGGER orders_fill_summary_before BEFORE UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled')
+  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits
+  OR (NEW.shippedDate IS NOT OLD.shippedDate AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.id)) BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
     SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
              + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
@@ -1332,19 +1349,10 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER orders_figures_summary_after AFTER UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status
-  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits BEGIN
-  INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
-  SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
-         ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
-  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.id AND o.status = 'shipped'
-  ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
-    salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
-    uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+CREATE TRIGGER orders_fill_summary_after AFTER UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders WHEN NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled')
+  OR NEW.cancelledUnits IS NOT OLD.cancelledUnits
+  OR (NEW.shippedDate IS NOT OLD.shippedDate AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.id)) BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
     SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
              + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
@@ -1362,7 +1370,25 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER order_lines_figures_insert_summary_before BEFORE INSERT ON order_lines BEGIN
+CREATE TRIGGER order_lines_ordered_insert_summary_before BEFORE INSERT ON order_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+END;
+CREATE TRIGGER order_lines_ordered_insert_summary_after AFTER INSERT ON order_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+END;
+CREATE TRIGGER order_lines_shipped_insert_summary_before BEFORE INSERT ON order_lines WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1373,13 +1399,6 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
@@ -1391,7 +1410,7 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER order_lines_figures_insert_summary_after AFTER INSERT ON order_lines BEGIN
+CREATE TRIGGER order_lines_shipped_insert_summary_after AFTER INSERT ON order_lines WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1402,13 +1421,6 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
@@ -1420,7 +1432,25 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER order_lines_figures_delete_summary_before BEFORE DELETE ON order_lines BEGIN
+CREATE TRIGGER order_lines_ordered_delete_summary_before BEFORE DELETE ON order_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, -1, -ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+END;
+CREATE TRIGGER order_lines_ordered_delete_summary_after AFTER DELETE ON order_lines BEGIN
+  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+  SELECT orderDate, 1, ordered FROM (
+    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
+  WHERE ordered > 0
+  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+END;
+CREATE TRIGGER order_lines_shipped_delete_summary_before BEFORE DELETE ON order_lines WHEN (SELECT status FROM orders WHERE id = OLD.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1431,13 +1461,6 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
@@ -1449,7 +1472,7 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER order_lines_figures_delete_summary_after AFTER DELETE ON order_lines BEGIN
+CREATE TRIGGER order_lines_shipped_delete_summary_after AFTER DELETE ON order_lines WHEN (SELECT status FROM orders WHERE id = OLD.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1460,13 +1483,6 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
@@ -1592,7 +1608,7 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER stock_movements_figures_insert_summary_before BEFORE INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL BEGIN
+CREATE TRIGGER stock_movements_margin_insert_summary_before BEFORE INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1604,7 +1620,7 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 END;
-CREATE TRIGGER stock_movements_figures_insert_summary_after AFTER INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL BEGIN
+CREATE TRIGGER stock_movements_margin_insert_summary_after AFTER INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
@@ -1616,7 +1632,7 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 END;
-CREATE TRIGGER stock_movements_figures_update_summary_before BEFORE UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
+CREATE TRIGGER stock_movements_margin_update_summary_before BEFORE UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
   OR NEW.productID IS NOT OLD.productID OR NEW.delta IS NOT OLD.delta OR NEW.reason IS NOT OLD.reason
   OR NEW.unitCostCents IS NOT OLD.unitCostCents) BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
@@ -1640,7 +1656,7 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderI
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 END;
-CREATE TRIGGER stock_movements_figures_update_summary_after AFTER UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
+CREATE TRIGGER stock_movements_margin_update_summary_after AFTER UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements WHEN (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
   OR NEW.productID IS NOT OLD.productID OR NEW.delta IS NOT OLD.delta OR NEW.reason IS NOT OLD.reason
   OR NEW.unitCostCents IS NOT OLD.unitCostCents) BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
@@ -1664,15 +1680,9 @@ FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderI
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 END;
-CREATE TRIGGER shipments_figures_insert_summary_before BEFORE INSERT ON shipments BEGIN
-  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+CREATE TRIGGER shipments_shipped_summary_before BEFORE INSERT ON shipments
+WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID) BEGIN
+  INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
   WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
@@ -1683,15 +1693,9 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER shipments_figures_insert_summary_after AFTER INSERT ON shipments BEGIN
-  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+CREATE TRIGGER shipments_shipped_summary_after AFTER INSERT ON shipments
+WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id) BEGIN
+  INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
   WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
@@ -1702,41 +1706,9 @@ INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER shipment_lines_figures_insert_summary_before BEFORE INSERT ON shipment_lines BEGIN
-  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-INSERT INTO shipped_day_fill (orderDate, lagDays, units)
-  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
-  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled' GROUP BY 1, 2
-  UNION ALL
-  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
-  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
-  GROUP BY 1, 2
-  ON CONFLICT DO UPDATE SET units = units + excluded.units;
-END;
-CREATE TRIGGER shipment_lines_figures_insert_summary_after AFTER INSERT ON shipment_lines BEGIN
-  INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-  SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-    FROM orders o WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled')
-  WHERE ordered > 0
-  ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-INSERT INTO shipped_day_fill (orderDate, lagDays, units)
-  SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
-  FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status <> 'cancelled' GROUP BY 1, 2
-  UNION ALL
-  SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
-  FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = (SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
-  GROUP BY 1, 2
-  ON CONFLICT DO UPDATE SET units = units + excluded.units;
+CREATE TRIGGER shipment_lines_shipped_summary_insert AFTER INSERT ON shipment_lines BEGIN
+  INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+    SELECT o.orderDate, ifnull(CAST((julianday(h.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(h.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(h.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), NEW.quantity
+    FROM shipments h JOIN orders o ON o.id = h.orderID WHERE h.id = NEW.shipmentID AND o.status <> 'cancelled'
+    ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;

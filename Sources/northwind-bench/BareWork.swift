@@ -149,8 +149,13 @@ enum BareSeeder {
         try db.exec("PRAGMA defer_foreign_keys = ON")
         let indexes = try db.run("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name NOT LIKE 'products_fts%'")
         let triggers = try db.run("SELECT name, sql, tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_log_insert'")
+        // The margin and fill summaries (v29) read an order's lines by an index lifted here: bare leaves them out,
+        // where ours computes them in one pass after the load.
+        let summaries = try db.run(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (sql LIKE '%product_year_margin%' OR sql LIKE '%\\_day\\_fill%' ESCAPE '\\')"
+        )
         for index in indexes { try db.exec("DROP INDEX \(index[0] as? String ?? "")") }
-        for trigger in triggers { try db.exec("DROP TRIGGER \(trigger[0] as? String ?? "")") }
+        for trigger in triggers + summaries { try db.exec("DROP TRIGGER \(trigger[0] as? String ?? "")") }
 
         var ids = AscendingIDs()
         try seedCatalogue(db, scale: scale, ids: &ids)
@@ -159,6 +164,7 @@ enum BareSeeder {
         let lines = try seedOrders(db, scale: scale, ids: &ids)
 
         for index in indexes { try db.exec(index[1] as? String ?? "") }
+        for trigger in summaries { try db.exec(trigger[1] as? String ?? "") }
         for trigger in triggers {
             let table = trigger[2] as? String ?? ""
             try db.exec("INSERT INTO change_log (tableName, recordID, operation) SELECT '\(table)', recordID, 'insert' FROM \(table) ORDER BY id")

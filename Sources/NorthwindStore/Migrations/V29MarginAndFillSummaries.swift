@@ -54,57 +54,61 @@ extension Schema {
         """
     }
 
-    /// Which of an order's figures a change can move.
-    enum Figures { case margin, fill, both }
+    /// The parts of an order's figures: its shipped lines' margin, its ordered units, and its units shipped.
+    enum Figures: CaseIterable { case margin, ordered, shipped }
 
-    /// Adds (`sign` "") or takes away ("-") the margin or fill figures of the order whose id `id` gives, as the
-    /// tables hold them now.
-    private static func orderFigures(_ sign: String, _ id: String, _ figures: Figures) -> String {
+    /// Adds (`sign` "") or takes away ("-") the figures of the order whose id `id` gives, as the tables hold them now.
+    private static func orderFigures(_ sign: String, _ id: String, _ figures: [Figures]) -> String {
         let s = sign
-        let margin = """
-            INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
-              SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, \(s)1, \(s)ol.quantity, \(s)ol.extendedPriceCents,
-                     \(s)ifnull(m.cost, 0), \(s)(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
-              FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-              LEFT JOIN (\(shippedMovements("orderID = \(id)"))) m ON m.productID = ol.productID
-              WHERE o.id = \(id) AND o.status = 'shipped'
-              ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
-                salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
-                uncostedLines = uncostedLines + excluded.uncostedLines;
-            """
-        let fill = """
-            INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
-              SELECT orderDate, \(s)1, \(s)ordered FROM (
-                SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-                         + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
-                FROM orders o WHERE o.id = \(id) AND o.status <> 'cancelled')
-              WHERE ordered > 0
-              ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-            INSERT INTO shipped_day_fill (orderDate, lagDays, units)
-              SELECT o.orderDate, \(lagDays("s.shippedDate", order: "o")), \(s)SUM(l.quantity)
-              FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-              WHERE o.id = \(id) AND o.status <> 'cancelled' GROUP BY 1, 2
-              UNION ALL
-              SELECT o.orderDate, \(lagDays("o.shippedDate", order: "o")), \(s)SUM(ol.quantity)
-              FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-              WHERE o.id = \(id) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
-              GROUP BY 1, 2
-              ON CONFLICT DO UPDATE SET units = units + excluded.units;
-            """
-        switch figures {
-        case .margin: return margin
-        case .fill: return fill
-        case .both: return margin + "\n" + fill
-        }
+        return figures.map { figure in
+            switch figure {
+            case .margin:
+                return """
+                    INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
+                      SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, \(s)1, \(s)ol.quantity, \(s)ol.extendedPriceCents,
+                             \(s)ifnull(m.cost, 0), \(s)(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
+                      FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+                      LEFT JOIN (\(shippedMovements("orderID = \(id)"))) m ON m.productID = ol.productID
+                      WHERE o.id = \(id) AND o.status = 'shipped'
+                      ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
+                        salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
+                        uncostedLines = uncostedLines + excluded.uncostedLines;
+                    """
+            case .ordered:
+                return """
+                    INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
+                      SELECT orderDate, \(s)1, \(s)ordered FROM (
+                        SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
+                                 + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+                        FROM orders o WHERE o.id = \(id) AND o.status <> 'cancelled')
+                      WHERE ordered > 0
+                      ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
+                    """
+            case .shipped:
+                return """
+                    INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+                      SELECT o.orderDate, \(lagDays("s.shippedDate", order: "o")), \(s)SUM(l.quantity)
+                      FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
+                      WHERE o.id = \(id) AND o.status <> 'cancelled' GROUP BY 1, 2
+                      UNION ALL
+                      SELECT o.orderDate, \(lagDays("o.shippedDate", order: "o")), \(s)SUM(ol.quantity)
+                      FROM orders o JOIN order_lines ol ON ol.orderID = o.id
+                      WHERE o.id = \(id) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+                      GROUP BY 1, 2
+                      ON CONFLICT DO UPDATE SET units = units + excluded.units;
+                    """
+            }
+        }.joined(separator: "\n")
     }
 
     /// A BEFORE trigger that takes the figures of the orders `ids` gives away, and its AFTER twin that adds them back.
+    /// `when` holds for both or for neither: it reads nothing the change itself writes.
     private static func aroundChange(
         _ name: String,
         _ event: String,
         when: String? = nil,
         ids: [String],
-        _ figures: Figures = .both
+        _ figures: [Figures] = Figures.allCases
     ) -> String {
         let condition = when.map { "WHEN \($0) " } ?? ""
         return """
@@ -117,27 +121,58 @@ extension Schema {
             """
     }
 
+    /// Each trigger recomputes only the parts a change can move, and only when it can: an order is written with its
+    /// lines while open, ships (movements, shipments, then its status), and a part shipped adds to what shipped.
+    /// Executing an order costs a few statements, not a recomputation per row.
     static var marginAndFillTriggers: String {
         // A row moved to another order changes both; the second is the NULL of no order when it did not move.
         let moved = { (column: String) in "CASE WHEN NEW.\(column) IS NOT OLD.\(column) THEN NEW.\(column) END" }
+        let shipped = { (order: String) in "(SELECT status FROM orders WHERE id = \(order)) = 'shipped'" }
+        let noShipments = { (order: String) in "NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = \(order))" }
         return """
             CREATE TRIGGER orders_figures_summary_insert AFTER INSERT ON orders BEGIN
-              \(orderFigures("", "NEW.id", .both))
+              \(orderFigures("", "NEW.id", Figures.allCases))
             END;
             CREATE TRIGGER orders_figures_summary_delete BEFORE DELETE ON orders BEGIN
-              \(orderFigures("-", "OLD.id", .both))
+              \(orderFigures("-", "OLD.id", Figures.allCases))
             END;
             \(aroundChange(
-                "orders_figures",
+                "orders_margin",
+                "UPDATE OF shippedDate, status ON orders",
+                when: """
+                    (OLD.status = 'shipped' OR NEW.status = 'shipped')
+                      AND (NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status)
+                    """,
+                ids: ["OLD.id"],
+                [.margin]
+            ))
+            \(aroundChange(
+                "orders_fill",
                 "UPDATE OF orderDate, shippedDate, status, cancelledUnits ON orders",
                 when: """
-                    NEW.orderDate IS NOT OLD.orderDate OR NEW.shippedDate IS NOT OLD.shippedDate OR NEW.status IS NOT OLD.status
+                    NEW.orderDate IS NOT OLD.orderDate OR (NEW.status = 'cancelled') IS NOT (OLD.status = 'cancelled')
                       OR NEW.cancelledUnits IS NOT OLD.cancelledUnits
+                      OR (NEW.shippedDate IS NOT OLD.shippedDate AND \(noShipments("NEW.id")))
                     """,
-                ids: ["OLD.id"]
+                ids: ["OLD.id"],
+                [.ordered, .shipped]
             ))
-            \(aroundChange("order_lines_figures_insert", "INSERT ON order_lines", ids: ["NEW.orderID"]))
-            \(aroundChange("order_lines_figures_delete", "DELETE ON order_lines", ids: ["OLD.orderID"]))
+            \(aroundChange("order_lines_ordered_insert", "INSERT ON order_lines", ids: ["NEW.orderID"], [.ordered]))
+            \(aroundChange(
+                "order_lines_shipped_insert",
+                "INSERT ON order_lines",
+                when: shipped("NEW.orderID"),
+                ids: ["NEW.orderID"],
+                [.margin, .shipped]
+            ))
+            \(aroundChange("order_lines_ordered_delete", "DELETE ON order_lines", ids: ["OLD.orderID"], [.ordered]))
+            \(aroundChange(
+                "order_lines_shipped_delete",
+                "DELETE ON order_lines",
+                when: shipped("OLD.orderID"),
+                ids: ["OLD.orderID"],
+                [.margin, .shipped]
+            ))
             \(aroundChange(
                 "order_lines_figures_update",
                 "UPDATE OF orderID, productID, quantity, extendedPriceCents ON order_lines",
@@ -148,14 +183,14 @@ extension Schema {
                 ids: ["OLD.orderID", moved("orderID")]
             ))
             \(aroundChange(
-                "stock_movements_figures_insert",
+                "stock_movements_margin_insert",
                 "INSERT ON stock_movements",
-                when: "NEW.reason = 'shipped' AND NEW.orderID IS NOT NULL",
+                when: "NEW.reason = 'shipped' AND \(shipped("NEW.orderID"))",
                 ids: ["NEW.orderID"],
-                .margin
+                [.margin]
             ))
             \(aroundChange(
-                "stock_movements_figures_update",
+                "stock_movements_margin_update",
                 "UPDATE OF orderID, productID, delta, reason, unitCostCents ON stock_movements",
                 when: """
                     (OLD.reason = 'shipped' OR NEW.reason = 'shipped') AND (NEW.orderID IS NOT OLD.orderID
@@ -163,15 +198,22 @@ extension Schema {
                       OR NEW.unitCostCents IS NOT OLD.unitCostCents)
                     """,
                 ids: ["OLD.orderID", moved("orderID")],
-                .margin
+                [.margin]
             ))
-            \(aroundChange("shipments_figures_insert", "INSERT ON shipments", ids: ["NEW.orderID"], .fill))
-            \(aroundChange(
-                "shipment_lines_figures_insert",
-                "INSERT ON shipment_lines",
-                ids: ["(SELECT h.orderID FROM shipments h WHERE h.id = NEW.shipmentID)"],
-                .fill
-            ))
+            CREATE TRIGGER shipments_shipped_summary_before BEFORE INSERT ON shipments
+            WHEN \(shipped("NEW.orderID")) AND \(noShipments("NEW.orderID")) BEGIN
+              \(orderFigures("-", "NEW.orderID", [.shipped]))
+            END;
+            CREATE TRIGGER shipments_shipped_summary_after AFTER INSERT ON shipments
+            WHEN \(shipped("NEW.orderID")) AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id) BEGIN
+              \(orderFigures("", "NEW.orderID", [.shipped]))
+            END;
+            CREATE TRIGGER shipment_lines_shipped_summary_insert AFTER INSERT ON shipment_lines BEGIN
+              INSERT INTO shipped_day_fill (orderDate, lagDays, units)
+                SELECT o.orderDate, \(lagDays("h.shippedDate", order: "o")), NEW.quantity
+                FROM shipments h JOIN orders o ON o.id = h.orderID WHERE h.id = NEW.shipmentID AND o.status <> 'cancelled'
+                ON CONFLICT DO UPDATE SET units = units + excluded.units;
+            END;
             """
     }
 
