@@ -57,10 +57,11 @@ struct MarginAndFillSummaryTests {
         ORDER BY 1
         """
 
-    /// Periods that are whole years, parts of years, a single day, and one across a new year.
+    /// Periods that are whole years, parts of years, a single day, whole years with days on either side, and open ends.
     static let periods: [(from: String?, to: String?)] = [
         (nil, nil), ("2026-01-01", "2026-12-31"), ("2025-12-01", "2026-01-15"), ("2026-01-09", "2026-01-09"),
-        (nil, "2025-12-31"), ("2024-01-01", nil), ("2026-02-01", "2026-02-28"),
+        (nil, "2025-12-31"), ("2024-01-01", nil), ("2026-02-01", "2026-02-28"), ("2024-06-04", "2026-01-02"),
+        ("2025-01-01", "2026-01-08"),
     ]
 
     /// Both reports, each from its summaries and from the old query, for every period and promise, must agree.
