@@ -38,7 +38,9 @@
 --   customer_year_sales(year, customerID, cancelled, orders, linedOrders, amountCents) and
 --   employee_year_sales(year, employeeID, cancelled, linedOrders, amountCents): a year's sums per product, customer
 --   and employee. A row whose counts fell to zero stays; queries skip it. A period of days that is not whole years
---   takes its whole years from these and its other days from the orders.
+--   takes its whole years from these and its other days from the orders. Migration v29 keeps the gross margin's
+--   product_year_margin(year shipped, productID, lineCount, quantity, salesCents, costCents, uncostedLines) and the
+--   fill rate's order_day_fill(orderDate, orders, orderedUnits) and shipped_day_fill(orderDate, lagDays, units).
 --   y * 10000 is exact in a double (a 24-bit significand times 10000 needs < 53 bits) and so is + 0.5 at these
 --   magnitudes; CAST truncates, so for the non-negative values the CHECK constraints guarantee (price >= 0,
 --   quantity > 0, 0 <= discount <= 1) this is exactly "half away from zero" -- no dependence on SQLite's round().
