@@ -32,12 +32,14 @@ python3 scripts/datasette/metadata.py . >"$work/metadata.json"
 
 "$bin" serve --store "$store" --port "$nw_port" >"$work/northwind.log" 2>&1 &
 nw=$!
+nw_pid=$nw
 "$work/venv/bin/datasette" serve "$store" --port "$ds_port" --metadata "$work/metadata.json" \
     --plugins-dir scripts/datasette/plugins --setting sql_time_limit_ms 60000 --setting suggest_facets off \
     >"$work/datasette.log" 2>&1 &
 ds=$!
+ds_pid=$ds
 writer=
-trap 'kill $nw $ds $writer 2>/dev/null; wait 2>/dev/null' EXIT
+trap 'kill $nw_pid $ds_pid $writer 2>/dev/null; wait 2>/dev/null' EXIT
 until curl -sf -o /dev/null "http://127.0.0.1:$nw_port/signin" && curl -sf -o /dev/null "http://127.0.0.1:$ds_port/nw.json"; do
     sleep 0.2
 done
@@ -119,6 +121,16 @@ for round in $(seq 1 "$rounds"); do
         "$ds/nw/top_customers.json?_shape=array&from=&to="
 done
 
+# Memory after the load: the peak resident set (VmHWM) and what is resident now, anonymous and file-backed (the
+# store file mapped by SQLite's mmap counts there for Northwind; Datasette reads through its page cache instead).
+memory() {
+    awk -v name="$1" '/^(VmHWM|RssAnon|RssFile):/ { v[$1] = $2 / 1024 }
+        END { printf "%-10s peak %.0f MB; now anonymous %.0f MB, file %.0f MB\n", name, v["VmHWM:"], v["RssAnon:"], v["RssFile:"] }' \
+        "/proc/$2/status"
+}
+memory Northwind "$nw_pid" >"$work/memory.txt"
+memory Datasette "$ds_pid" >>"$work/memory.txt"
+
 python3 - "$results" <<'PY'
 import statistics, sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
@@ -133,3 +145,4 @@ for name in names:
           f"  {med('northwind', 4):7.1f} / {med('datasette', 4):6.1f}  {bad}")
 print(f"(median of {len(rows) // (2 * len(names))} alternating rounds, wrk -t2 -c20)")
 PY
+cat "$work/memory.txt"

@@ -81,7 +81,7 @@ public final class Store: Sendable {
             if !db.configuration.readonly {
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
             }
-            // Reads map the file instead of copying every page through read(2): most of a large store's read cost.
+            // Reads copy pages through read(2) rather than map the file (see `mmapSize`).
             try db.execute(sql: "PRAGMA mmap_size = \(Store.mmapSize)")
             ReportFunctions.register(db)
         }
@@ -187,8 +187,10 @@ public final class Store: Sendable {
         try db.execute(sql: Schema.invoiceGuards)
     }
 
-    /// How much of the file reads may map: 1 GiB covers a scale-1000 store.
-    public static let mmapSize = 1 << 30
+    /// How much of the file reads may map: none. Mapped pages count in the server's resident memory (at scale 100,
+    /// `serve` peaked at 149-155 MB with 1 GiB mapped, 103-109 MB without), and under concurrent reads mapping no
+    /// longer gained anything (`northwind-bench --settings-seconds`, docs/performance.md, issue 41).
+    public static let mmapSize = 0
 
     /// Binary attributes kept with external storage, as (table, attribute).
     public static var binaryAttributes: [(table: String, attribute: String)] { Schema.binaryAttributes.map { ($0.0, $0.1) } }

@@ -12,11 +12,11 @@ struct SettingsBench {
     let threadCounts: [Int]
 
     static let choices: [(name: String, pragmas: [String])] = [
-        ("the store's: temp_store DEFAULT, cache 2 MiB, mmap 1 GiB", []),
+        ("the store's: temp_store DEFAULT, cache 2 MiB, mmap 0 (read(2))", []),
         ("temp_store MEMORY", ["PRAGMA temp_store = MEMORY"]),
         ("cache_size 16 MiB", ["PRAGMA cache_size = -16384"]),
         ("cache_size 64 MiB", ["PRAGMA cache_size = -65536"]),
-        ("mmap_size 0 (read(2))", ["PRAGMA mmap_size = 0"]),
+        ("mmap_size 1 GiB (mapped)", ["PRAGMA mmap_size = 1073741824"]),
     ]
 
     func run() throws {

@@ -32,7 +32,6 @@ extension Schema {
                   lagDays INTEGER NOT NULL,
                   units INTEGER NOT NULL,
                   PRIMARY KEY (orderDate, lagDays)) WITHOUT ROWID;
-                CREATE INDEX shipment_lines_on_shipmentID ON shipment_lines(shipmentID);
                 """
         )
         try rebuildMarginAndFillSummaries(db)
