@@ -1243,7 +1243,6 @@ CREATE TABLE shipped_day_fill (
   lagDays INTEGER NOT NULL,
   units INTEGER NOT NULL,
   PRIMARY KEY (orderDate, lagDays)) WITHOUT ROWID;
-CREATE INDEX shipment_lines_on_shipmentID ON shipment_lines(shipmentID);
 CREATE TRIGGER orders_figures_summary_insert AFTER INSERT ON orders BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
