@@ -69,6 +69,10 @@ enum BareOrders {
         }
     }
 
+    /// What `orders.execute` writes since issue 40: a shipment with a line per order line, each line's movement at
+    /// the product's average cost, the order shipped, and the shipment's invoice (the next number of the site's
+    /// series, a line per shipped line and one for freight, tax per line at the product's or its category's rate,
+    /// and a stored rendition of the size ours writes, 2.3 KB for three lines, as plain text).
     static func execute(_ db: BareSQLite, number: String) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
@@ -79,27 +83,120 @@ enum BareOrders {
             // inStock is the last column, after order_lines.* (whose width the schema may change).
             for line in lines where (line[5] as? Int64 ?? 0) > (line.last as? Int64 ?? 0) { throw BenchError("short") }
             let now = Date().formatted(.iso8601)
+            let today = LocalDate.today
+            let sequence = try db.run("SELECT ifnull(max(sequence), 0) + 1 FROM shipments WHERE orderID = ?", orderID)[0][0] as? Int64 ?? 1
+            try db.run(
+                "INSERT INTO shipments (recordID, orderID, sequence, shippedDate, employeeID, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
+                newRecordID(),
+                orderID,
+                sequence,
+                today.description,
+                order[4],
+                now
+            )
+            let shipmentID = db.lastInsertedRowID
             for line in lines {
                 try db.run(
-                    "INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt) VALUES (?, ?, ?, 'shipped', ?, ?, NULL, ?)",
+                    "INSERT INTO shipment_lines (recordID, shipmentID, orderLineID, quantity) VALUES (?, ?, ?, ?)",
+                    newRecordID(),
+                    shipmentID,
+                    line[0],
+                    line[5]
+                )
+                try db.run(
+                    """
+                    INSERT INTO stock_movements (recordID, productID, delta, reason, orderID, employeeID, note, createdAt, shipmentLineID,
+                      unitCostCents)
+                    VALUES (?1, ?2, ?3, 'shipped', ?4, ?5, NULL, ?6, ?7, (SELECT averageCostCents FROM stock_movements
+                      WHERE productID = ?2 AND location IS NULL AND averageCostCents IS NOT NULL ORDER BY id DESC LIMIT 1))
+                    """,
                     newRecordID(),
                     line[3],
                     -(line[5] as? Int64 ?? 0),
                     orderID,
                     order[4],
-                    now
+                    now,
+                    db.lastInsertedRowID
                 )
             }
             try db.run(
                 "UPDATE orders SET status = 'shipped', shippedDate = ?, version = version + 1 WHERE id = ?",
-                LocalDate.today.description,
+                today.description,
                 orderID
             )
+            try invoice(db, order: order, shipmentID: shipmentID, date: today, now: now)
             try readBack(db, number: number)
             try db.exec("COMMIT")
         } catch {
             try? db.exec("ROLLBACK")
             throw error
+        }
+    }
+
+    private static func invoice(_ db: BareSQLite, order: [Any?], shipmentID: Int64, date: LocalDate, now: String) throws {
+        let site = try db.run("SELECT value FROM store_metadata WHERE key = 'siteCode'").first?[0] as? String ?? "000000"
+        let counter =
+            try db.run("SELECT ifnull(max(counter), 0) + 1 FROM invoices WHERE site = ? AND kind = 'invoice' AND year = ?", site, date.year)[0][0]
+            as? Int64 ?? 1
+        var lines = try db.run(
+            """
+            SELECT s.id, l.productID, p.name, s.quantity, l.unitPriceCents, l.extendedPriceCents,
+              coalesce(p.taxBasisPoints, c.taxBasisPoints, 2300)
+            FROM shipment_lines s JOIN order_lines l ON l.id = s.orderLineID JOIN products p ON p.id = l.productID
+            LEFT JOIN categories c ON c.id = p.categoryID
+            WHERE s.shipmentID = ? ORDER BY l.id
+            """,
+            shipmentID
+        )
+        let freight = order[10] as? Int64 ?? 0
+        if freight > 0 { lines.append([nil, nil, "Freight", Int64(1), freight, freight, Int64(2300)]) }
+        let taxes = lines.map { ($0[5] as? Int64 ?? 0) * ($0[6] as? Int64 ?? 0) / 10_000 }
+        let net = lines.reduce(0) { $0 + ($1[5] as? Int64 ?? 0) }
+        let tax = taxes.reduce(0, +)
+        let number = "\(site)/\(date.year)/\(counter)"
+        let text = lines.map { "\($0[2] ?? "")\t\($0[3] ?? "")\t\($0[4] ?? "")\t\($0[5] ?? "")" }.joined(separator: "\n")
+        let rendition = text + String(repeating: " ", count: max(0, 2_300 - text.utf8.count))
+        try db.run(
+            """
+            INSERT INTO invoices (recordID, kind, site, year, counter, number, orderID, shipmentID, issuedDate, seller, buyer,
+              rounding, netCents, taxCents, grossCents, rendition, createdAt)
+            VALUES (?, 'invoice', ?, ?, ?, ?, ?, ?, ?, '{"name":"Northwind Traders"}', ?, 'line', ?, ?, ?, ?, ?)
+            """,
+            newRecordID(),
+            site,
+            date.year,
+            counter,
+            number,
+            order[0],
+            shipmentID,
+            date.description,
+            "{\"customerID\":\(order[3] ?? 0)}",
+            net,
+            tax,
+            net + tax,
+            rendition,
+            now
+        )
+        let invoiceID = db.lastInsertedRowID
+        for (index, line) in lines.enumerated() {
+            try db.run(
+                """
+                INSERT INTO invoice_lines (recordID, invoiceID, position, shipmentLineID, productID, description, quantity,
+                  unitPriceCents, discountBasisPoints, netCents, taxBasisPoints, taxName, taxCents)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 'Standard', ?)
+                """,
+                newRecordID(),
+                invoiceID,
+                index + 1,
+                line[0],
+                line[1],
+                line[2],
+                line[3],
+                line[4],
+                line[5],
+                line[6],
+                taxes[index]
+            )
         }
     }
 
