@@ -231,6 +231,8 @@ enum Renditions {
     /// execution renders its invoice. A value that describes itself (text, a number) stays as it is; a nil
     /// property is left out, which Mustache reads as it reads nil.
     static func readOnce(_ value: Any) -> Any {
+        // An array describes itself too, but its elements are objects to read: it comes first.
+        if let array = value as? [Any] { return array.compactMap { present($0).map(readOnce) } }
         if value is any CustomStringConvertible { return value }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
@@ -241,7 +243,6 @@ enum Renditions {
                 fields[label] = readOnce(read)
             }
             return fields
-        case .collection?: return mirror.children.compactMap { present($0.value).map(readOnce) }
         default: return value
         }
     }
