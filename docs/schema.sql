@@ -1249,26 +1249,27 @@ CREATE TRIGGER orders_figures_summary_insert AFTER INSERT ON orders BEGIN
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.id GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = NEW.id AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.id AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.id AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = NEW.id AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = NEW.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = NEW.id AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = NEW.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = NEW.id AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1278,26 +1279,27 @@ CREATE TRIGGER orders_figures_summary_delete BEFORE DELETE ON orders BEGIN
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.id AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1308,8 +1310,8 @@ CREATE TRIGGER orders_margin_summary_before BEFORE UPDATE OF shippedDate, status
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.id AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1321,8 +1323,8 @@ CREATE TRIGGER orders_margin_summary_after AFTER UPDATE OF shippedDate, status O
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.id AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.id AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1332,19 +1334,20 @@ CREATE TRIGGER orders_fill_summary_before BEFORE UPDATE OF orderDate, shippedDat
   OR (NEW.shippedDate IS NOT OLD.shippedDate AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.id)) BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1353,89 +1356,88 @@ CREATE TRIGGER orders_fill_summary_after AFTER UPDATE OF orderDate, shippedDate,
   OR (NEW.shippedDate IS NOT OLD.shippedDate AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.id)) BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.id AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.id AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.id AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.id AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.id AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER order_lines_ordered_insert_summary_before BEFORE INSERT ON order_lines BEGIN
+CREATE TRIGGER order_lines_ordered_summary_insert AFTER INSERT ON order_lines BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NEW.id)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
-END;
-CREATE TRIGGER order_lines_ordered_insert_summary_after AFTER INSERT ON order_lines BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = NEW.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 END;
-CREATE TRIGGER order_lines_shipped_insert_summary_before BEFORE INSERT ON order_lines WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
+CREATE TRIGGER order_lines_shipped_summary_insert AFTER INSERT ON order_lines WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NEW.id
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NEW.id
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
-END;
-CREATE TRIGGER order_lines_shipped_insert_summary_after AFTER INSERT ON order_lines WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
 CREATE TRIGGER order_lines_ordered_delete_summary_before BEFORE DELETE ON order_lines BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
@@ -1443,8 +1445,8 @@ END;
 CREATE TRIGGER order_lines_ordered_delete_summary_after AFTER DELETE ON order_lines BEGIN
   INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
@@ -1455,19 +1457,20 @@ CREATE TRIGGER order_lines_shipped_delete_summary_before BEFORE DELETE ON order_
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1477,19 +1480,20 @@ CREATE TRIGGER order_lines_shipped_delete_summary_after AFTER DELETE ON order_li
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1500,26 +1504,27 @@ CREATE TRIGGER order_lines_figures_update_summary_before BEFORE UPDATE OF orderI
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
@@ -1527,26 +1532,27 @@ INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCent
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, -1, -ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
@@ -1557,26 +1563,27 @@ CREATE TRIGGER order_lines_figures_update_summary_after AFTER UPDATE OF orderID,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = OLD.orderID AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = OLD.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
@@ -1584,49 +1591,48 @@ INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCent
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
   SELECT orderDate, 1, ordered FROM (
-    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT NULL)
+             + ifnull(o.cancelledUnits, 0) AS ordered
     FROM orders o WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled')
   WHERE ordered > 0
   ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
-CREATE TRIGGER stock_movements_margin_insert_summary_before BEFORE INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
+CREATE TRIGGER stock_movements_margin_summary_insert AFTER INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, -1, -ol.quantity, -ol.extendedPriceCents,
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID AND id IS NOT NEW.id GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
-END;
-CREATE TRIGGER stock_movements_margin_insert_summary_after AFTER INSERT ON stock_movements WHEN NEW.reason = 'shipped' AND (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' BEGIN
   INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCents, costCents, uncostedLines)
   SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, 1, ol.quantity, ol.extendedPriceCents,
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = NEW.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = NEW.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1639,8 +1645,8 @@ CREATE TRIGGER stock_movements_margin_update_summary_before BEFORE UPDATE OF ord
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1649,8 +1655,8 @@ INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCent
          -ifnull(m.cost, 0), -(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1663,8 +1669,8 @@ CREATE TRIGGER stock_movements_margin_update_summary_after AFTER UPDATE OF order
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = OLD.orderID AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = OLD.orderID AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = OLD.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -1673,35 +1679,33 @@ INSERT INTO product_year_margin (year, productID, lineCount, quantity, salesCent
          ifnull(m.cost, 0), (ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
   LEFT JOIN (SELECT orderID, productID, count(*) AS moved, count(unitCostCents) AS costed, SUM(-delta * unitCostCents) AS cost
-FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END GROUP BY orderID, productID) m ON m.productID = ol.productID
-  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped'
+FROM stock_movements WHERE reason = 'shipped' AND orderID = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND id IS NOT NULL GROUP BY orderID, productID) m ON m.productID = ol.productID
+  WHERE o.id = CASE WHEN NEW.orderID IS NOT OLD.orderID THEN NEW.orderID END AND o.status = 'shipped' AND ol.id IS NOT NULL
   ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
     salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
     uncostedLines = uncostedLines + excluded.uncostedLines;
 END;
-CREATE TRIGGER shipments_shipped_summary_before BEFORE INSERT ON shipments
-WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID) BEGIN
+CREATE TRIGGER shipments_shipped_summary_insert AFTER INSERT ON shipments WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id) BEGIN
   INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' AND s.id IS NOT NEW.id GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), -SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NEW.id)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
-END;
-CREATE TRIGGER shipments_shipped_summary_after AFTER INSERT ON shipments
-WHEN (SELECT status FROM orders WHERE id = NEW.orderID) = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id) BEGIN
   INSERT INTO shipped_day_fill (orderDate, lagDays, units)
   SELECT o.orderDate, ifnull(CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(s.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(s.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(l.quantity)
   FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' GROUP BY 1, 2
+  WHERE o.id = NEW.orderID AND o.status <> 'cancelled' AND s.id IS NOT NULL GROUP BY 1, 2
   UNION ALL
   SELECT o.orderDate, ifnull(CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER) + ((julianday(o.shippedDate) - julianday(date(o.orderDate))) > CAST((julianday(o.shippedDate) - julianday(date(o.orderDate))) AS INTEGER)), 1000000000), SUM(ol.quantity)
   FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+  WHERE o.id = NEW.orderID AND o.status = 'shipped' AND ol.id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT NULL)
   GROUP BY 1, 2
   ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;

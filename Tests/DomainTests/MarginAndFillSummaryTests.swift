@@ -137,6 +137,25 @@ struct MarginAndFillSummaryTests {
         }
         try Self.expectBothReportsAgree(store, "after costs were given and an old order recorded")
         try await store.store.pool.write { db in
+            let line = "order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)"
+            let old = "(SELECT id FROM orders WHERE number = 'H1')"
+            // An insert a conflict skips, and one that updates instead: neither may count the line twice.
+            try db.execute(sql: "INSERT OR IGNORE INTO \(line) VALUES (\(old), ?, 1800, 4, 0, 7200)", arguments: [w.chai.key])
+            try db.execute(
+                sql: """
+                    INSERT INTO \(line) VALUES (\(old), ?, 1800, 6, 0, 10800)
+                    ON CONFLICT (orderID, productID) DO UPDATE SET quantity = excluded.quantity, extendedPriceCents = excluded.extendedPriceCents
+                    """,
+                arguments: [w.chai.key]
+            )
+            // An order with units cancelled and no lines left.
+            try db.execute(
+                sql: "INSERT INTO orders (number, customerID, orderDate, status, cancelledUnits) VALUES ('H3', ?, '2026-01-05', 'new', 3)",
+                arguments: [w.vinet.id]
+            )
+        }
+        try Self.expectBothReportsAgree(store, "after an insert a conflict skipped, an upsert, and an order without lines")
+        try await store.store.pool.write { db in
             try db.execute(
                 sql:
                     "UPDATE stock_movements SET unitCostCents = NULL WHERE id = (SELECT max(id) FROM stock_movements WHERE reason = 'shipped' AND productID = ?)",
@@ -149,7 +168,7 @@ struct MarginAndFillSummaryTests {
         }
         try Self.expectBothReportsAgree(store, "after a cost was taken back and the old order changed")
         try await store.store.pool.write { db in
-            try db.execute(sql: "DELETE FROM orders WHERE number = 'H1'")
+            try db.execute(sql: "DELETE FROM orders WHERE number IN ('H1', 'H3')")
         }
         // Then at each step both reports read from the summaries what the old queries read from every row
         try Self.expectBothReportsAgree(store, "after the old order was deleted")

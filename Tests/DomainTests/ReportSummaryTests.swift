@@ -81,7 +81,7 @@ struct ReportSummaryTests {
             "SELECT orderDate, orders, orderedUnits FROM order_day_fill WHERE orders <> 0 ORDER BY 1",
             """
             SELECT orderDate, count(*) AS orders, sum(ordered) AS orderedUnits
-            FROM (SELECT o.orderDate, ifnull(o.cancelledUnits, 0) + ifnull(sum(ol.quantity), 0) AS ordered
+            FROM (SELECT o.orderDate, sum(ol.quantity) + ifnull(o.cancelledUnits, 0) AS ordered
                   FROM orders o LEFT JOIN order_lines ol ON ol.orderID = o.id WHERE o.status <> 'cancelled' GROUP BY o.id)
             WHERE ordered > 0 GROUP BY 1 ORDER BY 1
             """

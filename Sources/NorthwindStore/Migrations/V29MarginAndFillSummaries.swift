@@ -5,8 +5,8 @@ extension Schema {
     /// every line, movement and shipment of the history (at scale 100: 724 ms and 308 ms). Derived; none syncs.
     /// - `product_year_margin`: per year of shipping and product, the lines of shipped orders, their sales, the cost
     ///   of their shipped movements and how many lines have a movement without a cost, or none.
-    /// - `order_day_fill`: per order date, the orders not cancelled that ordered something, and the units ordered
-    ///   (with those a cancellation took off).
+    /// - `order_day_fill`: per order date, the orders not cancelled with lines, and the units ordered (with those a
+    ///   cancellation took off).
     /// - `shipped_day_fill`: per order date and whole days from the order to its shipping, the units shipped.
     /// An order's figures depend on its lines, movements and shipments in ways that do not add up row by row (a line
     /// with no movement is uncosted; an order's first shipment replaces its shipped date): each trigger takes the
@@ -56,8 +56,16 @@ extension Schema {
     /// The parts of an order's figures: its shipped lines' margin, its ordered units, and its units shipped.
     enum Figures: CaseIterable { case margin, ordered, shipped }
 
-    /// Adds (`sign` "") or takes away ("-") the figures of the order whose id `id` gives, as the tables hold them now.
-    private static func orderFigures(_ sign: String, _ id: String, _ figures: [Figures]) -> String {
+    /// A row an insert has just written, left out to work out an order's figures as they were before it.
+    struct Without {
+        var line = "NULL"
+        var movement = "NULL"
+        var shipment = "NULL"
+    }
+
+    /// Adds (`sign` "") or takes away ("-") the figures of the order whose id `id` gives, as the tables hold them now
+    /// less the rows `without` names.
+    private static func orderFigures(_ sign: String, _ id: String, _ figures: [Figures], without w: Without = Without()) -> String {
         let s = sign
         return figures.map { figure in
             switch figure {
@@ -67,8 +75,8 @@ extension Schema {
                       SELECT CAST(substr(o.shippedDate, 1, 4) AS INTEGER), ol.productID, \(s)1, \(s)ol.quantity, \(s)ol.extendedPriceCents,
                              \(s)ifnull(m.cost, 0), \(s)(ifnull(m.moved, 0) = 0 OR m.costed < m.moved)
                       FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-                      LEFT JOIN (\(shippedMovements("orderID = \(id)"))) m ON m.productID = ol.productID
-                      WHERE o.id = \(id) AND o.status = 'shipped'
+                      LEFT JOIN (\(shippedMovements("orderID = \(id) AND id IS NOT \(w.movement)"))) m ON m.productID = ol.productID
+                      WHERE o.id = \(id) AND o.status = 'shipped' AND ol.id IS NOT \(w.line)
                       ON CONFLICT DO UPDATE SET lineCount = lineCount + excluded.lineCount, quantity = quantity + excluded.quantity,
                         salesCents = salesCents + excluded.salesCents, costCents = costCents + excluded.costCents,
                         uncostedLines = uncostedLines + excluded.uncostedLines;
@@ -77,8 +85,8 @@ extension Schema {
                 return """
                     INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
                       SELECT orderDate, \(s)1, \(s)ordered FROM (
-                        SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-                                 + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+                        SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id AND id IS NOT \(w.line))
+                                 + ifnull(o.cancelledUnits, 0) AS ordered
                         FROM orders o WHERE o.id = \(id) AND o.status <> 'cancelled')
                       WHERE ordered > 0
                       ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, orderedUnits = orderedUnits + excluded.orderedUnits;
@@ -88,11 +96,12 @@ extension Schema {
                     INSERT INTO shipped_day_fill (orderDate, lagDays, units)
                       SELECT o.orderDate, \(lagDays("s.shippedDate", order: "o")), \(s)SUM(l.quantity)
                       FROM orders o JOIN shipments s ON s.orderID = o.id JOIN shipment_lines l ON l.shipmentID = s.id
-                      WHERE o.id = \(id) AND o.status <> 'cancelled' GROUP BY 1, 2
+                      WHERE o.id = \(id) AND o.status <> 'cancelled' AND s.id IS NOT \(w.shipment) GROUP BY 1, 2
                       UNION ALL
                       SELECT o.orderDate, \(lagDays("o.shippedDate", order: "o")), \(s)SUM(ol.quantity)
                       FROM orders o JOIN order_lines ol ON ol.orderID = o.id
-                      WHERE o.id = \(id) AND o.status = 'shipped' AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id)
+                      WHERE o.id = \(id) AND o.status = 'shipped' AND ol.id IS NOT \(w.line)
+                        AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = o.id AND id IS NOT \(w.shipment))
                       GROUP BY 1, 2
                       ON CONFLICT DO UPDATE SET units = units + excluded.units;
                     """
@@ -120,9 +129,31 @@ extension Schema {
             """
     }
 
+    /// An AFTER INSERT trigger that takes away the figures of the order `id` gives as they were without the new row,
+    /// and adds them as they are. Not a BEFORE twin: an insert that a conflict clause skips (OR IGNORE, an upsert's
+    /// update) runs BEFORE triggers but not AFTER ones.
+    private static func afterInsert(
+        _ name: String,
+        on table: String,
+        when: String? = nil,
+        id: String,
+        _ figures: [Figures],
+        without: Without
+    ) -> String {
+        let condition = when.map { "WHEN \($0) " } ?? ""
+        return """
+            CREATE TRIGGER \(name)_summary_insert AFTER INSERT ON \(table) \(condition)BEGIN
+              \(orderFigures("-", id, figures, without: without))
+              \(orderFigures("", id, figures))
+            END;
+            """
+    }
+
     /// Each trigger recomputes only the parts a change can move, and only when it can: an order is written with its
     /// lines while open, ships (movements, shipments, then its status), and a part shipped adds to what shipped.
-    /// Executing an order costs a few statements, not a recomputation per row.
+    /// Executing an order costs a few statements, not a recomputation per row. Updates and deletes take the figures
+    /// away before and add them after; a conflict clause on them (UPDATE OR IGNORE, OR REPLACE) is not supported, as
+    /// for the year summaries (v26).
     static var marginAndFillTriggers: String {
         // A row moved to another order changes both; the second is the NULL of no order when it did not move.
         let moved = { (column: String) in "CASE WHEN NEW.\(column) IS NOT OLD.\(column) THEN NEW.\(column) END" }
@@ -156,13 +187,14 @@ extension Schema {
                 ids: ["OLD.id"],
                 [.ordered, .shipped]
             ))
-            \(aroundChange("order_lines_ordered_insert", "INSERT ON order_lines", ids: ["NEW.orderID"], [.ordered]))
-            \(aroundChange(
-                "order_lines_shipped_insert",
-                "INSERT ON order_lines",
+            \(afterInsert("order_lines_ordered", on: "order_lines", id: "NEW.orderID", [.ordered], without: Without(line: "NEW.id")))
+            \(afterInsert(
+                "order_lines_shipped",
+                on: "order_lines",
                 when: shipped("NEW.orderID"),
-                ids: ["NEW.orderID"],
-                [.margin, .shipped]
+                id: "NEW.orderID",
+                [.margin, .shipped],
+                without: Without(line: "NEW.id")
             ))
             \(aroundChange("order_lines_ordered_delete", "DELETE ON order_lines", ids: ["OLD.orderID"], [.ordered]))
             \(aroundChange(
@@ -181,12 +213,13 @@ extension Schema {
                     """,
                 ids: ["OLD.orderID", moved("orderID")]
             ))
-            \(aroundChange(
-                "stock_movements_margin_insert",
-                "INSERT ON stock_movements",
+            \(afterInsert(
+                "stock_movements_margin",
+                on: "stock_movements",
                 when: "NEW.reason = 'shipped' AND \(shipped("NEW.orderID"))",
-                ids: ["NEW.orderID"],
-                [.margin]
+                id: "NEW.orderID",
+                [.margin],
+                without: Without(movement: "NEW.id")
             ))
             \(aroundChange(
                 "stock_movements_margin_update",
@@ -199,14 +232,14 @@ extension Schema {
                 ids: ["OLD.orderID", moved("orderID")],
                 [.margin]
             ))
-            CREATE TRIGGER shipments_shipped_summary_before BEFORE INSERT ON shipments
-            WHEN \(shipped("NEW.orderID")) AND \(noShipments("NEW.orderID")) BEGIN
-              \(orderFigures("-", "NEW.orderID", [.shipped]))
-            END;
-            CREATE TRIGGER shipments_shipped_summary_after AFTER INSERT ON shipments
-            WHEN \(shipped("NEW.orderID")) AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id) BEGIN
-              \(orderFigures("", "NEW.orderID", [.shipped]))
-            END;
+            \(afterInsert(
+                "shipments_shipped",
+                on: "shipments",
+                when: "\(shipped("NEW.orderID")) AND NOT EXISTS (SELECT 1 FROM shipments WHERE orderID = NEW.orderID AND id <> NEW.id)",
+                id: "NEW.orderID",
+                [.shipped],
+                without: Without(shipment: "NEW.id")
+            ))
             CREATE TRIGGER shipment_lines_shipped_summary_insert AFTER INSERT ON shipment_lines BEGIN
               INSERT INTO shipped_day_fill (orderDate, lagDays, units)
                 SELECT o.orderDate, \(lagDays("h.shippedDate", order: "o")), NEW.quantity
@@ -231,8 +264,8 @@ extension Schema {
                   WHERE o.status = 'shipped' GROUP BY 1, 2;
                 INSERT INTO order_day_fill (orderDate, orders, orderedUnits)
                   SELECT orderDate, count(*), SUM(ordered) FROM (
-                    SELECT o.orderDate, ifnull(o.cancelledUnits, 0)
-                             + (SELECT ifnull(SUM(quantity), 0) FROM order_lines WHERE orderID = o.id) AS ordered
+                    SELECT o.orderDate, (SELECT SUM(quantity) FROM order_lines WHERE orderID = o.id)
+                             + ifnull(o.cancelledUnits, 0) AS ordered
                     FROM orders o WHERE o.status <> 'cancelled')
                   WHERE ordered > 0 GROUP BY 1;
                 INSERT INTO shipped_day_fill (orderDate, lagDays, units)
