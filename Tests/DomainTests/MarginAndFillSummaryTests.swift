@@ -86,6 +86,18 @@ struct MarginAndFillSummaryTests {
         try ReportSummaryTests.expectInStep(store, comment)
     }
 
+    /// An order of 4 chai at 18.00 recorded as shipped by another tool, as history is: no shipments, no movements.
+    static func recordShippedOrder(_ number: String, ordered: String, shipped: String, _ w: World, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO orders (number, customerID, orderDate, shippedDate, status) VALUES (?, ?, ?, ?, 'shipped');
+                INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
+                  VALUES ((SELECT id FROM orders WHERE number = ?), ?, 1800, 4, 0, 7200);
+                """,
+            arguments: [number, w.vinet.id, ordered, shipped, number, w.chai.key]
+        )
+    }
+
     func order(_ b: Backoffice, _ w: World, _ date: String, _ lines: [OrderLineDraft]) async throws -> String {
         try await b.orders.create(OrderDraft(customerCode: "VINET", employeeID: w.nancy.id, orderDate: LocalDate(date), lines: lines))
             .order.number
@@ -118,22 +130,15 @@ struct MarginAndFillSummaryTests {
         _ = try await b.orders.cancel(number: try await order(b, w, "2026-02-10", [.init(productID: w.chai.key, quantity: 3)]))
         try Self.expectBothReportsAgree(store, "after shipping whole, in part, and cancelling")
 
-        // And writes another tool could make: costs given to the chai shipped, one taken back, an order of 2024
-        // recorded as shipped without shipments, and a movement moved to another order
+        // And writes another tool could make: costs given to what shipped, one taken back, and an order of 2024
+        // recorded as shipped without shipments, changed, then deleted
         try await store.store.pool.write { db in
             try db.execute(sql: "UPDATE stock_movements SET unitCostCents = 400 WHERE reason = 'shipped' AND productID = ?", arguments: [w.chai.key])
             try db.execute(
                 sql: "UPDATE stock_movements SET unitCostCents = 20000 WHERE reason = 'shipped' AND productID = ?",
                 arguments: [w.cote.key]
             )
-            try db.execute(
-                sql: """
-                    INSERT INTO orders (number, customerID, orderDate, shippedDate, status) VALUES ('H1', ?, '2024-06-01', '2024-06-04', 'shipped');
-                    INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-                      VALUES ((SELECT id FROM orders WHERE number = 'H1'), ?, 1800, 4, 0, 7200);
-                    """,
-                arguments: [w.vinet.id, w.chai.key]
-            )
+            try Self.recordShippedOrder("H1", ordered: "2024-06-01", shipped: "2024-06-04", w, db)
         }
         try Self.expectBothReportsAgree(store, "after costs were given and an old order recorded")
         try await store.store.pool.write { db in
@@ -185,14 +190,7 @@ struct MarginAndFillSummaryTests {
         try await store.store.pool.write { db in
             try Schema.rebuildingSummaries(db) {
                 try db.execute(sql: "DELETE FROM product_year_margin; DELETE FROM order_day_fill; DELETE FROM shipped_day_fill")
-                try db.execute(
-                    sql: """
-                        INSERT INTO orders (number, customerID, orderDate, shippedDate, status) VALUES ('H2', ?, '2025-06-01', '2025-06-09', 'shipped');
-                        INSERT INTO order_lines (orderID, productID, unitPriceCents, quantity, discount, extendedPriceCents)
-                          VALUES ((SELECT id FROM orders WHERE number = 'H2'), ?, 1800, 4, 0, 7200);
-                        """,
-                    arguments: [w.vinet.id, w.chai.key]
-                )
+                try Self.recordShippedOrder("H2", ordered: "2025-06-01", shipped: "2025-06-09", w, db)
             }
         }
         // Then they hold both orders, as the old queries read them
