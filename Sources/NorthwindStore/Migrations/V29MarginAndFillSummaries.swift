@@ -10,7 +10,8 @@ extension Schema {
     /// - `shipped_day_fill`: per order date and whole days from the order to its shipping, the units shipped.
     /// An order's figures depend on its lines, movements and shipments in ways that do not add up row by row (a line
     /// with no movement is uncosted; an order's first shipment replaces its shipped date): each trigger takes the
-    /// order's figures away before a change and adds them back after it.
+    /// order's figures away as they were before a change and adds them back as they are after it
+    /// (`marginAndFillTriggers`).
     static func v29MarginAndFillSummaries(_ db: Database) throws {
         try db.execute(
             sql: """
