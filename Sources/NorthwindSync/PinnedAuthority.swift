@@ -107,8 +107,8 @@ enum PinnedAuthority {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(roots)
         tls.certificateVerification = .noHostnameVerification
-        // The shared client's settings (its read timeout ends a stream whose server has gone), with this trust.
-        var configuration = HTTPClient.Configuration.singletonConfiguration
+        // Sync's client's settings (its read timeout ends a stream whose server has gone), with this trust.
+        var configuration = SyncClient.configuration()
         configuration.tlsConfiguration = tls
         configuration.timeout.connect = .seconds(10)
         let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -85,7 +85,7 @@ struct SyncClient: Sendable {
         self.server = server
         self.container = container
         self.authority = authority
-        let http = try authority.map { pem throws(ShopSyncError) in try PinnedAuthority.client(trusting: pem) } ?? .shared
+        let http = try authority.map { pem throws(ShopSyncError) in try PinnedAuthority.client(trusting: pem) } ?? Self.http
         client = Client(
             serverURL: server,
             transport: AsyncHTTPClientTransport(
@@ -93,6 +93,17 @@ struct SyncClient: Sendable {
             ),
             middlewares: [Credentials(credential: credential), ServerClock(time: serverTime), DirectBodies.Middleware()]
         )
+    }
+
+    /// The shared client's settings with more connections to one server than its eight: each store's sync service
+    /// holds one for good with its event stream, and in a process running several stores' sync (the company
+    /// benchmark's shops) the streams held all eight while every other request waited out its deadline.
+    static let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration())
+
+    static func configuration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
+        return configuration
     }
 
     /// Runs a call; a failure to reach the server becomes `offline`.
