@@ -232,6 +232,7 @@ let package = Package(
             name: "northwind-sync-bench",
             dependencies: [
                 "SyncProtocol", "SyncServer", "Northwind", "NorthwindStore", "NorthwindLoading", "NorthwindSync",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

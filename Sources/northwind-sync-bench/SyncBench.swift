@@ -13,7 +13,7 @@ struct SyncBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "northwind-sync-bench",
         abstract: "Measure sync: the server against bare baselines (the default), or shops end to end.",
-        subcommands: [ServerBench.self, ShopBench.self],
+        subcommands: [ServerBench.self, ShopBench.self, CompanyBench.self],
         defaultSubcommand: ServerBench.self
     )
 }
