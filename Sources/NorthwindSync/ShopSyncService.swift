@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Northwind
+@_spi(SyncEngine) import Northwind
 import NorthwindStore
 import ServiceLifecycle
 import Synchronization
@@ -114,6 +114,10 @@ public struct ShopSyncService: Service {
             }
             if Task.isCancelled { return }
             let work = pending.take()
+            // What a sync brings is committed here too, and wakes this loop as a local commit: with nothing to send
+            // and nothing to fetch, the server is not asked (with twenty shops, each order cost every other shop
+            // such a round).
+            if work.localCommits, !work.pullEverything, work.zones.isEmpty, await Self.nothingToSend(backoffice) { continue }
             do throws(ShopSyncError) {
                 // A local commit only pushes; what others saved comes with the server's notices, which
                 // name their zone, and with the periodic sync.
@@ -151,6 +155,14 @@ public struct ShopSyncService: Service {
                 wake.yield()
             }
         }
+    }
+
+    /// Whether the outbox and users' settings hold nothing to send; a store that cannot answer is synced anyway.
+    static func nothingToSend(_ backoffice: Backoffice) async -> Bool {
+        guard let changes = try? await backoffice.sync.pendingChanges(),
+            let logins = try? await backoffice.userSettingsSync.loginsWithPending()
+        else { return false }
+        return changes == 0 && logins.isEmpty
     }
 
     /// Commits closer together than this belong to one burst, which is sent when it pauses this long.
