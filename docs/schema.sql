@@ -1715,3 +1715,4 @@ CREATE TRIGGER shipment_lines_shipped_summary_insert AFTER INSERT ON shipment_li
     FROM shipments h JOIN orders o ON o.id = h.orderID WHERE h.id = NEW.shipmentID AND o.status <> 'cancelled'
     ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
+CREATE INDEX change_log_local ON change_log(seq) WHERE origin = 'local' AND NOT localOnly;

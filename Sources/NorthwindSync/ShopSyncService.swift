@@ -162,7 +162,8 @@ public struct ShopSyncService: Service {
         guard let changes = try? await backoffice.sync.pendingChanges(),
             let logins = try? await backoffice.userSettingsSync.loginsWithPending()
         else { return false }
-        return changes == 0 && logins.isEmpty
+        // A login the protocol cannot name stays pending for good (`syncUserSettings` leaves it here).
+        return changes == 0 && !logins.contains { ShopSyncEngine.canSync(login: $0) }
     }
 
     /// Commits closer together than this belong to one burst, which is sent when it pauses this long.

@@ -8,6 +8,9 @@ import SyncProtocol
 /// pull first (a later clock replaces the value here), then push what changed here (over the server's version when
 /// ours is later). `NSUbiquitousKeyValueStore` is the model: one record per key, the last writer winning.
 extension ShopSyncEngine {
+    /// Whether the protocol can name `login` (no space, nothing beyond ASCII): one it cannot keeps its settings here.
+    static func canSync(login: String) -> Bool { login.wholeMatch(of: /[a-z0-9][a-z0-9._@-]{0,63}/) != nil }
+
     /// Pulls every user's settings (when `pulling`), then pushes what changed here.
     func syncUserSettings(
         _ client: SyncClient,
@@ -18,8 +21,7 @@ extension ShopSyncEngine {
         let logins = try await domain {
             pulling ? try await backoffice.userSettingsSync.syncedLogins() : try await backoffice.userSettingsSync.loginsWithPending()
         }
-        // A login the protocol cannot name (a space, a character beyond ASCII) keeps its settings here.
-        for login in logins where login.wholeMatch(of: /[a-z0-9][a-z0-9._@-]{0,63}/) != nil {
+        for login in logins where Self.canSync(login: login) {
             if pulling { try await pullUserSettings(client, login: login, report: &report) }
             try await pushUserSettings(client, login: login, membership: membership, report: &report)
         }
