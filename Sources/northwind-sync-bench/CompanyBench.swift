@@ -71,7 +71,7 @@ struct CompanyBench: AsyncParsableCommand {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, shop) in company.shops.enumerated() {
-                group.addTask { try await self.takeOrders(at: shop, generator: SplitMix(seed: seed &+ UInt64(index)), until: end, tally: tally) }
+                group.addTask { try await self.takeOrders(at: shop, generator: SeededRandom(seed: seed &+ UInt64(index)), until: end, tally: tally) }
             }
             group.addTask { try await Self.watchArrivals(at: company.hq, until: end, tally: tally) }
             group.addTask { try await self.probe(company, until: end, tally: tally) }
@@ -87,7 +87,7 @@ struct CompanyBench: AsyncParsableCommand {
     }
 
     /// One shop's orders: a customer, one to three of its stocked products, taken then executed.
-    func takeOrders(at shop: Company.Site, generator: SplitMix, until end: ContinuousClock.Instant, tally: Tally) async throws {
+    func takeOrders(at shop: Company.Site, generator: SeededRandom, until end: ContinuousClock.Instant, tally: Tally) async throws {
         var random = generator
         while true {
             let wait = -log(1 - Double.random(in: 0..<1, using: &random)) * orderEvery
@@ -253,19 +253,6 @@ actor Tally {
     }
 
     func probed(_ latencies: [Double], missing: Int) { probes.append((latencies, missing)) }
-}
-
-/// A small seeded generator, so that a run's workload can be replayed (`--seed`).
-struct SplitMix: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 extension [Double] {
