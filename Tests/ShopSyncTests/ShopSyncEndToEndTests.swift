@@ -251,9 +251,7 @@ struct ShopSyncEndToEndTests {
         // Then the shop has it soon after, without anyone running sync there
         let recordID = renamed.recordID
         try await eventually("the shop to receive head office's rename") {
-            try await shop.store.pool.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM products WHERE recordID = ?", arguments: [recordID])
-            } == "Renamed at head office"
+            try await productName(recordID, at: shop) == "Renamed at head office"
         }
         // And when the shop renames another product, its server sends it by itself
         let shopID = try #require(
@@ -348,6 +346,13 @@ extension ShopSyncEndToEndTests {
         #expect(codes == ["KEPT1"])
         let atHQ = try await hq.store.pool.read { db in try Customer.fetchOne(db, key: kept.id) }
         #expect(atHQ?.contactName == "Edited at the shop")
+    }
+}
+
+/// The name of the product `recordID` in a store (ids differ between stores; sync ids do not).
+func productName(_ recordID: String, at backoffice: Backoffice) async throws -> String? {
+    try await backoffice.store.pool.read { db in
+        try String.fetchOne(db, sql: "SELECT name FROM products WHERE recordID = ?", arguments: [recordID])
     }
 }
 

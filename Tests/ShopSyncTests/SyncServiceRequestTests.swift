@@ -35,9 +35,7 @@ struct SyncServiceRequestTests {
         let recordID = product.recordID
         for (index, shop) in stores.enumerated().dropFirst() {
             try await eventually("shop \(index) to receive the rename") {
-                try await shop.store.pool.read { db in
-                    try String.fetchOne(db, sql: "SELECT name FROM products WHERE recordID = ?", arguments: [recordID])
-                } == "Renamed with nine streams open"
+                try await productName(recordID, at: shop) == "Renamed with nine streams open"
             }
         }
     }
@@ -63,9 +61,7 @@ struct SyncServiceRequestTests {
         try await company.sync("hq")
         let recordID = product.recordID
         try await eventually("the shop to receive the rename") {
-            try await shop.store.pool.read { db in
-                try String.fetchOne(db, sql: "SELECT name FROM products WHERE recordID = ?", arguments: [recordID])
-            } == "Renamed, and nothing more"
+            try await productName(recordID, at: shop) == "Renamed, and nothing more"
         }
         try await Task.sleep(for: .seconds(1))
         // Then the zones were listed twice: by head office's sync and by the shop's; not a third time for the
