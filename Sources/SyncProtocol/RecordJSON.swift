@@ -95,18 +95,20 @@ public struct JSONWriter: Sendable {
         }
         raw(",\"fields\":")
         fields(record.fields, sorted: sortingFields)
-        for (name, stamp) in [("created", record.created), ("modified", record.modified)] {
-            guard let stamp else { continue }
-            raw(",")
-            key(name)
-            raw("{\"timestamp\":")
-            number(stamp.timestamp)
-            raw(",")
-            key("site")
-            string(stamp.site)
-            raw("}")
-        }
+        if let created = record.created { stamp("created", created) }
+        if let modified = record.modified { stamp("modified", modified) }
         raw(record.deleted ? ",\"deleted\":true}" : ",\"deleted\":false}")
+    }
+
+    private mutating func stamp(_ name: String, _ stamp: Stamp) {
+        raw(",")
+        key(name)
+        raw("{\"timestamp\":")
+        number(stamp.timestamp)
+        raw(",")
+        key("site")
+        string(stamp.site)
+        raw("}")
     }
 
     mutating func fields(_ fields: [String: FieldValue], sorted: Bool) {
@@ -141,7 +143,7 @@ public struct JSONWriter: Sendable {
     mutating func field(_ value: FieldValue) {
         raw("{\"type\":\"")
         raw(value.typeName)
-        if value == .null { return raw("\"}") }
+        if case .null = value { return raw("\"}") }
         raw("\",\"value\":")
         switch value {
         case .string(let value), .decimal(let value): string(value)

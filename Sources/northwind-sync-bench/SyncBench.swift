@@ -148,11 +148,21 @@ struct ServerBench: AsyncParsableCommand {
             Workload.batch(from: $0, count: min(SyncLimits.operationsPerRequest, records - $0))
         }
         let half = batches.count / 2
+        // The rates move with the machine's load from run to run; the server's CPU per record moves far less.
+        let meter = CPUMeter(servers: [ours.process.processIdentifier], postgres: target.engine == "PostgreSQL")
+        let start = meter.read()
         let single = try await Self.send(Array(batches[..<half]), as: hq, writers: 1)
+        let between = meter.read()
         let concurrent = try await Self.send(Array(batches[half...]), as: hq, writers: writers)
+        let end = meter.read()
         say(row("records/modify, 1 client (records/s)", ours: single, bare: bare.same, goal: "≥ 25% of bare"))
         say(row("records/modify, \(writers) clients at once (records/s)", ours: concurrent, bare: bare.same, goal: "≥ 25% of bare"))
         say(label("") + String(format: "(%.0f%% of the bare rate for the record rows only)", concurrent / bare.rows * 100))
+        for (name, usage, count) in [("1 client", between - start, half), ("\(writers) clients", end - between, batches.count - half)] {
+            let records = Double(count * SyncLimits.operationsPerRequest)
+            let engine = target.engine == "PostgreSQL" ? String(format: ", PostgreSQL %.1f µs", usage.postgres / records * 1e6) : ""
+            say(label("server CPU a record, \(name)") + String(format: "%10.1f µs", usage.servers / records * 1e6) + engine)
+        }
 
         try await benchCatchUp(hq)
         // 3 and 4 on another instance on PostgreSQL; SQLite has one.

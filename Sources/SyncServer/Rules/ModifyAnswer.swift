@@ -32,13 +32,20 @@ enum ModifyAnswer {
     }
 
     /// The batch's content, as a digest: its atomicity and each operation's ID, type and record.
+    /// The bytes hashed never change: digests stored by earlier versions are compared with new ones. They are written
+    /// into one buffer and hashed once (a string and a `Data` per operation were 7% of a batch's CPU).
     static func digest(_ request: Components.Schemas.ModifyRequest) -> String {
-        var hash = SHA256()
-        hash.update(data: Data((request.atomic ?? true ? "atomic\n" : "each\n").utf8))
+        var content = JSONWriter(capacity: 64 * 1024)
+        content.raw(request.atomic ?? true ? "atomic\n" : "each\n")
         for operation in request.operations {
-            hash.update(data: Data("\(operation.opID)\u{0}\(operation.operationType.rawValue)\u{0}\(operation.record.canonicalJSON)\n".utf8))
+            content.raw(operation.opID)
+            content.raw("\u{0}")
+            content.raw(operation.operationType.rawValue)
+            content.raw("\u{0}")
+            content.record(operation.record, sortingFields: true)
+            content.raw("\n")
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: content.bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A batch ID seen before answers as a replay only if the content is the same: a store reverted or copied

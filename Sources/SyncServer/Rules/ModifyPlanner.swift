@@ -170,7 +170,8 @@ struct ModifyPlanner {
     private func apply(_ operation: Operation, to records: inout [RecordKey: StoredRecord], state: ModifyState) throws(SyncError) -> SyncRecord {
         var incoming = operation.record
         // NULL removes a field: a new record simply lacks it, an update drops it from the stored record.
-        let removed = incoming.fields.filter { $0.value == .null }.map(\.key)
+        var removed: [String] = []
+        for (name, value) in incoming.fields { if case .null = value { removed.append(name) } }
         for name in removed { incoming.fields[name] = nil }
         let zoneName = incoming.zoneID.zoneName
         guard let zone = state.zones[zoneName], !zone.deleted else {

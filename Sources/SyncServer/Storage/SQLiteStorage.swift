@@ -274,22 +274,24 @@ final class SQLiteStorage: SyncStorage {
         )
     }
 
-    /// One query per zone and 400 names, rather than one per record.
+    /// One query per zone and 400 names, rather than one per record. The list is padded to one of a few lengths
+    /// (repeating its last name), so that a handful of prepared statements serve every batch.
     private static func records(_ db: Database, container: String, scope: DatabaseScope, keys: [RecordKey]) throws -> [RecordKey: StoredRecord] {
         var records: [RecordKey: StoredRecord] = [:]
         for (zoneName, zoneKeys) in Dictionary(grouping: keys, by: \.zoneName) {
             let names = zoneKeys.map(\.recordName)
             for start in stride(from: 0, to: names.count, by: 400) {
-                let chunk = Array(names[start..<min(start + 400, names.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(
-                    db,
+                var chunk = Array(names[start..<min(start + 400, names.count)])
+                let length = [1, 16, 64, 400].first { $0 >= chunk.count } ?? chunk.count
+                chunk += Array(repeating: chunk[chunk.count - 1], count: length - chunk.count)
+                let marks = Array(repeating: "?", count: length).joined(separator: ",")
+                let statement = try db.cachedStatement(
                     sql: """
                         SELECT body, seq, appendOnly FROM records
                         WHERE container = ? AND scope = ? AND zoneName = ? AND recordName IN (\(marks))
-                        """,
-                    arguments: StatementArguments([container, scope.key, zoneName] + chunk)
+                        """
                 )
+                let rows = try Row.fetchAll(statement, arguments: StatementArguments([container, scope.key, zoneName] + chunk))
                 for row in rows {
                     let stored = try storedRecord(row)
                     records[RecordKey(zoneName: zoneName, recordName: stored.record.recordName)] = stored
