@@ -236,7 +236,14 @@ public struct ShopSyncService: Service {
             do {
                 guard let client = await client() else { throw ShopSyncError(.notJoined, "cannot read this store's membership") }
                 try await client.subscribeToEverything(id: "northwind-\(siteCode)")
-                for try await notice in try await client.changeNotices(after: lastID) {
+                let notices = try await client.changeNotices(after: lastID)
+                if lastID == nil {
+                    // A stream opened without a resume point announces only what changes from now on: what others
+                    // saved between the last sync and now would wait for the periodic sync. Pull it now.
+                    pending.add(.everything)
+                    wake.yield()
+                }
+                for try await notice in notices {
                     if !notice.id.isEmpty { lastID = notice.id }
                     backoff = .seconds(1)
                     // Only this site writes its own zone: that notice is the echo of what it just sent.

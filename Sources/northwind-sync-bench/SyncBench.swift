@@ -34,7 +34,7 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Clients writing at once, for the concurrent measure.") var writers = 2
 
     /// Sends the batches from `writers` clients at once; answers the records stored a second.
-    static func send(_ batches: [Data], as caller: Caller, writers: Int) async throws -> Double {
+    static func send(_ batches: [Data], records count: Int, as caller: Caller, writers: Int) async throws -> Double {
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
@@ -49,7 +49,6 @@ struct ServerBench: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        let count = batches.count * SyncLimits.operationsPerRequest
         return Double(count) / (ContinuousClock.now - started).seconds
     }
 
@@ -148,18 +147,21 @@ struct ServerBench: AsyncParsableCommand {
             Workload.batch(from: $0, count: min(SyncLimits.operationsPerRequest, records - $0))
         }
         let half = batches.count / 2
+        // The last batch may be short: count the records each half really holds.
+        let firstRecords = min(half * SyncLimits.operationsPerRequest, records)
         // The rates move with the machine's load from run to run; the server's CPU per record moves far less.
         let meter = CPUMeter(servers: [ours.process.processIdentifier], postgres: target.engine == "PostgreSQL")
         let start = meter.read()
-        let single = try await Self.send(Array(batches[..<half]), as: hq, writers: 1)
+        let single = try await Self.send(Array(batches[..<half]), records: firstRecords, as: hq, writers: 1)
         let between = meter.read()
-        let concurrent = try await Self.send(Array(batches[half...]), as: hq, writers: writers)
+        let concurrent = try await Self.send(Array(batches[half...]), records: records - firstRecords, as: hq, writers: writers)
         let end = meter.read()
         say(row("records/modify, 1 client (records/s)", ours: single, bare: bare.same, goal: "≥ 25% of bare"))
         say(row("records/modify, \(writers) clients at once (records/s)", ours: concurrent, bare: bare.same, goal: "≥ 25% of bare"))
         say(label("") + String(format: "(%.0f%% of the bare rate for the record rows only)", concurrent / bare.rows * 100))
-        for (name, usage, count) in [("1 client", between - start, half), ("\(writers) clients", end - between, batches.count - half)] {
-            let records = Double(count * SyncLimits.operationsPerRequest)
+        for (name, usage, count) in [("1 client", between - start, firstRecords), ("\(writers) clients", end - between, records - firstRecords)]
+        where count > 0 {
+            let records = Double(count)
             let engine = target.engine == "PostgreSQL" ? String(format: ", PostgreSQL %.1f µs", usage.postgres / records * 1e6) : ""
             say(label("server CPU a record, \(name)") + String(format: "%10.1f µs", usage.servers / records * 1e6) + engine)
         }

@@ -11,6 +11,8 @@ public struct SyncService: Sendable {
     let logger: Logger
     /// Wakes this instance's event streams when a container changes.
     let signal = ChangeSignal()
+    /// Each container's schema, decoded once per version of its stored JSON.
+    let schemas = SchemaCache()
     /// The most asset bytes one container may hold; nil for no limit.
     public var assetQuota: Int64?
     /// How long a credential is good for after it is issued, in milliseconds; nil for ever. Shops rotate theirs
@@ -119,8 +121,9 @@ public struct SyncService: Sendable {
     }
 
     func storedSchema(container: String) async throws(SyncError) -> Components.Schemas.ContainerSchema? {
+        // Read every time, since another instance may have stored a new one.
         guard let json = try await guarded({ try await storage.schema(container: container) }) else { return nil }
-        return try? JSONDecoder().decode(Components.Schemas.ContainerSchema.self, from: Data(json.utf8))
+        return schemas.schema(container: container, json: json)
     }
 
     // MARK: Zones
