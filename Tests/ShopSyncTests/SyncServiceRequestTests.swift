@@ -43,7 +43,8 @@ struct SyncServiceRequestTests {
     /// A sync's own writes wake the service as any commit does; with nothing to send, it must not ask the server
     /// again (twenty shops each did so for every other shop's order).
     @Test func aShopThatOnlyReceivedAChangeAsksTheServerNothingMore() async throws {
-        // Given head office and a shop in sync, the shop's sync service running and settled
+        // Given head office and a shop in sync, the shop's sync service running, its event stream open (a first
+        // rename has reached the shop, which takes an open stream) and every sync that prompted over
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let shop = try company.open("oxf")
@@ -51,21 +52,25 @@ struct SyncServiceRequestTests {
         quiet.logLevel = .critical
         let service = Task { [quiet] in try await ShopSyncService(backoffice: shop, interval: { .seconds(3600) }, logger: quiet).run() }
         defer { service.cancel() }
+        _ = try await Self.settledListings(company)
+        let hq = try company.open("hq")
+        try await Self.rename(at: hq, to: "Renamed once", in: company, seenAt: shop)
         let before = try await Self.settledListings(company)
         // When head office renames a product and syncs, and the shop receives it on the server's notice
-        let hq = try company.open("hq")
-        var product = try #require(try await hq.catalogue.list().items.first?.product)
-        product.name = "Renamed, and nothing more"
-        _ = try await hq.catalogue.update(product)
-        try await company.sync("hq")
-        let recordID = product.recordID
-        try await eventually("the shop to receive the rename") {
-            try await productName(recordID, at: shop) == "Renamed, and nothing more"
-        }
+        try await Self.rename(at: hq, to: "Renamed, and nothing more", in: company, seenAt: shop)
         // Then the zones were listed twice: by head office's sync and by the shop's; not a third time for the
         // shop's commit of what it received
         let listings = try await Self.settledListings(company) - before
         #expect(listings <= 2, "the zones were listed \(listings) times")
+    }
+
+    /// Head office renames its first product and syncs; returns once `shop` shows the new name.
+    static func rename(at hq: Backoffice, to name: String, in company: Company, seenAt shop: Backoffice) async throws {
+        var product = try #require(try await hq.catalogue.list().items.first?.product)
+        product.name = name
+        _ = try await hq.catalogue.update(product)
+        try await company.sync("hq")
+        try await eventually("the shop to receive \(name)") { try await productName(product.recordID, at: shop) == name }
     }
 
     /// The zone listings once the count has stayed the same for two seconds: the service's start-up syncs, or the
