@@ -161,9 +161,9 @@ struct ServerBench: AsyncParsableCommand {
         say(label("") + String(format: "(%.0f%% of the bare rate for the record rows only)", concurrent / bare.rows * 100))
         for (name, usage, count) in [("1 client", between - start, firstRecords), ("\(writers) clients", end - between, records - firstRecords)]
         where count > 0 {
-            let records = Double(count)
-            let engine = target.engine == "PostgreSQL" ? String(format: ", PostgreSQL %.1f µs", usage.postgres / records * 1e6) : ""
-            say(label("server CPU a record, \(name)") + String(format: "%10.1f µs", usage.servers / records * 1e6) + engine)
+            let written = Double(count)
+            let engine = target.engine == "PostgreSQL" ? String(format: ", PostgreSQL %.1f µs", usage.postgres / written * 1e6) : ""
+            say(label("server CPU a record, \(name)") + String(format: "%10.1f µs", usage.servers / written * 1e6) + engine)
         }
 
         try await benchCatchUp(hq)
