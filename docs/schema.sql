@@ -336,7 +336,7 @@ CREATE TABLE sync_records (
   recordID TEXT NOT NULL,
   zoneName TEXT NOT NULL,
   changeTag TEXT NOT NULL,
-  fields TEXT NOT NULL, modified INTEGER, -- the server's fields, as JSON
+  fields TEXT NOT NULL, modified INTEGER, checksum INTEGER, -- the server's fields, as JSON
   PRIMARY KEY (tableName, recordID)) WITHOUT ROWID;
 CREATE TABLE sync_waiting (
   zoneName TEXT NOT NULL,
@@ -1716,3 +1716,18 @@ CREATE TRIGGER shipment_lines_shipped_summary_insert AFTER INSERT ON shipment_li
     ON CONFLICT DO UPDATE SET units = units + excluded.units;
 END;
 CREATE INDEX change_log_local ON change_log(seq) WHERE origin = 'local' AND NOT localOnly;
+CREATE TABLE sync_zone_sums (zoneName TEXT PRIMARY KEY NOT NULL, sum INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TRIGGER sync_records_sum_insert AFTER INSERT ON sync_records BEGIN
+  UPDATE sync_zone_sums SET sum = (sum | NEW.checksum) & ~(sum & NEW.checksum) WHERE zoneName = NEW.zoneName AND NEW.checksum IS NOT NULL;
+  DELETE FROM sync_zone_sums WHERE zoneName = NEW.zoneName AND NEW.checksum IS NULL;
+END;
+CREATE TRIGGER sync_records_sum_update AFTER UPDATE ON sync_records BEGIN
+  UPDATE sync_zone_sums SET sum = (sum | OLD.checksum) & ~(sum & OLD.checksum) WHERE zoneName = OLD.zoneName AND OLD.checksum IS NOT NULL;
+  DELETE FROM sync_zone_sums WHERE zoneName = OLD.zoneName AND OLD.checksum IS NULL;
+  UPDATE sync_zone_sums SET sum = (sum | NEW.checksum) & ~(sum & NEW.checksum) WHERE zoneName = NEW.zoneName AND NEW.checksum IS NOT NULL;
+  DELETE FROM sync_zone_sums WHERE zoneName = NEW.zoneName AND NEW.checksum IS NULL;
+END;
+CREATE TRIGGER sync_records_sum_delete AFTER DELETE ON sync_records BEGIN
+  UPDATE sync_zone_sums SET sum = (sum | OLD.checksum) & ~(sum & OLD.checksum) WHERE zoneName = OLD.zoneName AND OLD.checksum IS NOT NULL;
+  DELETE FROM sync_zone_sums WHERE zoneName = OLD.zoneName AND OLD.checksum IS NULL;
+END;

@@ -59,6 +59,7 @@ public enum Schema {
         migrator.registerMigration("v28: a first download staged", migrate: v28SnapshotStaging)
         migrator.registerMigration("v29: gross margin and fill rate kept by triggers", migrate: v29MarginAndFillSummaries)
         migrator.registerMigration("v30: an index of the change log's local entries", migrate: v30LocalChangeIndex)
+        migrator.registerMigration("v31: each zone's checksum kept by triggers", migrate: v31ZoneSums)
         return migrator
     }
 

@@ -157,6 +157,13 @@ extension ConvergenceRun {
             for zone in zones where !zone.deleted && sums[zone.zoneID.zoneName, default: 0] != zone.checksum {
                 throw Violation(description: "\(site)'s records of zone \(zone.zoneID.zoneName) do not match the server's checksum")
             }
+            // What the store keeps of each zone's sum (by triggers, through kills and restores) is that count too.
+            let kept = try await stores[site]!.store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT zoneName, sum FROM sync_zone_sums").map { ($0["zoneName"] as String, $0["sum"] as Int64) }
+            }
+            for (zone, sum) in kept where UInt64(bitPattern: sum) != sums[zone, default: 0] {
+                throw Violation(description: "\(site)'s kept checksum of zone \(zone) is not the sum of its records")
+            }
         }
         // No lost update: every order taken and every customer created and kept is everywhere.
         for site in sites {

@@ -212,6 +212,17 @@ extension ShopSync {
         try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
     }
 
+    /// The values of every key that starts with `prefix`, read by a range of the key's index (not a scan of every
+    /// key: one is kept per acknowledged deletion, so the table grows).
+    static func states(_ db: Database, prefix: String) throws -> [String] {
+        guard let last = prefix.unicodeScalars.last, let next = Unicode.Scalar(last.value + 1) else { return [] }
+        let end = String(prefix.unicodeScalars.dropLast()) + String(Character(next))
+        return try String.fetchAll(
+            db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key >= ? AND key < ? ORDER BY key"),
+            arguments: [prefix, end]
+        )
+    }
+
     static func setState(_ db: Database, _ key: String, _ value: String?) throws {
         if let value {
             try db.cachedStatement(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")

@@ -54,13 +54,14 @@ extension SyncEngineSide {
     static func saveBase(_ db: Database, table: String, record: SyncRecord) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO sync_records (tableName, recordID, zoneName, changeTag, fields, modified) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO sync_records (tableName, recordID, zoneName, changeTag, fields, modified, checksum)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (tableName, recordID) DO UPDATE SET zoneName = excluded.zoneName, changeTag = excluded.changeTag,
-                  fields = excluded.fields, modified = excluded.modified
+                  fields = excluded.fields, modified = excluded.modified, checksum = excluded.checksum
                 """
         ).execute(arguments: [
             table, record.recordName, record.zoneID.zoneName, record.recordChangeTag ?? "", try ShopSync.encodeFields(record.fields),
-            record.modified?.timestamp,
+            record.modified?.timestamp, Int64(bitPattern: checksum(recordName: record.recordName, changeTag: record.recordChangeTag ?? "")),
         ])
     }
 

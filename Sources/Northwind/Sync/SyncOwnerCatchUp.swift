@@ -117,7 +117,7 @@ extension SyncEngineSide {
     ) throws -> [SyncRecord] {
         guard try ShopSync.state(db, "ownerPending:" + zone) == nil else { return [] }
         let prefix = supersededKey(zone, "")
-        let waited = try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix])
+        let waited = try ShopSync.states(db, prefix: prefix)
             .map { try SyncRecord.decode(Data($0.utf8)) }
         var copies: [SyncRecord] = []
         for record in waited.sorted(by: { SyncTable.rank($0.recordType) > SyncTable.rank($1.recordType) }) {
@@ -154,7 +154,7 @@ extension SyncEngineSide {
     static func supersededChecksum(_ db: Database, zone: String) throws -> UInt64 {
         var sum: UInt64 = 0
         let prefix = supersededKey(zone, "")
-        for body in try String.fetchAll(db, sql: "SELECT value FROM sync_state WHERE substr(key, 1, length(?1)) = ?1", arguments: [prefix]) {
+        for body in try ShopSync.states(db, prefix: prefix) {
             let server = try SyncRecord.decode(Data(body.utf8))
             if let tag = try String.fetchOne(
                 db.cachedStatement(sql: "SELECT changeTag FROM sync_records WHERE tableName = ? AND recordID = ?"),
