@@ -105,3 +105,24 @@ struct RecordOfferTests {
         #expect(zones == [hqZone])
     }
 }
+
+extension RecordOfferTests {
+    @Test func aShipmentComesBackFromAShopResumedAsThisCopyBeforeItFetchedAgain() async throws {
+        // Given head office's order shipped after both its own backup and the server's, and fetched by the shop
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let backups = try await OwnerCatchUpEndToEndTests.shippedAfterBothBackups(company)
+        // When both are restored and head office catches up without the shipment, while the shop's store is made
+        // the site's again (`sync resume`, after a copy of it ran elsewhere), so that its next sync fetches
+        // everything again as a restored store does; then each syncs in turn
+        try await OwnerCatchUpEndToEndTests.restoreBoth(company, backups)
+        try await company.sync("hq")
+        try await company.open("oxf").sync.resumeAsThisCopy()
+        for name in ["oxf", "hq", "oxf", "hq", "oxf"] { try await company.sync(name) }
+        // Then the shop offered what it held once its full sync was over, and head office has its shipment back
+        let hq = try company.open("hq")
+        #expect(try await hq.orders.order(number: backups.order).order.status == .shipped)
+        #expect(try await hq.orders.shipment(orderNumber: backups.order, sequence: 1).lines.count == 1)
+        #expect(try await company.open("oxf").sync.conflicts().isEmpty)
+    }
+}

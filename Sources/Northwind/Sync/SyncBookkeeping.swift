@@ -33,6 +33,13 @@ extension SyncEngineSide {
             // A version the server's restore may have lost, whose owner has caught up without it: offered to the
             // owner, in case it lost it too (a deletion since is its to say).
             if isAnotherSitesZone(zone, site: site), try heldSinceRestore(db, table: name, recordID: recordID) != nil {
+                // A store itself restored (or resumed) offers nothing until its full sync is over: removed now,
+                // the row would lose its base and never be offered (seed 4040, PostgreSQL, lost a shipment so).
+                // It waits as the server's copy, a deletion, and `takeSuperseded` offers it after that sync.
+                if try ShopSync.state(db, "restoredUntilFullSync") != nil {
+                    try keepMissingUntilOffered(db, table: name, recordID: recordID, zone: zone)
+                    continue
+                }
                 _ = try offerHeld(db, table: table, recordName: recordID, zone: zone, site: site, reupload: &reupload)
             }
             try removeRow(db, table: table, recordID: recordID, site: site, applied: &applied, reupload: &reupload)

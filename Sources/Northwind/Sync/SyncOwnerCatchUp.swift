@@ -98,9 +98,14 @@ extension SyncEngineSide {
     /// the version held is newer than the restored data and its owner has yet to send it again.
     static func keepsMissingWhileOwnerCatchesUp(_ db: Database, table: String, recordID: String, zone: String, site: SyncSite) throws -> Bool {
         guard try heldNewerThanRestore(db, table: table, recordID: recordID, zone: zone, site: site) != nil else { return false }
+        try keepMissingUntilOffered(db, table: table, recordID: recordID, zone: zone)
+        return true
+    }
+
+    /// The row stays, with its base, and the server's copy (a deletion) waits for `takeSuperseded`.
+    static func keepMissingUntilOffered(_ db: Database, table: String, recordID: String, zone: String) throws {
         let gone = SyncRecord(recordName: recordID, recordType: table, zoneID: ZoneID(zone), deleted: true)
         try ShopSync.setState(db, supersededKey(zone, recordID), gone.json)
-        return true
     }
 
     /// The server's copies that waited for the zone's owner, once it has caught up: the owner lost the newer version
@@ -115,7 +120,9 @@ extension SyncEngineSide {
         applied: inout SyncApplied,
         reupload: inout [(String, String)]
     ) throws -> [SyncRecord] {
-        guard try ShopSync.state(db, "ownerPending:" + zone) == nil else { return [] }
+        // A store restored offers nothing until its full sync is over (`offerHeld`): the copies wait until then,
+        // rather than being applied over versions never offered.
+        guard try ShopSync.state(db, "ownerPending:" + zone) == nil, try ShopSync.state(db, "restoredUntilFullSync") == nil else { return [] }
         let prefix = supersededKey(zone, "")
         let waited = try ShopSync.states(db, prefix: prefix)
             .map { try SyncRecord.decode(Data($0.utf8)) }
