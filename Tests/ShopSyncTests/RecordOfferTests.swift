@@ -126,3 +126,25 @@ extension RecordOfferTests {
         #expect(try await company.open("oxf").sync.conflicts().isEmpty)
     }
 }
+
+extension RecordOfferTests {
+    @Test func aShipmentComesBackFromAShopRestoredFromItsOwnBackupThatHeldIt() async throws {
+        // Given head office's order shipped after both its own backup and the server's, fetched by the shop, which
+        // then backs itself up
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let backups = try await OwnerCatchUpEndToEndTests.shippedAfterBothBackups(company)
+        let shopBackup = try await company.open("oxf").backups.create(in: backups.place.folder, kind: .manual).file
+        // When the server and head office are restored, head office catches up without the shipment, the shop is
+        // restored from its backup (so its next sync fetches everything again, offering nothing until it is over),
+        // and each syncs in turn
+        try await OwnerCatchUpEndToEndTests.restoreBoth(company, backups)
+        try await company.sync("hq")
+        _ = try await Restore.perform(shopBackup, over: StoreFiles(path: company.store("oxf")), folder: backups.place.folder, force: true)
+        for name in ["oxf", "hq", "oxf", "hq", "oxf"] { try await company.sync(name) }
+        // Then head office has its shipment back
+        let hq = try company.open("hq")
+        #expect(try await hq.orders.order(number: backups.order).order.status == .shipped)
+        #expect(try await hq.orders.shipment(orderNumber: backups.order, sequence: 1).lines.count == 1)
+    }
+}

@@ -51,7 +51,9 @@ extension SyncEngineSide {
     // MARK: The holder
 
     /// What became of this store's offer of the version it holds of another site's record; a version not offered
-    /// yet is offered now (`reupload` sends the offer).
+    /// yet is offered now (`reupload` sends the offer). Never asked while the store awaits its full sync after a
+    /// restore (`reconcile` and `takeSuperseded` keep the row meanwhile): that sync brings back the offers it made
+    /// before, and a "waiting" that offered nothing let the callers drop a row that was never offered.
     static func offerHeld(
         _ db: Database,
         table: SyncTable,
@@ -85,8 +87,6 @@ extension SyncEngineSide {
             }
             return .waiting
         }
-        // A store restored offers nothing until its full sync has brought back the offers it made before.
-        if try ShopSync.state(db, "restoredUntilFullSync") != nil { return .waiting }
         let held = SyncRecord(
             recordName: recordName,
             recordType: table.name,
