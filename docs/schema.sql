@@ -955,9 +955,6 @@ WHEN NEW.kind IS NOT OLD.kind OR NEW.site IS NOT OLD.site OR NEW.year IS NOT OLD
   OR NEW.issuedDate IS NOT OLD.issuedDate OR NEW.createdAt IS NOT OLD.createdAt BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note never changes; correct it with a credit note');
 END;
-CREATE TRIGGER invoices_never_deleted BEFORE DELETE ON invoices BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note is never deleted');
-END;
 CREATE TRIGGER invoice_lines_never_changed BEFORE UPDATE ON invoice_lines
 WHEN NEW.invoiceID IS NOT OLD.invoiceID OR NEW.position IS NOT OLD.position OR NEW.shipmentLineID IS NOT OLD.shipmentLineID
   OR NEW.productID IS NOT OLD.productID OR NEW.description IS NOT OLD.description OR NEW.quantity IS NOT OLD.quantity
@@ -965,9 +962,6 @@ WHEN NEW.invoiceID IS NOT OLD.invoiceID OR NEW.position IS NOT OLD.position OR N
   OR NEW.netCents IS NOT OLD.netCents OR NEW.taxBasisPoints IS NOT OLD.taxBasisPoints OR NEW.taxName IS NOT OLD.taxName
   OR NEW.taxCents IS NOT OLD.taxCents BEGIN
   SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line never changes');
-END;
-CREATE TRIGGER invoice_lines_never_deleted BEFORE DELETE ON invoice_lines BEGIN
-  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line is never deleted');
 END;
 CREATE TRIGGER returns_never_changed BEFORE UPDATE ON returns
 WHEN NEW.shipmentID IS NOT OLD.shipmentID OR NEW.sequence IS NOT OLD.sequence OR NEW.returnedDate IS NOT OLD.returnedDate
@@ -1730,4 +1724,23 @@ END;
 CREATE TRIGGER sync_records_sum_delete AFTER DELETE ON sync_records BEGIN
   UPDATE sync_zone_sums SET sum = (sum | OLD.checksum) & ~(sum & OLD.checksum) WHERE zoneName = OLD.zoneName AND OLD.checksum IS NOT NULL;
   DELETE FROM sync_zone_sums WHERE zoneName = OLD.zoneName AND OLD.checksum IS NULL;
+END;
+CREATE TABLE sync_set_aside (
+  tableName TEXT NOT NULL,
+  recordID TEXT NOT NULL,
+  number TEXT,
+  site TEXT,
+  kind TEXT,
+  shipmentRecordID TEXT,
+  keptBy TEXT,
+  reissuedAs TEXT,
+  setAsideAt TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  PRIMARY KEY (tableName, recordID));
+CREATE TRIGGER invoices_never_deleted BEFORE DELETE ON invoices
+WHEN NOT EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = 'invoices' AND recordID = OLD.recordID) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice or credit note is never deleted');
+END;
+CREATE TRIGGER invoice_lines_never_deleted BEFORE DELETE ON invoice_lines
+WHEN NOT EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = 'invoice_lines' AND recordID = OLD.recordID) BEGIN
+  SELECT RAISE(ABORT, 'northwind-ledger: an issued invoice''s line is never deleted');
 END;

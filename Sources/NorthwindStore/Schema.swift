@@ -60,6 +60,7 @@ public enum Schema {
         migrator.registerMigration("v29: gross margin and fill rate kept by triggers", migrate: v29MarginAndFillSummaries)
         migrator.registerMigration("v30: an index of the change log's local entries", migrate: v30LocalChangeIndex)
         migrator.registerMigration("v31: each zone's checksum kept by triggers", migrate: v31ZoneSums)
+        migrator.registerMigration("v32: invoices a sync set aside", migrate: v32SetAside)
         return migrator
     }
 

@@ -185,6 +185,7 @@ public final class Store: Sendable {
         try db.execute(sql: Schema.purchaseGuards)
         try db.execute(sql: Schema.fulfilmentGuards)
         try db.execute(sql: Schema.invoiceGuards)
+        try db.execute(sql: Schema.setAsideGuards)
     }
 
     /// How much of the file reads may map: none. Mapped pages count in the server's resident memory (at scale 100,

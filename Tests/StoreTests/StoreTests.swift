@@ -28,7 +28,7 @@ struct StoreTests {
                 "quotes", "quote_lines", "quote_versions", "quote_sessions", "sync_refused", "sync_held", "sync_resend",
                 "purchase_orders", "purchase_order_lines", "shipments", "shipment_lines", "returns", "return_lines", "invoices", "invoice_lines",
                 "record_offers", "record_offer_answers", "sync_removed", "sync_snapshot", "product_year_margin", "order_day_fill",
-                "shipped_day_fill", "sync_zone_sums",
+                "shipped_day_fill", "sync_zone_sums", "sync_set_aside",
             ]
         )
         let (journal, foreignKeys, violations) = try store.store.pool.read { db in

@@ -183,6 +183,8 @@ public struct InvoiceRendition: Sendable {
     public var orderNumber: String
     public var shipment: Int
     public var corrects: String?
+    /// An invoice of the same shipment set aside, its number having been given twice.
+    public var replaces: String?
     public var lines: [Line]
     public var rates: [Rate]
     public var net: String

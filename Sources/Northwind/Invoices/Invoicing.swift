@@ -44,7 +44,9 @@ extension Invoicing {
 
     /// Issues the invoice of a shipment just written, in its transaction: the shipment's lines at the order's
     /// prices and discounts, the order's freight with its first shipment, tax as the rules say.
-    static func issueInvoice(for shipment: Shipment, of order: Order, rules: InvoiceRules, _ db: Database) throws -> Invoice {
+    /// `replaces`: the number of an invoice of this shipment set aside, its number having been given twice.
+    static func issueInvoice(for shipment: Shipment, of order: Order, rules: InvoiceRules, replaces: String? = nil, _ db: Database) throws -> Invoice
+    {
         var lines = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -89,6 +91,7 @@ extension Invoicing {
             buyer: buyer,
             rounding: rules.rounding,
             rules: rules,
+            replaces: replaces,
             db
         )
     }
@@ -107,6 +110,7 @@ extension Invoicing {
         buyer: InvoiceParty,
         rounding: TaxRounding,
         rules: InvoiceRules,
+        replaces: String? = nil,
         _ db: Database
     ) throws -> Invoice {
         let site = try StoreMetadata.siteCode(db)
@@ -156,7 +160,9 @@ extension Invoicing {
             corrects: corrects?.number,
             creditNotes: []
         )
-        invoice.rendition = String(decoding: try Renditions.render("invoice", InvoiceRendition(detail)), as: UTF8.self)
+        var rendition = InvoiceRendition(detail)
+        rendition.replaces = replaces
+        invoice.rendition = String(decoding: try Renditions.render("invoice", rendition), as: UTF8.self)
         try invoice.insert(db)
         invoice.id = db.lastInsertedRowID
         for var line in priced {

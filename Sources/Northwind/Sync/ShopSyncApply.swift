@@ -292,6 +292,11 @@ extension SyncEngineSide {
             return record.fields["site"] == .string(owner)
                 ? nil : "an offer of a lost record, or its answer, in site \(owner)'s zone written as another site's"
         }
+        if table.name == "invoices" {
+            // A site numbers only its own series: another's number here would take that site's invoice's place.
+            return record.fields["site"] == .string(owner)
+                ? nil : "an invoice or credit note in site \(owner)'s zone numbered in another site's series"
+        }
         if table.name == "purchase_orders" {
             if let location = record.fields["location"], location != .string(owner) {
                 return "a purchase order in site \(owner)'s zone that names another site (\(location)); a site buys only for itself"
@@ -396,6 +401,10 @@ extension SyncEngineSide {
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         var record = table.readable(record)
+        if try keepsSetAside(db, table: table, record: record, applied: &applied) {
+            try saveBase(db, table: table.name, record: record)
+            return true
+        }
         if let refusal = try bindToZoneOwner(db, table: table, record: &record) ?? purchaseOwnerRefusal(db, table: table, record: record, site: site)
         {
             // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.

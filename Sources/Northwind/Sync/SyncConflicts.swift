@@ -114,6 +114,12 @@ extension ShopSync {
             let lostSite: String? = row["lostSite"]
             // "Mine" was lost when the lost value came from here (a refused change is always this store's).
             let mineWasLost = field == "*" || lostSite == site
+            // A document set aside for a number given twice never comes back into the ledger: resolving it only
+            // says that someone has seen to it (sent the customer the invoice issued again).
+            if try SyncEngineSide.isSetAside(db, table: table, recordID: recordID) {
+                try db.execute(sql: "UPDATE sync_conflicts SET resolvedAt = ? WHERE id = ?", arguments: [Timestamp.now.description, id])
+                return
+            }
             if field == "*", !keepMine, let syncTable = SyncTable.byName[table], let syncSite = try syncSite(db),
                 let base = try String.fetchOne(
                     db,

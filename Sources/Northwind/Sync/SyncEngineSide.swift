@@ -113,6 +113,7 @@ extension SyncEngineSide {
     /// `listedZones`: the zones the server has; one this store still marks for fetching again but the server no
     /// longer lists has nothing to fetch, and holds nothing up.
     public func fullSyncCompleted(listedZones: Set<String>? = nil) async throws(NorthwindError) {
+        let rules = backoffice.rules.invoicing
         try await write { db in
             if let listedZones {
                 for key in try String.fetchAll(db, sql: "SELECT key FROM sync_state WHERE key LIKE 'refetching:%'")
@@ -129,6 +130,7 @@ extension SyncEngineSide {
                     sql:
                         "DELETE FROM sync_state WHERE key LIKE 'deletedAck:%' AND value <> ifnull((SELECT value FROM sync_state WHERE key = 'serverEpoch'), '')"
                 )
+                if let site = try syncSite(db) { try Self.reissueSetAside(db, site: site, rules: rules) }
             }
             for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
                 let record = try SyncRecord.decode(Data(body.utf8))
@@ -183,7 +185,8 @@ extension SyncEngineSide {
                     anotherSites
                     ? lostByTheServer && site.membership.role == "hq"
                     : zone == ownZone || lostByTheServer || clocks.values.contains(where: { $0.site == site.siteCode })
-                guard sendsAgain else { continue }
+                // A document set aside stays as the server has it (or had it): it is no version of this store's.
+                guard sendsAgain, try !Self.isSetAside(db, table: table, recordID: recordID) else { continue }
                 try db.execute(sql: "DELETE FROM sync_records WHERE tableName = ? AND recordID = ?", arguments: [table, recordID])
                 // A version still waiting from an earlier restore keeps the clocks it had.
                 try db.execute(

@@ -299,7 +299,7 @@ extension ShopSync {
     /// The field of a ledger table that names whose stock it is: always its zone's owner.
     static let ownerBound = [
         "stock_movements": "location", "stock_transfers": "fromLocation", "purchase_orders": "location", "record_offers": "site",
-        "record_offer_answers": "site",
+        "record_offer_answers": "site", "invoices": "site",
     ]
 
     /// The protocol type a column's values always have, by SQLite's affinity rules; nil when it may hold several.

@@ -22,7 +22,13 @@ extension SyncEngineSide {
         for attempt in 0..<3 {
             do {
                 return try writeRow(db, table: table, recordID: record.recordName, fields: fields, site: site)
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && table.appendOnly {
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && table.appendOnly && attempt < 2 {
+                // An invoice number given twice: the same document keeps it everywhere (`settleNumberClash`).
+                switch try settleNumberClash(db, table: table, record: record, site: site, applied: &applied) {
+                case .incomingSetAside?: return true
+                case .localSetAside?: continue
+                case nil: break
+                }
                 // A ledger's record (a shipment, an invoice, a return) under a number or a link another record holds:
                 // two versions of one document. Neither is removed or renamed (an issued document never changes);
                 // the arrival goes into the inbox, listed, and the record held here stays.
@@ -121,7 +127,7 @@ extension SyncEngineSide {
 
     /// Who keeps a value that an incoming record and the local row `other` both hold: the earlier write of `column`
     /// (by clock, then record id), so that every installation picks the same. Returns the loser's clock too.
-    private static func clash(
+    static func clash(
         _ db: Database,
         table: SyncTable,
         record: SyncRecord,
