@@ -1728,9 +1728,12 @@ END;
 CREATE TABLE sync_set_aside (
   tableName TEXT NOT NULL,
   recordID TEXT NOT NULL,
+  zoneName TEXT NOT NULL,
   number TEXT,
   site TEXT,
   kind TEXT,
+  year INTEGER,
+  counter INTEGER,
   shipmentRecordID TEXT,
   keptBy TEXT,
   reissuedAs TEXT,

@@ -40,14 +40,23 @@ struct InvoiceNumberClashTests {
     }
 
     /// Head office's folder put back whole to the copy; the copy ships the second order (its invoice takes the
-    /// year's first number again) and meets the server's refusal, answered by `sync resume`; then each syncs in turn.
-    static func putBackShipAndResume(_ company: Company, second: String, copy: String) async throws {
+    /// year's first number again), takes back what it shipped when `returning` (a credit note of that invoice), and
+    /// meets the server's refusal, answered by `sync resume`; then each syncs in turn.
+    static func putBackShipAndResume(_ company: Company, second: String, copy: String, returning: Bool = false) async throws {
         let files = StoreFiles(path: company.store("hq"))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: files.path + suffix) }
         try FileManager.default.copyItem(atPath: copy, toPath: files.path)
         try FileManager.default.removeItem(at: files.syncWatermark)
         try FileManager.default.copyItem(at: StoreFiles(path: copy).syncWatermark, to: files.syncWatermark)
-        _ = try await company.open("hq").orders.execute(number: second)
+        let shipped = try await company.open("hq").orders.execute(number: second)
+        if returning {
+            let product = try #require(shipped.lines.first?.line.productID)
+            _ = try await company.open("hq").invoicing.takeReturn(
+                orderNumber: second,
+                shipmentSequence: 1,
+                lines: [ShipLine(productID: product, quantity: 1)]
+            )
+        }
         await #expect(throws: ShopSyncError.self) { try await company.sync("hq") }
         try await company.open("hq").sync.resumeAsThisCopy()
         for name in ["hq", "oxf", "hq", "oxf"] { try await company.sync(name) }
@@ -122,5 +131,33 @@ struct InvoiceNumberClashTests {
         #expect(applied.discarded == 1)
         #expect(try await Self.ledger(company, "oxf").invoices == before)
         #expect(try await shop.sync.conflicts().contains { $0.recordID == forgery.recordName && $0.reason.contains("another site's series") })
+    }
+
+    @Test func aReturnCreditedAgainstTheInvoiceSetAsideIsCreditedAgainAgainstTheNewOne() async throws {
+        // Given head office's first order shipped and invoiced after a copy of its folder was taken
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let (_, second, copy) = try await Self.firstShippedAfterACopy(company)
+        // When head office is put back whole to the copy, ships the second order and takes it back (a credit note of
+        // the invoice whose number is given twice), resumes, and each syncs in turn
+        try await Self.putBackShipAndResume(company, second: second, copy: copy, returning: true)
+        // Then at both installations the return has one credit note, of the invoice issued again, under a number
+        // past the one set aside with the first invoice (which the customer may hold)
+        for name in ["hq", "oxf"] {
+            let notes = try company.open(name).store.pool.read { db -> [Row] in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.counter, i.number AS corrects, (SELECT count(*) FROM sync_set_aside s WHERE s.kind = 'creditNote') AS setAside,
+                          (SELECT number FROM invoices WHERE kind = 'invoice' ORDER BY counter DESC LIMIT 1) AS reissued
+                        FROM invoices c JOIN invoices i ON i.id = c.correctsID WHERE c.kind = 'creditNote'
+                        """
+                )
+            }
+            #expect(notes.count == 1)
+            #expect(notes.first?["corrects"] as String? == notes.first?["reissued"] as String?)
+            #expect(notes.first?["reissued"] as String? != nil)
+            #expect(notes.first?["counter"] == 2 && notes.first?["setAside"] == 1)
+        }
     }
 }

@@ -33,10 +33,17 @@ extension Invoicing {
     /// The next number of `site`'s series of `kind` for `year`: one more than the highest issued, read in the write
     /// transaction that issues the document. SQLite lets one writer in at a time, so two issues never read the same
     /// highest; a failed issue rolls back, and takes no number; and UNIQUE (site, kind, year, counter) refuses a
-    /// second document under a number, from whatever path it comes.
+    /// second document under a number, from whatever path it comes. A number a sync set aside stays taken
+    /// (`SyncSetAside.swift`): the customer may hold that document.
     static func nextCounter(site: String, kind: InvoiceKind, year: Int, _ db: Database) throws -> Int {
         try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT ifnull(max(counter), 0) + 1 FROM invoices WHERE site = ? AND kind = ? AND year = ?"),
+            db.cachedStatement(
+                sql: """
+                    SELECT max(
+                      ifnull((SELECT max(counter) FROM invoices WHERE site = ?1 AND kind = ?2 AND year = ?3), 0),
+                      ifnull((SELECT max(counter) FROM sync_set_aside WHERE tableName = 'invoices' AND site = ?1 AND kind = ?2 AND year = ?3), 0)) + 1
+                    """
+            ),
             arguments: [site, kind, year]
         ) ?? 1
     }

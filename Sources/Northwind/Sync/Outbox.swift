@@ -190,6 +190,8 @@ extension ShopSync {
     /// The operation that brings the server to this row's present state, or nil when there is nothing to send.
     static func operation(_ db: Database, table name: String, recordID: String, site: SyncSite) throws -> OutboxOperation? {
         guard let table = SyncTable.byName[name] else { return nil }
+        // A document set aside is the server's as it stands: nothing of it goes up, its removal here least of all.
+        if name == "invoices" || name == "invoice_lines", try SyncEngineSide.isSetAside(db, table: name, recordID: recordID) { return nil }
         let base = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT zoneName, changeTag, fields FROM sync_records WHERE tableName = ? AND recordID = ?"),
             arguments: [name, recordID]

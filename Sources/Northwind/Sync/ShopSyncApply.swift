@@ -401,15 +401,15 @@ extension SyncEngineSide {
     ) throws -> Bool {
         guard let table = SyncTable.byName[record.recordType] else { return true }
         var record = table.readable(record)
-        if try keepsSetAside(db, table: table, record: record, applied: &applied) {
-            try saveBase(db, table: table.name, record: record)
-            return true
-        }
         if let refusal = try bindToZoneOwner(db, table: table, record: &record) ?? purchaseOwnerRefusal(db, table: table, record: record, site: site)
         {
             // A forged or misplaced ledger record moves no shelf: it goes to the inbox, whole.
             try saveBase(db, table: table.name, record: record)
             try discardWhole(db, table: table.name, record: record, reason: refusal, applied: &applied)
+            return true
+        }
+        if try keepsSetAside(db, table: table, record: record, applied: &applied) {
+            try saveBase(db, table: table.name, record: record)
             return true
         }
         if loading, !record.deleted {

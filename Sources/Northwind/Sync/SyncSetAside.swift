@@ -11,10 +11,12 @@ import SyncProtocol
 /// same ledger. The site whose series it is then invoices that shipment again under its next number
 /// (`reissueSetAside`), once its own zone is whole again, and tells the manager to send the customer the new one.
 extension SyncEngineSide {
-    enum NumberClash { case incomingSetAside, localSetAside }
+    enum NumberClash { case incomingSetAside, localSetAside, wait }
 
-    /// Settles an incoming invoice or credit note whose number a different one holds here; nil when the clash is
-    /// not over the number.
+    /// Settles an incoming invoice or credit note whose number a different one holds here. When another document
+    /// holds its shipment or return instead (one invoice per shipment, one credit note per return), the incoming one
+    /// waits: the one held here may yet lose its number to a document not here yet (a new installation meets them in
+    /// any order), and then the incoming one applies. Nil when the clash is over something else.
     static func settleNumberClash(
         _ db: Database,
         table: SyncTable,
@@ -24,13 +26,28 @@ extension SyncEngineSide {
     ) throws -> NumberClash? {
         guard table.name == "invoices", case .string(let series)? = record.fields["site"], case .string(let kind)? = record.fields["kind"],
             case .int64(let year)? = record.fields["year"], case .int64(let counter)? = record.fields["counter"],
+            !record.deleted
+        else { return nil }
+        guard
             let other = try String.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT recordID FROM invoices WHERE site = ? AND kind = ? AND year = ? AND counter = ? AND recordID <> ?"
                 ),
                 arguments: [series, kind, year, counter, record.recordName]
             )
-        else { return nil }
+        else {
+            let sameSource = try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM invoices i WHERE i.recordID <> ?1 AND (
+                          (i.kind = 'invoice' AND ?2 = 'invoice' AND i.shipmentID = (SELECT id FROM shipments WHERE recordID = ?3))
+                          OR i.returnID = (SELECT id FROM returns WHERE recordID = ?4)))
+                        """
+                ),
+                arguments: [record.recordName, kind, Self.referenced(record, "shipmentID"), Self.referenced(record, "returnID")]
+            )
+            return sameSource == true ? .wait : nil
+        }
         // A version without the clock of its number (never one the server took: it refuses such saves) loses.
         let incomingLoses =
             try FieldClock.clocks(of: record.fields)["counter"] == nil
@@ -48,17 +65,24 @@ extension SyncEngineSide {
         return .localSetAside
     }
 
-    /// Notes a record as set aside and lists it, whole, in the inbox.
+    private static func referenced(_ record: SyncRecord, _ field: String) -> String? {
+        if case .reference(let reference)? = record.fields[field] { reference.recordName } else { nil }
+    }
+
+    /// Notes a record as set aside and lists it, whole, in the inbox. Its number (year and counter) stays taken.
     static func setAside(_ db: Database, table: String, record: SyncRecord, keptBy: String?, reason: String) throws {
         func text(_ name: String) -> String? { if case .string(let value)? = record.fields[name] { value } else { nil } }
-        let shipment: String? = if case .reference(let reference)? = record.fields["shipmentID"] { reference.recordName } else { nil }
+        func int(_ name: String) -> Int64? { if case .int64(let value)? = record.fields[name] { value } else { nil } }
         try db.cachedStatement(
             sql: """
-                INSERT OR IGNORE INTO sync_set_aside (tableName, recordID, number, site, kind, shipmentRecordID, keptBy)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO sync_set_aside (tableName, recordID, zoneName, number, site, kind, year, counter, shipmentRecordID, keptBy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         )
-        .execute(arguments: [table, record.recordName, text("number"), text("site"), text("kind"), shipment, keptBy])
+        .execute(arguments: [
+            table, record.recordName, record.zoneID.zoneName, text("number"), text("site"), text("kind"), int("year"), int("counter"),
+            referenced(record, "shipmentID"), keptBy,
+        ])
         try recordConflict(db, table: table, recordID: record.recordName, DiscardedValue(field: "*", lost: .string(record.json)), reason: reason)
     }
 
@@ -90,6 +114,7 @@ extension SyncEngineSide {
             guard let record = try RecordMapping.record(db, table: lines, recordID: line, site: site, zoneName: try zone(db, "invoice_lines", line))
             else { continue }
             try setAside(db, table: lines.name, record: record, keptBy: nil, reason: "its invoice was set aside: " + reason)
+            try forgetResend(db, table: lines.name, recordID: line)
             try db.cachedStatement(sql: "DELETE FROM invoice_lines WHERE recordID = ?").execute(arguments: [line])
             applied.discarded += 1
         }
@@ -103,6 +128,8 @@ extension SyncEngineSide {
             )
         else { return }
         try setAside(db, table: invoices.name, record: record, keptBy: keptBy, reason: reason + "; its site invoices the shipment again")
+        // A version waiting to go up again after a server restore would go up as a removal: nothing of it goes up.
+        try forgetResend(db, table: invoices.name, recordID: invoiceRecordID)
         try db.cachedStatement(sql: "DELETE FROM invoices WHERE recordID = ?").execute(arguments: [invoiceRecordID])
         applied.discarded += 1
     }
@@ -123,11 +150,24 @@ extension SyncEngineSide {
     /// zone is fetched afresh), its base kept, and nothing written.
     static func keepsSetAside(_ db: Database, table: SyncTable, record: SyncRecord, applied: inout SyncApplied) throws -> Bool {
         guard table.name == "invoices" || table.name == "invoice_lines", !record.deleted else { return false }
-        if try isSetAside(db, table: table.name, recordID: record.recordName) { return true }
+        if try isSetAside(db, table: table.name, recordID: record.recordName, zone: record.zoneID.zoneName) { return true }
         for field in ["invoiceID", "correctsID"] {
             guard case .reference(let parent)? = record.fields[field], try isSetAside(db, table: "invoices", recordID: parent.recordName) else {
                 continue
             }
+            // A record of this id held here, or known in another zone, is not this one to set aside: a forgery
+            // naming another's record would otherwise lift its guard.
+            let known = try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?1)
+                          OR EXISTS (SELECT 1 FROM sync_records WHERE tableName = ?2 AND recordID = ?1 AND zoneName <> ?3)
+                          OR EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = ?2 AND recordID = ?1)
+                        """
+                ),
+                arguments: [record.recordName, table.name, record.zoneID.zoneName]
+            )
+            guard known == false else { return false }
             try setAside(
                 db,
                 table: table.name,
@@ -149,57 +189,91 @@ extension SyncEngineSide {
         )
     }
 
-    static func isSetAside(_ db: Database, table: String, recordID: String) throws -> Bool {
+    /// Whether a record was set aside here; with `zone`, only in that zone.
+    static func isSetAside(_ db: Database, table: String, recordID: String, zone: String? = nil) throws -> Bool {
         try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = ? AND recordID = ?)"),
-            arguments: [table, recordID]
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = ? AND recordID = ? AND (?3 IS NULL OR zoneName = ?3))"
+            ),
+            arguments: [table, recordID, zone]
         ) ?? false
     }
 
-    /// Invoices the shipments of this site whose invoice was set aside, under the next number of the series, once
-    /// this store holds its own zone whole (a store put back whole, or still fetching its zone, would number from an
-    /// old highest and give a number twice again). A shipment invoiced meanwhile (by another copy of this store) is
-    /// left as it is. The inbox tells the manager to send the customer the new invoice. Local changes: they go up
-    /// with the next push.
+    /// Issues again, under the next numbers of its series, what was set aside of this site's documents: a
+    /// shipment's invoice, then a credit note for each of its returns that has none (a credit note set aside with
+    /// its invoice, or for its own number). Only once this store holds its own zone whole (a store put back whole,
+    /// or still fetching its zone, would number from an old highest and give a number twice again). A shipment
+    /// invoiced meanwhile (by another copy of this store) keeps that invoice. The inbox tells the manager what to
+    /// send the customer. Local changes: they go up with the next push.
     static func reissueSetAside(_ db: Database, site: SyncSite, rules: InvoiceRules) throws {
         guard try ShopSync.state(db, "restoredUntilFullSync") == nil,
             try ShopSync.state(db, "refetching:" + SyncTable.siteZone(site.siteCode)) == nil
         else { return }
-        let pending = try Row.fetchAll(
+        let shipments = try String.fetchAll(
             db,
             sql: """
-                SELECT recordID, number, shipmentRecordID FROM sync_set_aside
-                WHERE tableName = 'invoices' AND kind = 'invoice' AND site = ? AND reissuedAs IS NULL AND shipmentRecordID IS NOT NULL
+                SELECT DISTINCT shipmentRecordID FROM sync_set_aside
+                WHERE tableName = 'invoices' AND site = ? AND reissuedAs IS NULL AND shipmentRecordID IS NOT NULL
                 """,
             arguments: [site.siteCode]
         )
-        for row in pending {
-            let (recordID, number, shipmentRecordID): (String, String?, String) = (row["recordID"], row["number"], row["shipmentRecordID"])
+        for shipmentRecordID in shipments {
             guard let shipment = try Shipment.filter(Column("recordID") == shipmentRecordID).fetchOne(db),
                 let order = try Order.fetchOne(db, key: shipment.orderID)
             else { continue }
-            let reissued: String
+            // The inbox entries name a document set aside, so that resolving them only says they were seen to.
+            let setAside = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT recordID, number, kind FROM sync_set_aside WHERE tableName = 'invoices' AND shipmentRecordID = ?
+                    ORDER BY kind = 'invoice' DESC, setAsideAt LIMIT 1
+                    """,
+                arguments: [shipmentRecordID]
+            )
+            let entry: String = setAside?["recordID"] ?? shipmentRecordID
+            let invoice: String
             if let held = try String.fetchOne(
                 db,
                 sql: "SELECT number FROM invoices WHERE shipmentID = ? AND kind = 'invoice'",
                 arguments: [shipment.id]
             ) {
-                reissued = held
+                invoice = held
             } else {
-                reissued = try Invoicing.issueInvoice(for: shipment, of: order, rules: rules, replaces: number, db).number
-                try recordConflict(
-                    db,
-                    table: "invoices",
-                    recordID: recordID,
-                    DiscardedValue(field: "number", kept: .string(reissued), lost: number.map(FieldValue.string)),
-                    reason: "invoice \(number ?? recordID) of order \(order.number) had a number given twice and was set aside: "
-                        + "issued again as \(reissued); send the customer invoice \(reissued) in place of the one numbered \(number ?? "?")"
-                )
+                let replaced: String? = setAside?["kind"] == "invoice" ? setAside?["number"] : nil
+                invoice = try Invoicing.issueInvoice(for: shipment, of: order, rules: rules, replaces: replaced, db).number
+                try tellManager(db, entry: entry, order: order, replaced: replaced, issued: invoice, what: "invoice")
+            }
+            let returns = try Return.fetchAll(
+                db,
+                sql: "SELECT * FROM returns r WHERE shipmentID = ? AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.returnID = r.id) ORDER BY id",
+                arguments: [shipment.id]
+            )
+            for returned in returns {
+                var quantities: [Int64: Int] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT shipmentLineID, quantity FROM return_lines WHERE returnID = ?", arguments: [returned.id])
+                {
+                    quantities[row[0]] = row[1]
+                }
+                try Invoicing.creditNote(for: returned, of: shipment, order: order, returnLines: quantities, rules: rules, db)
+                let issued = try String.fetchOne(db, sql: "SELECT number FROM invoices WHERE returnID = ?", arguments: [returned.id])
+                try tellManager(db, entry: entry, order: order, replaced: nil, issued: issued ?? "?", what: "credit note")
             }
             try db.execute(
-                sql: "UPDATE sync_set_aside SET reissuedAs = ? WHERE tableName = 'invoices' AND recordID = ?",
-                arguments: [reissued, recordID]
+                sql: "UPDATE sync_set_aside SET reissuedAs = ? WHERE tableName = 'invoices' AND shipmentRecordID = ? AND reissuedAs IS NULL",
+                arguments: [invoice, shipmentRecordID]
             )
         }
+    }
+
+    private static func tellManager(_ db: Database, entry: String, order: Order, replaced: String?, issued: String, what: String) throws {
+        try recordConflict(
+            db,
+            table: "invoices",
+            recordID: entry,
+            DiscardedValue(field: "number", kept: .string(issued), lost: replaced.map(FieldValue.string)),
+            reason: "a \(what) of order \(order.number) was set aside, its number having been given twice (or its invoice's): issued "
+                + "again as \(issued); send the customer \(what) \(issued)"
+                + (replaced.map { " in place of the one numbered \($0)" } ?? "")
+        )
     }
 }

@@ -27,6 +27,7 @@ extension SyncEngineSide {
                 switch try settleNumberClash(db, table: table, record: record, site: site, applied: &applied) {
                 case .incomingSetAside?: return true
                 case .localSetAside?: continue
+                case .wait?: return false
                 case nil: break
                 }
                 // A ledger's record (a shipment, an invoice, a return) under a number or a link another record holds:

@@ -4,16 +4,20 @@ extension Schema {
     /// Invoices and credit notes a sync set aside: a number of a site's series given twice (a store put back whole to
     /// an older copy issued it again), where the earlier document keeps the number at every installation and the
     /// later one leaves the ledger, whole, for the inbox. `reissuedAs` is the number its site issued the shipment's
-    /// invoice under again. The ledger's delete guards let a set-aside row go, and nothing else.
+    /// invoice under again. The ledger's delete guards let a set-aside row go, and nothing else. Its number stays
+    /// taken: the next of its series is counted past it.
     static func v32SetAside(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE sync_set_aside (
                   tableName TEXT NOT NULL,
                   recordID TEXT NOT NULL,
+                  zoneName TEXT NOT NULL,
                   number TEXT,
                   site TEXT,
                   kind TEXT,
+                  year INTEGER,
+                  counter INTEGER,
                   shipmentRecordID TEXT,
                   keptBy TEXT,
                   reissuedAs TEXT,
