@@ -125,6 +125,10 @@ extension ConvergenceRun {
                         SELECT 'series ' || site || ' ' || kind || ' ' || year || ' holds a number twice' FROM invoices
                           GROUP BY site, kind, year HAVING count(DISTINCT counter) <> count(*)
                         UNION ALL
+                        SELECT 'number ' || i.number || ' was set aside and given again' FROM sync_set_aside s JOIN invoices i
+                          ON i.site = s.site AND i.kind = s.kind AND i.year = s.year AND i.counter = s.counter
+                          WHERE s.tableName = 'invoices' AND i.recordID IS NOT s.keptBy
+                        UNION ALL
                         SELECT 'shipment ' || h.recordID || ' has ' || (SELECT count(*) FROM invoices i WHERE i.shipmentID = h.id
                           AND i.kind = 'invoice') || ' invoices' FROM shipments h
                           WHERE (SELECT count(*) FROM invoices i WHERE i.shipmentID = h.id AND i.kind = 'invoice') <> 1

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NorthwindLoading
 import NorthwindStore
 import NorthwindSync
 import SyncProtocol
@@ -7,6 +8,7 @@ import Testing
 
 @_spi(SyncEngine) @testable import Northwind
 @testable import NorthwindTestSupport
+@testable import SyncServer
 
 /// A store put back whole to an older copy issues again an invoice number an earlier copy issued and sent; both
 /// documents reach the server. Every installation must hold the same ledger, with no number twice and no line
@@ -42,7 +44,13 @@ struct InvoiceNumberClashTests {
     /// Head office's folder put back whole to the copy; the copy ships the second order (its invoice takes the
     /// year's first number again), takes back what it shipped when `returning` (a credit note of that invoice), and
     /// meets the server's refusal, answered by `sync resume`; then each syncs in turn.
-    static func putBackShipAndResume(_ company: Company, second: String, copy: String, returning: Bool = false) async throws {
+    static func putBackShipAndResume(
+        _ company: Company,
+        second: String,
+        copy: String,
+        returning: Bool = false,
+        shipAgain first: String? = nil
+    ) async throws {
         let files = StoreFiles(path: company.store("hq"))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: files.path + suffix) }
         try FileManager.default.copyItem(atPath: copy, toPath: files.path)
@@ -57,6 +65,8 @@ struct InvoiceNumberClashTests {
                 lines: [ShipLine(productID: product, quantity: 1)]
             )
         }
+        // The copy ships again, when asked, the order the earlier copy shipped: the same shipment, another invoice.
+        if let first { _ = try await company.open("hq").orders.execute(number: first) }
         await #expect(throws: ShopSyncError.self) { try await company.sync("hq") }
         try await company.open("hq").sync.resumeAsThisCopy()
         for name in ["hq", "oxf", "hq", "oxf"] { try await company.sync(name) }
@@ -159,5 +169,43 @@ struct InvoiceNumberClashTests {
             #expect(notes.first?["reissued"] as String? != nil)
             #expect(notes.first?["counter"] == 2 && notes.first?["setAside"] == 1)
         }
+    }
+
+    @Test func aShopThatJoinsAfterwardsHoldsTheSameLedgerWithNothingWaiting() async throws {
+        // Given head office put back whole after its first order shipped, having shipped the second under the same
+        // number, resumed and synced with the shop
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let (_, second, copy) = try await Self.firstShippedAfterACopy(company)
+        try await Self.putBackShipAndResume(company, second: second, copy: copy)
+        // When a new shop joins and downloads everything, the three documents in whatever order the server gives
+        let joining = try Backoffice.open(StoreConfiguration(path: company.store("new")), seedIfCreated: false)
+        _ = try await ShopSyncEngine.join(joining, server: company.url, token: try await company.token(role: .shop))
+        try await company.sync("new")
+        try await company.sync("new")
+        // Then it holds head office's ledger, and nothing waits
+        let hq = try await Self.ledger(company, "hq")
+        let new = try await Self.ledger(company, "new")
+        #expect(new.invoices == hq.invoices)
+        #expect(new.waiting == 0)
+    }
+
+    @Test func aShipmentInvoicedByTwoCopiesKeepsTheInvoiceIssuedFirstEverywhere() async throws {
+        // Given head office's first order shipped and invoiced after a copy of its folder was taken
+        let company = try Company()
+        try await company.start(shops: ["oxf"])
+        let (first, second, copy) = try await Self.firstShippedAfterACopy(company)
+        let firstNumber = try #require(try await Self.ledger(company, "hq").invoices.first?.first)
+        // When head office is put back whole to the copy, ships the second order (the year's first number again)
+        // and the first order again (the same shipment, invoiced under the next number), resumes, and each syncs
+        try await Self.putBackShipAndResume(company, second: second, copy: copy, shipAgain: first)
+        // Then both installations hold the first order's invoice issued first, and the second order's issued again,
+        // with nothing waiting
+        let hq = try await Self.ledger(company, "hq")
+        let shop = try await Self.ledger(company, "oxf")
+        #expect(hq.invoices.map { $0[1] } == [first, second])
+        #expect(hq.invoices.first?.first == firstNumber)
+        #expect(shop.invoices == hq.invoices)
+        #expect(hq.waiting == 0 && shop.waiting == 0)
     }
 }

@@ -94,7 +94,8 @@ extension Invoicing {
             issuedDate: shipment.shippedDate,
             order: order,
             shipment: shipment,
-            source: shipment.recordID,
+            // Issued again, its record ID is nobody's to guess (a record of that ID written first would block it).
+            source: replaces == nil ? shipment.recordID : "\(shipment.recordID):again:\(newRecordID())",
             buyer: buyer,
             rounding: rules.rounding,
             rules: rules,

@@ -80,6 +80,10 @@ extension SyncEngineSide {
             try Self.forgetResend(db, table: table.name, recordID: server.recordName)
             if try Self.writeKeepingUnique(db, table: table, record: server, site: site, applied: &applied, reupload: &reupload) {
                 try Self.saveBase(db, table: table.name, record: server)
+            } else {
+                // It names a row not here yet, or waits for a clash to settle: it waits, as any record does.
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
+                    .execute(arguments: [server.zoneID.zoneName, server.recordName, server.json])
             }
         case .goneOnServer where Self.isAnotherSitesZone(record.zoneID.zoneName, site: site):
             // Another site's record, deleted on the server after the version put back from here: gone here too,

@@ -130,7 +130,10 @@ extension SyncEngineSide {
                     sql:
                         "DELETE FROM sync_state WHERE key LIKE 'deletedAck:%' AND value <> ifnull((SELECT value FROM sync_state WHERE key = 'serverEpoch'), '')"
                 )
-                if let site = try syncSite(db) { try Self.reissueSetAside(db, site: site, rules: rules) }
+                if let site = try syncSite(db) {
+                    try Self.settleWaitingDocuments(db, site: site)
+                    try Self.reissueSetAside(db, site: site, rules: rules)
+                }
             }
             for body in try String.fetchAll(db, sql: "SELECT body FROM sync_waiting") {
                 let record = try SyncRecord.decode(Data(body.utf8))

@@ -36,17 +36,7 @@ extension SyncEngineSide {
                 arguments: [series, kind, year, counter, record.recordName]
             )
         else {
-            let sameSource = try Bool.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT EXISTS (SELECT 1 FROM invoices i WHERE i.recordID <> ?1 AND (
-                          (i.kind = 'invoice' AND ?2 = 'invoice' AND i.shipmentID = (SELECT id FROM shipments WHERE recordID = ?3))
-                          OR i.returnID = (SELECT id FROM returns WHERE recordID = ?4)))
-                        """
-                ),
-                arguments: [record.recordName, kind, Self.referenced(record, "shipmentID"), Self.referenced(record, "returnID")]
-            )
-            return sameSource == true ? .wait : nil
+            return try sameSourceHolder(db, record) != nil ? .wait : nil
         }
         // A version without the clock of its number (never one the server took: it refuses such saves) loses.
         let incomingLoses =
@@ -57,12 +47,45 @@ extension SyncEngineSide {
             "invoice number \(number) was given twice (a copy of site \(series)'s store put back to an older one issued it again): "
             + "the earlier document keeps it, and this one is set aside"
         if incomingLoses {
+            guard try !isKnownElsewhere(db, table: "invoices", record: record) else { return nil }
             try setAside(db, table: "invoices", record: record, keptBy: other, reason: reason + "; its site invoices the shipment again")
             applied.discarded += 1
             return .incomingSetAside
         }
         try setAsideHeld(db, invoiceRecordID: other, keptBy: record.recordName, site: site, reason: reason, applied: &applied)
         return .localSetAside
+    }
+
+    /// The other invoice held here for the record's shipment (an invoice), or the other credit note of its return.
+    private static func sameSourceHolder(_ db: Database, _ record: SyncRecord) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT recordID FROM invoices i WHERE i.recordID <> ?1 AND (
+                      (i.kind = 'invoice' AND ?2 = 'invoice' AND i.shipmentID = (SELECT id FROM shipments WHERE recordID = ?3))
+                      OR i.returnID = (SELECT id FROM returns WHERE recordID = ?4))
+                    """
+            ),
+            arguments: [
+                record.recordName, record.fields["kind"] == .string("invoice") ? "invoice" : "creditNote",
+                referenced(record, "shipmentID"), referenced(record, "returnID"),
+            ]
+        )
+    }
+
+    /// A record of this id held here, or known in another zone or set aside in one, is not this one to set aside:
+    /// a forgery naming another's record would otherwise lift its guard.
+    private static func isKnownElsewhere(_ db: Database, table: String, record: SyncRecord) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM \(table) WHERE recordID = ?1)
+                      OR EXISTS (SELECT 1 FROM sync_records WHERE tableName = ?2 AND recordID = ?1 AND zoneName <> ?3)
+                      OR EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = ?2 AND recordID = ?1)
+                    """
+            ),
+            arguments: [record.recordName, table, record.zoneID.zoneName]
+        ) ?? true
     }
 
     private static func referenced(_ record: SyncRecord, _ field: String) -> String? {
@@ -152,22 +175,11 @@ extension SyncEngineSide {
         guard table.name == "invoices" || table.name == "invoice_lines", !record.deleted else { return false }
         if try isSetAside(db, table: table.name, recordID: record.recordName, zone: record.zoneID.zoneName) { return true }
         for field in ["invoiceID", "correctsID"] {
-            guard case .reference(let parent)? = record.fields[field], try isSetAside(db, table: "invoices", recordID: parent.recordName) else {
-                continue
-            }
-            // A record of this id held here, or known in another zone, is not this one to set aside: a forgery
-            // naming another's record would otherwise lift its guard.
-            let known = try Bool.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE recordID = ?1)
-                          OR EXISTS (SELECT 1 FROM sync_records WHERE tableName = ?2 AND recordID = ?1 AND zoneName <> ?3)
-                          OR EXISTS (SELECT 1 FROM sync_set_aside WHERE tableName = ?2 AND recordID = ?1)
-                        """
-                ),
-                arguments: [record.recordName, table.name, record.zoneID.zoneName]
-            )
-            guard known == false else { return false }
+            // Only a parent set aside in the record's own zone: a line or credit note is its invoice's site's.
+            guard case .reference(let parent)? = record.fields[field],
+                try isSetAside(db, table: "invoices", recordID: parent.recordName, zone: record.zoneID.zoneName)
+            else { continue }
+            guard try !isKnownElsewhere(db, table: table.name, record: record) else { return false }
             try setAside(
                 db,
                 table: table.name,
@@ -199,6 +211,49 @@ extension SyncEngineSide {
         ) ?? false
     }
 
+    /// At the end of a full sync, every zone fetched: an invoice still waiting because another holds its shipment
+    /// here (or a credit note, its return) is settled as a number is. Two copies of a store put back whole each
+    /// invoiced the shipment; the one whose number was written first stays, the other is set aside, its number
+    /// taken. What waited on them (their lines, or the one now free) is tried again.
+    static func settleWaitingDocuments(_ db: Database, site: SyncSite) throws {
+        guard let table = SyncTable.byName["invoices"] else { return }
+        let before = try lastSeq(db)
+        var applied = SyncApplied()
+        var reupload: [(String, String)] = []
+        var settled = false
+        let waiting = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+        for record in waiting where record.recordType == table.name && !record.deleted {
+            guard let other = try sameSourceHolder(db, record) else { continue }
+            let incomingLoses =
+                try FieldClock.clocks(of: record.fields)["counter"] == nil
+                || clash(db, table: table, record: record, other: other, column: "counter", site: site).incomingLoses
+            let reason =
+                "a second invoice of one shipment, or credit note of one return (copies of a store put back whole each issued "
+                + "one): the one whose number came first stands, and this one is set aside; its number stays taken"
+            if incomingLoses {
+                guard try !isKnownElsewhere(db, table: table.name, record: record) else { continue }
+                try setAside(db, table: table.name, record: record, keptBy: other, reason: reason)
+                try saveBase(db, table: table.name, record: record)
+                try db.execute(
+                    sql: "DELETE FROM sync_waiting WHERE zoneName = ? AND recordName = ?",
+                    arguments: [record.zoneID.zoneName, record.recordName]
+                )
+            } else {
+                try setAsideHeld(db, invoiceRecordID: other, keptBy: record.recordName, site: site, reason: reason, applied: &applied)
+            }
+            settled = true
+        }
+        guard settled else { return }
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        let queue = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
+        try db.execute(sql: "DELETE FROM sync_waiting")
+        for record in try applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload) {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
+                .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
+        }
+        try finishApply(db, after: before, reupload: reupload)
+    }
+
     /// Issues again, under the next numbers of its series, what was set aside of this site's documents: a
     /// shipment's invoice, then a credit note for each of its returns that has none (a credit note set aside with
     /// its invoice, or for its own number). Only once this store holds its own zone whole (a store put back whole,
@@ -218,51 +273,79 @@ extension SyncEngineSide {
             arguments: [site.siteCode]
         )
         for shipmentRecordID in shipments {
-            guard let shipment = try Shipment.filter(Column("recordID") == shipmentRecordID).fetchOne(db),
-                let order = try Order.fetchOne(db, key: shipment.orderID)
-            else { continue }
-            // The inbox entries name a document set aside, so that resolving them only says they were seen to.
-            let setAside = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT recordID, number, kind FROM sync_set_aside WHERE tableName = 'invoices' AND shipmentRecordID = ?
-                    ORDER BY kind = 'invoice' DESC, setAsideAt LIMIT 1
-                    """,
-                arguments: [shipmentRecordID]
-            )
-            let entry: String = setAside?["recordID"] ?? shipmentRecordID
-            let invoice: String
-            if let held = try String.fetchOne(
-                db,
-                sql: "SELECT number FROM invoices WHERE shipmentID = ? AND kind = 'invoice'",
-                arguments: [shipment.id]
-            ) {
-                invoice = held
-            } else {
-                let replaced: String? = setAside?["kind"] == "invoice" ? setAside?["number"] : nil
-                invoice = try Invoicing.issueInvoice(for: shipment, of: order, rules: rules, replaces: replaced, db).number
-                try tellManager(db, entry: entry, order: order, replaced: replaced, issued: invoice, what: "invoice")
-            }
-            let returns = try Return.fetchAll(
-                db,
-                sql: "SELECT * FROM returns r WHERE shipmentID = ? AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.returnID = r.id) ORDER BY id",
-                arguments: [shipment.id]
-            )
-            for returned in returns {
-                var quantities: [Int64: Int] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT shipmentLineID, quantity FROM return_lines WHERE returnID = ?", arguments: [returned.id])
-                {
-                    quantities[row[0]] = row[1]
+            // One shipment's failure (a record of the same ID arrived first, say) must not fail the sync that ends
+            // here, nor the next: it rolls back alone, and the inbox says so once.
+            do {
+                try db.inSavepoint {
+                    try reissue(db, shipmentRecordID: shipmentRecordID, rules: rules)
+                    return .commit
                 }
-                try Invoicing.creditNote(for: returned, of: shipment, order: order, returnLines: quantities, rules: rules, db)
-                let issued = try String.fetchOne(db, sql: "SELECT number FROM invoices WHERE returnID = ?", arguments: [returned.id])
-                try tellManager(db, entry: entry, order: order, replaced: nil, issued: issued ?? "?", what: "credit note")
+            } catch {
+                let key = "reissueFailed:" + shipmentRecordID
+                guard try ShopSync.state(db, key) == nil else { continue }
+                try ShopSync.setState(db, key, Timestamp.now.description)
+                let entry = try String.fetchOne(
+                    db,
+                    sql: "SELECT recordID FROM sync_set_aside WHERE tableName = 'invoices' AND shipmentRecordID = ? ORDER BY setAsideAt",
+                    arguments: [shipmentRecordID]
+                )
+                try recordConflict(
+                    db,
+                    table: "invoices",
+                    recordID: entry ?? shipmentRecordID,
+                    DiscardedValue(field: "number", lost: nil),
+                    reason: "its invoice was set aside (its number given twice), and issuing it again failed: \(error); "
+                        + "the next sync tries again"
+                )
             }
-            try db.execute(
-                sql: "UPDATE sync_set_aside SET reissuedAs = ? WHERE tableName = 'invoices' AND shipmentRecordID = ? AND reissuedAs IS NULL",
-                arguments: [invoice, shipmentRecordID]
-            )
         }
+    }
+
+    /// Issues again what one shipment of this site lacks of what was set aside.
+    private static func reissue(_ db: Database, shipmentRecordID: String, rules: InvoiceRules) throws {
+        guard let shipment = try Shipment.filter(Column("recordID") == shipmentRecordID).fetchOne(db),
+            let order = try Order.fetchOne(db, key: shipment.orderID)
+        else { return }
+        // The inbox entries name a document set aside, so that resolving them only says they were seen to.
+        let setAside = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT recordID, number, kind FROM sync_set_aside WHERE tableName = 'invoices' AND shipmentRecordID = ?
+                ORDER BY kind = 'invoice' DESC, setAsideAt LIMIT 1
+                """,
+            arguments: [shipmentRecordID]
+        )
+        let entry: String = setAside?["recordID"] ?? shipmentRecordID
+        let invoice: String
+        if let held = try String.fetchOne(
+            db,
+            sql: "SELECT number FROM invoices WHERE shipmentID = ? AND kind = 'invoice'",
+            arguments: [shipment.id]
+        ) {
+            invoice = held
+        } else {
+            let replaced: String? = setAside?["kind"] == "invoice" ? setAside?["number"] : nil
+            invoice = try Invoicing.issueInvoice(for: shipment, of: order, rules: rules, replaces: replaced, db).number
+            try tellManager(db, entry: entry, order: order, replaced: replaced, issued: invoice, what: "invoice")
+        }
+        let returns = try Return.fetchAll(
+            db,
+            sql: "SELECT * FROM returns r WHERE shipmentID = ? AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.returnID = r.id) ORDER BY id",
+            arguments: [shipment.id]
+        )
+        for returned in returns {
+            var quantities: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT shipmentLineID, quantity FROM return_lines WHERE returnID = ?", arguments: [returned.id]) {
+                quantities[row[0]] = row[1]
+            }
+            try Invoicing.creditNote(for: returned, of: shipment, order: order, returnLines: quantities, rules: rules, db)
+            let issued = try String.fetchOne(db, sql: "SELECT number FROM invoices WHERE returnID = ?", arguments: [returned.id])
+            try tellManager(db, entry: entry, order: order, replaced: nil, issued: issued ?? "?", what: "credit note")
+        }
+        try db.execute(
+            sql: "UPDATE sync_set_aside SET reissuedAs = ? WHERE tableName = 'invoices' AND shipmentRecordID = ? AND reissuedAs IS NULL",
+            arguments: [invoice, shipmentRecordID]
+        )
     }
 
     private static func tellManager(_ db: Database, entry: String, order: Order, replaced: String?, issued: String, what: String) throws {
