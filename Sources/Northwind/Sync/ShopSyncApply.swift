@@ -78,13 +78,7 @@ extension SyncEngineSide {
                 )
             }
             try Self.forgetResend(db, table: table.name, recordID: server.recordName)
-            if try Self.writeKeepingUnique(db, table: table, record: server, site: site, applied: &applied, reupload: &reupload) {
-                try Self.saveBase(db, table: table.name, record: server)
-            } else {
-                // It names a row not here yet, or waits for a clash to settle: it waits, as any record does.
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
-                    .execute(arguments: [server.zoneID.zoneName, server.recordName, server.json])
-            }
+            try Self.writeOrWait(db, table: table, record: server, site: site, applied: &applied, reupload: &reupload)
         case .goneOnServer where Self.isAnotherSitesZone(record.zoneID.zoneName, site: site):
             // Another site's record, deleted on the server after the version put back from here: gone here too,
             // unless rows here refer to it; never sent again into a zone that is not ours.
@@ -191,12 +185,7 @@ extension SyncEngineSide {
             {
                 queue = try Self.applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload)
             }
-            for record in queue {
-                try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)"
-                )
-                .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
-            }
+            for record in queue { try Self.keepWaiting(db, record) }
             applied.waiting = queue.count
             if try ShopSync.state(db, "refetching:" + zone) != nil {
                 for record in records {
@@ -324,6 +313,29 @@ extension SyncEngineSide {
             return "a \(reason) movement of a transfer in site \(owner)'s zone, where it belongs to \(expected)'s"
         }
         return nil
+    }
+
+    /// Writes a record and keeps its base; or, when it names a row not here yet (or waits for a clash to settle),
+    /// keeps it waiting.
+    static func writeOrWait(
+        _ db: Database,
+        table: SyncTable,
+        record: SyncRecord,
+        site: SyncSite,
+        applied: inout SyncApplied,
+        reupload: inout [(String, String)]
+    ) throws {
+        if try writeKeepingUnique(db, table: table, record: record, site: site, applied: &applied, reupload: &reupload) {
+            try saveBase(db, table: table.name, record: record)
+        } else {
+            try keepWaiting(db, record)
+        }
+    }
+
+    /// A record that names a row not here yet, or waits for a clash to settle: tried again with every page.
+    static func keepWaiting(_ db: Database, _ record: SyncRecord) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
+            .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
     }
 
     /// A record of a type this version does not know: kept whole until an upgrade knows it.

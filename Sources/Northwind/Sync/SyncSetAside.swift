@@ -248,8 +248,7 @@ extension SyncEngineSide {
         let queue = try String.fetchAll(db, sql: "SELECT body FROM sync_waiting").map { try SyncRecord.decode(Data($0.utf8)) }
         try db.execute(sql: "DELETE FROM sync_waiting")
         for record in try applyInOrder(db, queue, site: site, applied: &applied, reupload: &reupload) {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
-                .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
+            try keepWaiting(db, record)
         }
         try finishApply(db, after: before, reupload: reupload)
     }

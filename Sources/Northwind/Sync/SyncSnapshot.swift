@@ -115,10 +115,7 @@ extension SyncEngineSide {
             ) {
                 try Self.hold(db, try SyncRecord.decode(Data(body.utf8)))
             }
-            for record in leftover {
-                try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_waiting (zoneName, recordName, body) VALUES (?, ?, ?)")
-                    .execute(arguments: [record.zoneID.zoneName, record.recordName, record.json])
-            }
+            for record in leftover { try Self.keepWaiting(db, record) }
             try Self.finishApply(db, after: before, reupload: reupload)
             for (zone, token) in tokens { try ShopSync.setState(db, "token:" + zone, token) }
             try Self.forgetSnapshot(db)
