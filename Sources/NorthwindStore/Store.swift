@@ -51,6 +51,9 @@ public final class Store: Sendable {
     private let lock: StoreLock
     /// What `installOnce` has installed on the writer.
     private let installed = Mutex<Set<String>>([])
+    /// How `longRead` opens its connections: the pool's, read-only.
+    private let longReadConfiguration: Configuration
+    private let longReads = DispatchSemaphore(value: Store.longReadLimit)
 
     /// Opens (creating if needed) and migrates the store, then sweeps orphaned external files.
     public init(_ configuration: StoreConfiguration) throws(NorthwindError) {
@@ -101,6 +104,11 @@ public final class Store: Sendable {
             }
         }
         // guide: end sql-debug
+        var longReadConfiguration = config
+        longReadConfiguration.readonly = true
+        longReadConfiguration.label = "northwind.long"
+        self.longReadConfiguration = longReadConfiguration
+        config.maximumReaderCount = Store.readerCount
         do {
             pool = try DatabasePool(path: configuration.path, configuration: config)
             // GRDB's pool sets NORMAL, under which a power cut undoes commits since the last checkpoint: an order
@@ -136,6 +144,18 @@ public final class Store: Sendable {
         } catch {
             throw .storeUnavailable("Cannot close the store at \(configuration.path): \(error)")
         }
+    }
+
+    /// Runs `body` in one read-only transaction on a connection of its own, opened for it and closed after: for a
+    /// read that lasts as long as its client takes to read (a report download), which would otherwise keep one of
+    /// the pool's few readers from the pages all that time. At most `longReadLimit` run at once; more wait here, so
+    /// call it from a thread of its own, never from an async task.
+    package func longRead<T>(_ body: (Database) throws -> T) throws -> T {
+        longReads.wait()
+        defer { longReads.signal() }
+        let queue = try DatabaseQueue(path: configuration.path, configuration: longReadConfiguration)
+        defer { try? queue.close() }
+        return try queue.read(body)
     }
 
     /// Runs `body` once per store on the writer connection, outside any transaction: how the domain adds its write
@@ -187,6 +207,13 @@ public final class Store: Sendable {
         try db.execute(sql: Schema.invoiceGuards)
         try db.execute(sql: Schema.setAsideGuards)
     }
+
+    /// The pool's reader connections: three, not GRDB's five. Each keeps its own page cache and statements, which
+    /// made 14 MB of `serve`'s peak at scale 100 at the same throughput (docs/performance.md, issue 41); reads as
+    /// long as a client makes them go to `longRead`, so that slow downloads never take these from the pages.
+    public static let readerCount = 3
+    /// Long reads that may run at once.
+    public static let longReadLimit = 4
 
     /// How much of the file reads may map: none. Mapped pages count in the server's resident memory (at scale 100,
     /// `serve` peaked at 149-155 MB with 1 GiB mapped, 103-109 MB without), and under concurrent reads mapping no

@@ -66,8 +66,8 @@ extension Reports {
         let prepared = try prepareReport(name, parameters: given)
         do {
             // Synchronous on purpose: the caller reads on a thread of its own (a download's, the CLI's), and the
-            // closures may block on a slow client.
-            _ = try store.pool.read { db in
+            // closures may block on a slow client, so it reads on a connection of its own, not the pool's.
+            _ = try store.longRead { db in
                 try Self.scan(prepared, db, columns: columns) { values in
                     try row(values())
                     return true
