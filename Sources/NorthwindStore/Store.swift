@@ -148,8 +148,8 @@ public final class Store: Sendable {
 
     /// Runs `body` in one read-only transaction on a connection of its own, opened for it and closed after: for a
     /// read that lasts as long as its client takes to read (a report download), which would otherwise keep one of
-    /// the pool's few readers from the pages all that time. At most `longReadLimit` run at once; more wait here, so
-    /// call it from a thread of its own, never from an async task.
+    /// the pool's few readers from the pages all that time. At most `longReadLimit` run at once; more block their
+    /// thread here until one ends, so a server calls it from threads of its own (the CLI's one download never waits).
     package func longRead<T>(_ body: (Database) throws -> T) throws -> T {
         longReads.wait()
         defer { longReads.signal() }

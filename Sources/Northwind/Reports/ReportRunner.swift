@@ -65,8 +65,8 @@ extension Reports {
     ) throws(NorthwindError) {
         let prepared = try prepareReport(name, parameters: given)
         do {
-            // Synchronous on purpose: the caller reads on a thread of its own (a download's, the CLI's), and the
-            // closures may block on a slow client, so it reads on a connection of its own, not the pool's.
+            // Synchronous on purpose: a download reads on a thread of its own, and its closures may block on a slow
+            // client, so it reads on a connection of its own, not the pool's.
             _ = try store.longRead { db in
                 try Self.scan(prepared, db, columns: columns) { values in
                     try row(values())
