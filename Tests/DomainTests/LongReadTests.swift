@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NorthwindLoading
 import Synchronization
 import Testing
@@ -22,6 +23,26 @@ struct LongReadTests {
         }
         // Then it answers while the downloads still wait on their clients
         #expect(page?.rows.count == 10, "the report page waited on the stalled downloads")
+        downloads.finish()
+        try await downloads.waitUntilEnded()
+    }
+
+    @Test func aLongReadThatFailsGivesBackItsTurn() async throws {
+        // Given as many long reads as may run at once, each failing inside its transaction
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        for _ in 0..<Store.longReadLimit {
+            #expect(throws: LongReadTimeout.self) { try store.longRead { _ in throw LongReadTimeout(what: "nothing") } }
+        }
+        // When one more long read runs, on a thread of its own as a download's does
+        let answer = AnswerBox()
+        Thread.detachNewThread {
+            if let one = try? store.longRead({ db in try Int.fetchOne(db, sql: "SELECT 1") }) { answer.value.store(one ?? 0, ordering: .releasing) }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while answer.value.load(ordering: .acquiring) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // Then it runs: every failed one gave its turn back
+        #expect(answer.value.load(ordering: .acquiring) == 1, "a failed long read kept its turn")
     }
 
     @Test func aDownloadBeyondTheLimitWaitsItsTurnThenCompletes() async throws {
@@ -90,6 +111,11 @@ private final class StalledDownloads: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
+}
+
+/// What a long read on another thread answered (0 until it does).
+private final class AnswerBox: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 private struct LongReadTimeout: Error, CustomStringConvertible {
