@@ -12,9 +12,10 @@ import Testing
 @Suite("Interactive edits across installations", .serialized)
 struct InteractiveEditTests {
     /// The shop's store as `northwind serve` runs it: every interactive edit first pulls from the server.
-    static func serving(_ company: Company, _ name: String) throws -> Backoffice {
+    /// `patience` is how long an edit waits for that pull: a loaded test machine can take longer than serve's 2 s.
+    static func serving(_ company: Company, _ name: String, patience: Duration = .seconds(2)) throws -> Backoffice {
         var backoffice = try company.open(name)
-        backoffice.refreshBeforeEdit = ShopSyncEngine.refresher(for: backoffice)
+        backoffice.refreshBeforeEdit = ShopSyncEngine.refresher(for: backoffice, timeout: patience)
         return backoffice
     }
 
@@ -32,7 +33,7 @@ struct InteractiveEditTests {
         let company = try Company()
         try await company.start(shops: ["oxf"])
         let hq = try company.open("hq")
-        let shop = try Self.serving(company, "oxf")
+        let shop = try Self.serving(company, "oxf", patience: .seconds(60))
         let product = try #require(try await hq.catalogue.list().items.first).product
         var form = try shop.catalogue.product(id: try Self.id(shop, product.recordID)).product
         // When head office changes the price and syncs, and then the shop employee saves a new name
