@@ -14,17 +14,22 @@ public struct StoreConfiguration: Sendable {
     /// Unreferenced external files younger than this survive the sweep at open: another process may be about to
     /// commit the row that names them.
     public var orphanGracePeriod: TimeInterval
+    /// How long a long read (a report download) waits for its turn when `Store.longReadLimit` already run, before it
+    /// is refused as busy: clients that stopped reading must not pile up waiting threads without end.
+    public var longReadWait: TimeInterval
 
     public init(
         path: String,
         sqlDebug: Bool = false,
         externalStorageThreshold: Int = 100 * 1024,
-        orphanGracePeriod: TimeInterval = 300
+        orphanGracePeriod: TimeInterval = 300,
+        longReadWait: TimeInterval = 30
     ) {
         self.path = path
         self.sqlDebug = sqlDebug
         self.externalStorageThreshold = externalStorageThreshold
         self.orphanGracePeriod = orphanGracePeriod
+        self.longReadWait = longReadWait
     }
 
     /// `--store`, else `NORTHWIND_STORE`, else `$XDG_DATA_HOME/northwind/northwind.sqlite`
@@ -149,9 +154,15 @@ public final class Store: Sendable {
     /// Runs `body` in one read-only transaction on a connection of its own, opened for it and closed after: for a
     /// read that lasts as long as its client takes to read (a report download), which would otherwise keep one of
     /// the pool's few readers from the pages all that time. At most `longReadLimit` run at once; more block their
-    /// thread here until one ends, so a server calls it from threads of its own (the CLI's one download never waits).
+    /// thread here until one ends, so a server calls it from threads of its own (the CLI's one download never waits),
+    /// and are refused as busy after `longReadWait`.
     package func longRead<T>(_ body: (Database) throws -> T) throws -> T {
-        longReads.wait()
+        guard longReads.wait(timeout: .now() + configuration.longReadWait) == .success else {
+            throw NorthwindError.storeUnavailable(
+                "\(Self.longReadLimit) report downloads are already running, and none ended within "
+                    + "\(Int(configuration.longReadWait)) seconds. Try again once one of them has finished."
+            )
+        }
         defer { longReads.signal() }
         let queue = try DatabaseQueue(path: configuration.path, configuration: longReadConfiguration)
         defer { try? queue.close() }

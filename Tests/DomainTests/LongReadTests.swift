@@ -37,7 +37,7 @@ struct LongReadTests {
         // When one more long read runs, on a thread of its own as a download's does
         let answer = AnswerBox()
         Thread.detachNewThread {
-            if let one = try? store.longRead({ db in try Int.fetchOne(db, sql: "SELECT 1") }) { answer.value.store(one ?? 0, ordering: .releasing) }
+            if let one = try? store.longRead({ db in try Int.fetchOne(db, sql: "SELECT 1") }) { answer.value.store(one, ordering: .releasing) }
         }
         let deadline = ContinuousClock.now + .seconds(10)
         while answer.value.load(ordering: .acquiring) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
@@ -59,6 +59,38 @@ struct LongReadTests {
         #expect(startedWhileFull == Store.longReadLimit)
         try await downloads.waitUntilEnded()
         #expect(downloads.started == Store.longReadLimit + 1)
+    }
+}
+
+extension LongReadTests {
+    @Test func aDownloadThatFindsNoTurnInTimeIsRefusedAsBusy() async throws {
+        // Given a store whose long reads wait half a second for a turn, and as many stalled downloads as may run
+        let temporary = try TemporaryStore(seed: .init(scale: 1))
+        let backoffice = try Backoffice.open(
+            StoreConfiguration(path: temporary.path, orphanGracePeriod: 0, longReadWait: 0.5),
+            seedIfCreated: false
+        )
+        let downloads = StalledDownloads(backoffice, count: Store.longReadLimit)
+        defer { downloads.finish() }
+        try await downloads.waitUntilStarted(Store.longReadLimit)
+        // When one more download starts
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = await northwindError {
+            try backoffice.reports.stream("current-product-list") { _ in
+            } row: { _ in
+            }
+        }
+        // Then it is refused as busy, saying why and what to do, instead of waiting for the stalled clients
+        guard case let .storeUnavailable(message) = error else {
+            Issue.record("expected the store to be busy, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("\(Store.longReadLimit) report downloads are already running"))
+        #expect(message.contains("Try again"))
+        #expect(clock.now - started < .seconds(5))
+        downloads.finish()
+        try await downloads.waitUntilEnded()
     }
 }
 
