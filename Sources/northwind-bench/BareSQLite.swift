@@ -45,21 +45,8 @@ final class BareSQLite {
             nil,
             nil
         )
-        sqlite3_create_function_v2(
-            handle,
-            "sqlserver_key",
-            1,
-            flags,
-            nil,
-            { context, _, arguments in
-                guard let value = arguments?[0], let text = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
-                let key = ReportFunctions.fold(String(cString: text))
-                sqlite3_result_text(context, key, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            },
-            nil,
-            nil,
-            nil
-        )
+        // The store's own C function: both sides pay the same for a sort key.
+        ReportFunctions.addSQLServerKey(to: handle)
     }
 
     /// The store's line-amount function through the C API: its triggers refuse order lines without it. Same
@@ -150,8 +137,9 @@ final class BareSQLite {
     }
 
     /// The same, with `:name` parameters; those the statement lacks are ignored, and those not given are NULL.
+    /// `limit` stops stepping after that many rows, as a page that shows only its first rows does.
     @discardableResult
-    func run(_ sql: String, named values: [String: Any]) throws -> [[Any?]] {
+    func run(_ sql: String, named values: [String: Any], limit: Int = .max) throws -> [[Any?]] {
         let statement = try statement(sql)
         for (name, value) in values {
             let position = sqlite3_bind_parameter_index(statement, ":" + name)
@@ -162,12 +150,12 @@ final class BareSQLite {
             default: sqlite3_bind_null(statement, position)
             }
         }
-        return try rows(statement)
+        return try rows(statement, limit: limit)
     }
 
-    private func rows(_ statement: OpaquePointer) throws -> [[Any?]] {
+    private func rows(_ statement: OpaquePointer, limit: Int = .max) throws -> [[Any?]] {
         var rows: [[Any?]] = []
-        while true {
+        while rows.count < limit {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw BenchError(String(cString: sqlite3_errmsg(handle))) }

@@ -271,7 +271,17 @@ struct Bench {
             "order": try bare.run("SELECT number FROM orders ORDER BY id LIMIT 1")[0][0] as? String ?? "",
             "category": try bare.run("SELECT name FROM categories ORDER BY id LIMIT 1")[0][0] as? String ?? "",
         ]
-        var text = TextTable("Report", "Parameters", "Rows", "Ours p50 ms", "Bare p50 ms", "Ours/bare")
+        var text = TextTable(
+            "Report",
+            "Parameters",
+            "Rows",
+            "Ours p50 ms",
+            "Bare p50 ms",
+            "Ours/bare",
+            "Page ours ms",
+            "Page bare ms",
+            "Page ours/bare"
+        )
         for definition in ReportDefinition.catalogue {
             guard let sql = definition.sql else { throw BenchError("\(definition.name) has no SQL") }
             // Optional parameters (the manager's periods) keep their default, the whole history; a year is the data's.
@@ -288,13 +298,17 @@ struct Bench {
                     named[parameter.name] = value
                 }
             }
-            var ours = Sample()
-            var raw = Sample()
+            var (ours, raw, oursPage, rawPage) = (Sample(), Sample(), Sample(), Sample())
             var rows = 0
             for _ in 0..<reportRuns {
                 rows = try await ours.time { try await backoffice.reports.run(definition.name, parameters: parameters) }.rows.count
                 let bareRows = try raw.timeSync { try bare.run(sql, named: named) }.count
                 if bareRows != rows { throw BenchError("\(definition.name): \(rows) rows ours, \(bareRows) bare") }
+                // What the report's page reads: its first rows, as the web page and the API's first page do.
+                let page = 500  // the rows a report page shows (NorthwindWeb's ReportPages.reportRowLimit)
+                let shown = try await oursPage.time { try await backoffice.reports.run(definition.name, parameters: parameters, limit: page) }
+                let bareShown = try rawPage.timeSync { try bare.run(sql, named: named, limit: page) }.count
+                if bareShown != shown.rows.count { throw BenchError("\(definition.name): a page of \(shown.rows.count) rows ours, \(bareShown) bare") }
             }
             func f(_ x: Double) -> String { String(format: "%.1f", x) }
             text.add(
@@ -303,7 +317,10 @@ struct Bench {
                 String(rows),
                 f(ours.percentile(0.5)),
                 f(raw.percentile(0.5)),
-                String(format: "%.0f%%", 100 * raw.percentile(0.5) / ours.percentile(0.5))
+                String(format: "%.0f%%", 100 * raw.percentile(0.5) / ours.percentile(0.5)),
+                f(oursPage.percentile(0.5)),
+                f(rawPage.percentile(0.5)),
+                String(format: "%.0f%%", 100 * rawPage.percentile(0.5) / oursPage.percentile(0.5))
             )
         }
         print("\nReports (\(reportRuns) runs each; Ours/bare is bare time over ours, so 100% means no overhead):")

@@ -243,6 +243,24 @@ struct LineAmountTests {
         #expect(ReportFunctions.fold("Côte de Blaye") < ReportFunctions.fold("Perth Pasties"))
     }
 
+    @Test func theSQLSortKeyIsFoldsKey() throws {
+        // Given a store's connection, and ASCII, accented, empty, NUL-free and non-Latin text, a blob, a number and NULL
+        let store = try TemporaryStore()
+        let texts = ["Perth Pasties", "Sir Rodney's Scones", "Jack's New-England Clam Chowder", "ALFKI", "", "'-'", "Pâté chinois", "Straße-Müller", "東京"]
+        try store.store.pool.read { db in
+            // When SQL computes each key
+            for text in texts {
+                let key = try String.fetchOne(db, sql: "SELECT sqlserver_key(?)", arguments: [text])
+                // Then it is the key `fold` makes, as the reports' sorts assume
+                #expect(key == ReportFunctions.fold(text), "\(text)")
+            }
+            #expect(try String.fetchOne(db, sql: "SELECT sqlserver_key(CAST('Côte-A' AS BLOB))") == "cotea")
+            #expect(try String.fetchOne(db, sql: "SELECT sqlserver_key(x'ff')") == nil)
+            #expect(try String.fetchOne(db, sql: "SELECT sqlserver_key(42)") == nil)
+            #expect(try String.fetchOne(db, sql: "SELECT sqlserver_key(NULL)") == nil)
+        }
+    }
+
     @Test func theLatinSortKeyIsTheUnicodeOne() {
         // Given every Latin letter, alone and inside names, with marks, ligatures and the Turkish dotted I
         let names = ["Pâté chinois", "Côte de Blaye", "Gudbrandsdalsost Ærø", "İstanbul Çay", "Straße-Müller", "Œufs d'Ȿ"]
