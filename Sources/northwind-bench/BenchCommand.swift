@@ -308,7 +308,9 @@ struct Bench {
                 let page = 500  // the rows a report page shows (NorthwindWeb's ReportPages.reportRowLimit)
                 let shown = try await oursPage.time { try await backoffice.reports.run(definition.name, parameters: parameters, limit: page) }
                 let bareShown = try rawPage.timeSync { try bare.run(sql, named: named, limit: page) }.count
-                if bareShown != shown.rows.count { throw BenchError("\(definition.name): a page of \(shown.rows.count) rows ours, \(bareShown) bare") }
+                if bareShown != shown.rows.count {
+                    throw BenchError("\(definition.name): a page of \(shown.rows.count) rows ours, \(bareShown) bare")
+                }
             }
             func f(_ x: Double) -> String { String(format: "%.1f", x) }
             text.add(

@@ -246,7 +246,9 @@ struct LineAmountTests {
     @Test func theSQLSortKeyIsFoldsKey() throws {
         // Given a store's connection, and ASCII, accented, empty, NUL-free and non-Latin text, a blob, a number and NULL
         let store = try TemporaryStore()
-        let texts = ["Perth Pasties", "Sir Rodney's Scones", "Jack's New-England Clam Chowder", "ALFKI", "", "'-'", "Pâté chinois", "Straße-Müller", "東京"]
+        let texts = [
+            "Perth Pasties", "Sir Rodney's Scones", "Jack's New-England Clam Chowder", "ALFKI", "", "'-'", "Pâté chinois", "Straße-Müller", "東京",
+        ]
         try store.store.pool.read { db in
             // When SQL computes each key
             for text in texts {
