@@ -10,6 +10,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var uploaded = 0
     /// Records received and written here.
     public var downloaded = 0
+    /// Records the server sent, written here or not: this store's own records fetched back are not written, and a
+    /// batch's answer spares most of those fetches.
+    public var fetched = 0
     /// Of those received, the records of a first download loaded in one transaction from the zones fetched whole
     /// (`SyncEngineSide.loadSnapshot`).
     public var loadedFromSnapshot = 0
@@ -363,10 +366,10 @@ public actor ShopSyncEngine {
             }
             // Built and kept (`pendingBatch`), not sent: the server never sees this attempt.
             CrashPoint.reach("upload")
-            let results: [Components.Schemas.OperationResult]
+            let answer: Components.Schemas.ModifyResponse
             let lineage = try await domain { try await backoffice.syncEngine.lineage() }
             do throws(ShopSyncError) {
-                results = try await client.modify(
+                answer = try await client.modify(
                     clientID: lineage.clientID,
                     batchID: batch.batchID,
                     operations: batch.operations.map { ($0.kind.rawValue, $0.record) },
@@ -380,14 +383,20 @@ public actor ShopSyncEngine {
             // The server committed the batch; its answer is not recorded yet.
             CrashPoint.reach("acknowledge")
             // By record name, not position: an answer is only ever taken for the record it names.
-            let byName = Dictionary(results.map { ($0.recordName, $0) }, uniquingKeysWith: { first, _ in first })
+            let byName = Dictionary(answer.records.map { ($0.recordName, $0) }, uniquingKeysWith: { first, _ in first })
             let outcomes = batch.operations.map { Self.outcome(byName[$0.record.recordName]) }
             let changed = outcomes.compactMap { outcome -> SyncRecord? in
                 if case .changedOnServer(let record) = outcome { return record }
                 return nil
             }
             let assets = try await fetchAssets(client, for: changed)
-            let applied = try await domain { try await backoffice.syncEngine.acknowledge(batch, outcomes: outcomes, assets: assets) }
+            // This store's own records need not come back in the next fetch when nothing else was written between.
+            let advances = (answer.zones ?? []).map {
+                ZoneTokenAdvance(zone: $0.zoneName, previousToken: $0.previousToken, syncToken: $0.syncToken, firstChange: $0.firstChange)
+            }
+            let applied = try await domain {
+                try await backoffice.syncEngine.acknowledge(batch, outcomes: outcomes, assets: assets, advances: advances)
+            }
             report.uploaded += applied.saved
             report.merged += applied.merged
             report.discarded += applied.discarded
@@ -433,6 +442,7 @@ public actor ShopSyncEngine {
                     token = nil
                     continue
                 }
+                report.fetched += page.records.count
                 let assets = try await fetchAssets(client, for: page.records)
                 let applied = try await domain {
                     try await backoffice.syncEngine.applyDownloaded(
@@ -485,6 +495,7 @@ public actor ShopSyncEngine {
                     continue
                 }
                 if page.moreComing { next = fetch(zone, after: page.syncToken) }
+                report.fetched += page.records.count
                 do throws(ShopSyncError) {
                     try await domain {
                         try await backoffice.syncEngine.stageSnapshot(

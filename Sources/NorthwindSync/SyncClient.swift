@@ -208,7 +208,7 @@ struct SyncClient: Sendable {
         operations: [(String, SyncRecord)],
         user: String? = nil,
         lineage: SyncLineage? = nil
-    ) async throws(ShopSyncError) -> [Components.Schemas.OperationResult] {
+    ) async throws(ShopSyncError) -> Components.Schemas.ModifyResponse {
         try await call("send changes") {
             let body = Components.Schemas.ModifyRequest(
                 clientID: clientID,
@@ -231,7 +231,7 @@ struct SyncClient: Sendable {
                 )
             }
             switch output {
-            case .ok(let ok): return try answer.map(Components.Schemas.ModifyResponse.decode)?.records ?? ok.body.json.records
+            case .ok(let ok): return try answer.map(Components.Schemas.ModifyResponse.decode) ?? ok.body.json
             case .default(_, let failure): throw ShopSyncError.from(try failure.body.json, doing: "take this store's changes")
             }
         }

@@ -68,7 +68,7 @@ extension ShopSyncEngine {
                     batchID: UUID().uuidString,
                     operations: records.map { ($0.recordChangeTag == nil ? "create" : "update", $0) },
                     user: login
-                )
+                ).records
             } catch  where error.kind == .refused(.quotaExceeded) {
                 try await domain { try await backoffice.userSettingsSync.markOverQuota(login: login) }
                 report.usersOverQuota.append(login)

@@ -47,6 +47,7 @@ extension Components.Schemas.ModifyResponse {
         let read = JSONReader.read(body) { reader throws(JSONReader.Mismatch) -> Self in
             var records: [Components.Schemas.OperationResult]?
             var replayed: Bool?
+            var zones: [Components.Schemas.ZoneAdvance]?
             try reader.object { key, reader throws(JSONReader.Mismatch) in
                 switch key {
                 case "records":
@@ -54,11 +55,15 @@ extension Components.Schemas.ModifyResponse {
                     try reader.array { reader throws(JSONReader.Mismatch) in list.append(try .init(reading: &reader)) }
                     try JSONReader.set(&records, list)
                 case "replayed": try JSONReader.set(&replayed, reader.bool())
+                case "zones":
+                    var list: [Components.Schemas.ZoneAdvance] = []
+                    try reader.array { reader throws(JSONReader.Mismatch) in list.append(try .init(reading: &reader)) }
+                    try JSONReader.set(&zones, list)
                 default: throw JSONReader.Mismatch()
                 }
             }
             guard let records, let replayed else { throw JSONReader.Mismatch() }
-            return Self(records: records, replayed: replayed)
+            return Self(records: records, replayed: replayed, zones: zones)
         }
         if let read { return read }
         return try JSONDecoder().decode(Self.self, from: body)
@@ -126,6 +131,26 @@ extension Components.Schemas.OperationResult {
         }
         guard let opID, let recordName else { throw JSONReader.Mismatch() }
         self.init(opID: opID, recordName: recordName, record: record, error: error)
+    }
+}
+
+extension Components.Schemas.ZoneAdvance {
+    fileprivate init(reading reader: inout JSONReader) throws(JSONReader.Mismatch) {
+        var zoneName: String?
+        var previousToken: String?
+        var syncToken: String?
+        var firstChange: Bool?
+        try reader.object { key, reader throws(JSONReader.Mismatch) in
+            switch key {
+            case "zoneName": try JSONReader.set(&zoneName, reader.string())
+            case "previousToken": try JSONReader.set(&previousToken, reader.string())
+            case "syncToken": try JSONReader.set(&syncToken, reader.string())
+            case "firstChange": try JSONReader.set(&firstChange, reader.bool())
+            default: throw JSONReader.Mismatch()
+            }
+        }
+        guard let zoneName, let previousToken, let syncToken, let firstChange else { throw JSONReader.Mismatch() }
+        self.init(zoneName: zoneName, previousToken: previousToken, syncToken: syncToken, firstChange: firstChange)
     }
 }
 

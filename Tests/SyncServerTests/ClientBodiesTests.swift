@@ -29,14 +29,15 @@ struct ClientBodiesTests {
     }
 
     @Test func anAnswerWithRecordsAndErrorsReadsAsFoundationReadsIt() throws {
-        // Given an answer with a saved record, a conflict carrying the server's record, and a throttled operation
+        // Given an answer with a saved record, a conflict carrying the server's record, a throttled operation and a zone's tokens
         let answer = Components.Schemas.ModifyResponse(
             records: [
                 .init(opID: "0", recordName: "p1", record: Self.record),
                 .init(opID: "1", recordName: "p2", error: SyncError(.conflict, "changed \"there\"", serverRecord: Self.record)),
                 .init(opID: "2", recordName: "p3", error: SyncError(.throttled, "later", retryAfter: 30)),
             ],
-            replayed: true
+            replayed: true,
+            zones: [.init(zoneName: "catalog", previousToken: "t:8", syncToken: "t:9", firstChange: false)]
         )
         let body = try JSONEncoder().encode(answer)
         // When the shop reads it directly

@@ -81,6 +81,34 @@ public struct SyncLineage: Sendable, Equatable {
     public var takeOver: Bool
 }
 
+/// A zone's tokens around a batch this store sent, from the server's answer: the batch's records are the zone's only
+/// change between the two, so a store that held `previousToken` holds the zone up to `syncToken` once the answer is
+/// taken, and need not fetch its own records back.
+public struct ZoneTokenAdvance: Sendable, Hashable {
+    public var zone: String
+    public var previousToken: String
+    public var syncToken: String
+    /// The zone had never held a record before the batch: a store that never fetched it holds all of it too.
+    public var firstChange: Bool
+
+    public init(zone: String, previousToken: String, syncToken: String, firstChange: Bool) {
+        (self.zone, self.previousToken, self.syncToken, self.firstChange) = (zone, previousToken, syncToken, firstChange)
+    }
+
+    /// Moves each zone's token past the batch, in the transaction that takes its answer, when the store held the
+    /// token just before it. Any other token stays: the fetch brings what lies between, the batch included. A zone
+    /// being fetched again from scratch keeps none, as its last page must compare every record.
+    static func apply(_ advances: [ZoneTokenAdvance], _ db: Database) throws {
+        for advance in advances {
+            let held = try ShopSync.state(db, "token:" + advance.zone)
+            let refetching = try ShopSync.state(db, "refetching:" + advance.zone) != nil
+            let startsHere = held == nil && advance.firstChange && !refetching
+            guard held == advance.previousToken || startsHere else { continue }
+            try ShopSync.setState(db, "token:" + advance.zone, advance.syncToken)
+        }
+    }
+}
+
 /// What the server said of one operation.
 public enum OperationOutcome: Sendable {
     case saved(SyncRecord)

@@ -11,7 +11,8 @@ extension SyncEngineSide {
     public func acknowledge(
         _ batch: OutboxBatch,
         outcomes: [OperationOutcome],
-        assets: [String: Data] = [:]
+        assets: [String: Data] = [:],
+        advances: [ZoneTokenAdvance] = []
     ) async throws(NorthwindError) -> SyncApplied {
         let applied = try await syncWrite { db in
             guard let site = try syncSite(db, assets: assets) else { return SyncApplied() }
@@ -24,6 +25,7 @@ extension SyncEngineSide {
                 try Self.apply(outcome, to: operation, db, site: site, applied: &applied, reupload: &reupload, restored: &restored)
             }
             try Self.finishApply(db, after: before, reupload: restored + reupload)
+            try ZoneTokenAdvance.apply(advances, db)
             applied.watermark = try Self.movePast(batch, db)
             return applied
         }

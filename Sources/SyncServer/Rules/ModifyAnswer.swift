@@ -27,7 +27,26 @@ enum ModifyAnswer {
             if let error = result.error { writer.raw(",\"error\":" + String(decoding: try encoder.encode(error), as: UTF8.self)) }
             writer.raw("}")
         }
-        writer.raw(response.replayed ? "],\"replayed\":true}" : "],\"replayed\":false}")
+        writer.raw("]")
+        if let zones = response.zones {
+            writer.raw(",\"zones\":[")
+            for (index, zone) in zones.enumerated() {
+                writer.raw(index > 0 ? ",{" : "{")
+                writer.raw(zone.firstChange ? "\"firstChange\":true," : "\"firstChange\":false,")
+                writer.key("previousToken")
+                writer.string(zone.previousToken)
+                writer.raw(",")
+                writer.key("syncToken")
+                writer.string(zone.syncToken)
+                writer.raw(",")
+                writer.key("zoneName")
+                writer.string(zone.zoneName)
+                writer.raw("}")
+            }
+            writer.raw("]")
+        }
+        // Last, as `replayed` rewrites it.
+        writer.raw(response.replayed ? ",\"replayed\":true}" : ",\"replayed\":false}")
         return writer.text
     }
 

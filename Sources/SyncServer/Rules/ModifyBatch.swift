@@ -1,3 +1,4 @@
+import SyncAPI
 import SyncProtocol
 
 /// `records/modify`'s transaction, written once for both engines. An engine locks `zonesToLock` in that order,
@@ -16,6 +17,8 @@ struct ModifyBatch: Sendable {
     var lineage: SiteLineage?
     var planner: ModifyPlanner
     var now: Int64
+    /// The server's epoch, for the zones' tokens in the answer.
+    var epoch: String
 
     var zonesToLock: [String] { planner.zonesToLock }
     var keysToRead: [RecordKey] { Array(planner.keysToRead) }
@@ -34,9 +37,21 @@ struct ModifyBatch: Sendable {
         // Stamped with the zones locked: a backup's newest stamp is then no later than any commit it missed (in the
         // zones it shares with it), which is what `restoredThrough` relies on.
         let now = max(now, Clock.now())
-        let plan = planner.plan(
+        var plan = planner.plan(
             ModifyState(zones: reads.zones, records: reads.records, assets: reads.assets, now: now, restoreWindow: reads.restoreWindow)
         )
+        // Each written zone took exactly one change number, under its lock: the batch is all that lies between. A zone
+        // still at the number its first creation gave it (1, nothing purged) has never held a record.
+        let advances = plan.zones.map { zone in
+            let before = reads.zones[zone.zoneID.zoneName]
+            return Components.Schemas.ZoneAdvance(
+                zoneName: zone.zoneID.zoneName,
+                previousToken: ZoneToken(epoch: epoch, zone: zone.zoneID.zoneName, seq: zone.seq - 1).encoded,
+                syncToken: ZoneToken(epoch: epoch, zone: zone.zoneID.zoneName, seq: zone.seq).encoded,
+                firstChange: before?.seq == 1 && before?.purgedThrough == 0
+            )
+        }
+        if !advances.isEmpty { plan.response.zones = advances }
         // Each record's JSON is written once, for storage and for the answer.
         var bodies: [RecordKey: String] = [:]
         let records = plan.writes.map { stored in

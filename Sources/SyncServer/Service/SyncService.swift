@@ -207,6 +207,9 @@ public struct SyncService: Sendable {
         var planner = ModifyPlanner(caller: caller, scope: scope, operations: request.operations, atomic: request.atomic ?? true)
         planner.requestBytes = bodySize
         if case .shared = scope { planner.schema = SchemaRules(try await storedSchema(container: container)) }
+        // Read before the batch's transaction: an epoch started meanwhile (`mark-restored`) leaves the answer tokens of
+        // the old one, which the client's next fetch finds expired and starts over from, losing nothing.
+        let epoch = try await guarded { try await storage.epoch() }
         let response = try await guarded {
             try await storage.modifyRecords(
                 ModifyBatch(
@@ -217,7 +220,8 @@ public struct SyncService: Sendable {
                     digest: ModifyAnswer.digest(request),
                     lineage: SiteLineage(site: caller.siteCode, request: request, scope: scope),
                     planner: planner,
-                    now: Clock.now()
+                    now: Clock.now(),
+                    epoch: epoch
                 )
             )
         }
