@@ -96,14 +96,14 @@ public struct ZoneTokenAdvance: Sendable, Hashable {
     }
 
     /// Moves each zone's token past the batch, in the transaction that takes its answer, when the store held the
-    /// token just before it. Any other token stays: the fetch brings what lies between, the batch included. A zone
-    /// being fetched again from scratch keeps none, as its last page must compare every record.
+    /// token just before it. Any other token stays: the fetch brings what lies between, the batch included.
     static func apply(_ advances: [ZoneTokenAdvance], _ db: Database) throws {
         for advance in advances {
+            // A zone being fetched again from scratch is left to its fetch: its last page removes every row whose
+            // record it did not see, and a batch skipped over would be among them.
+            guard try ShopSync.state(db, "refetching:" + advance.zone) == nil else { continue }
             let held = try ShopSync.state(db, "token:" + advance.zone)
-            let refetching = try ShopSync.state(db, "refetching:" + advance.zone) != nil
-            let startsHere = held == nil && advance.firstChange && !refetching
-            guard held == advance.previousToken || startsHere else { continue }
+            guard held == advance.previousToken || (held == nil && advance.firstChange) else { continue }
             try ShopSync.setState(db, "token:" + advance.zone, advance.syncToken)
         }
     }
